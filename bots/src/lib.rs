@@ -1,0 +1,1 @@
+//! Search algorithms of the bundled bots.

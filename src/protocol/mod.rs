@@ -1,0 +1,1 @@
+//! protocol (placeholder, filled in by its issue).

@@ -1,0 +1,1 @@
+//! rating (placeholder, filled in by its issue).
