@@ -2,9 +2,40 @@
 //!
 //! Pure game logic: no I/O, no async, no allocation per move on the hot path. The referee, the
 //! bots and the protocol all share these types.
+//!
+//! - [`Ruleset`] (`ruleset.rs`): the parsed ruleset string, `kalah:pits=6,seeds=4`.
+//! - [`Board`] (`board.rs`): the `Copy` game state and the rules common to all games; Kalah and
+//!   Congkak sowing live in `kalah.rs` / `congkak.rs`, Oware's in `oware.rs`.
+//! - [`Position`] (`position.rs`): a [`Board`] plus Oware's repetition history; what the referee
+//!   plays on. For Kalah and Congkak the history stays empty and never allocates.
+//! - `state.rs`: the position string (`docs/position.md`).
+//!
+//! ```
+//! use mancala_arena::rules::{Move, Position, Ruleset, Side};
+//! let mut pos = Position::new("kalah".parse::<Ruleset>().unwrap());
+//! pos.play(Move::Pit(3)).unwrap(); // 4 seeds from pit 3: the last one lands in the store
+//! assert_eq!(pos.to_move(), Some(Side::South)); // extra turn
+//! assert_eq!(pos.store(Side::South), 1);
+//! ```
 
 use std::fmt;
+use std::ops::Deref;
 use std::str::FromStr;
+
+mod board;
+mod congkak;
+mod kalah;
+mod oware;
+mod position;
+mod ruleset;
+mod state;
+
+pub use board::Board;
+pub use position::{perft, Position};
+pub use ruleset::{
+    Game, Ruleset, RulesetError, Sweep, DEFAULT_LAP_CAP, DEFAULT_SOW_CAP, MAX_LAP_CAP, MAX_SOW_CAP,
+};
+pub use state::{PositionError, PositionErrorKind};
 
 /// One of the two seats. `South` moves first from the start position (the schedule decides which
 /// player sits there).
@@ -73,12 +104,18 @@ impl<T> BySide<T> {
     }
 
     pub fn map<U>(self, mut f: impl FnMut(T) -> U) -> BySide<U> {
-        BySide { south: f(self.south), north: f(self.north) }
+        BySide {
+            south: f(self.south),
+            north: f(self.north),
+        }
     }
 
     /// The same values with the seats exchanged.
     pub fn into_swapped(self) -> BySide<T> {
-        BySide { south: self.north, north: self.south }
+        BySide {
+            south: self.north,
+            north: self.south,
+        }
     }
 }
 
@@ -118,4 +155,146 @@ impl fmt::Display for Move {
             Move::Swap => f.write_str("swap"),
         }
     }
+}
+
+/// Largest number of moves in any position: 9 pits (Congkak) plus `swap`.
+pub const MAX_MOVES: usize = 10;
+
+/// The legal moves of a position: a fixed-capacity list that never allocates. Derefs to
+/// `[Move]`, pits in increasing order, then `swap` if allowed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MoveList {
+    moves: [Move; MAX_MOVES],
+    len: u8,
+}
+
+impl MoveList {
+    pub(crate) fn new() -> MoveList {
+        MoveList {
+            moves: [Move::Swap; MAX_MOVES],
+            len: 0,
+        }
+    }
+
+    #[inline]
+    pub(crate) fn push(&mut self, mv: Move) {
+        self.moves[self.len as usize] = mv;
+        self.len += 1;
+    }
+}
+
+impl Deref for MoveList {
+    type Target = [Move];
+
+    #[inline]
+    fn deref(&self) -> &[Move] {
+        &self.moves[..self.len as usize]
+    }
+}
+
+impl<'a> IntoIterator for &'a MoveList {
+    type Item = &'a Move;
+    type IntoIter = std::slice::Iter<'a, Move>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
+/// Why a game ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum EndReason {
+    /// Kalah: all pits of one side are empty (rule 5).
+    SideEmpty,
+    /// The player to move has no legal move: Kalah `end_on_no_move`, Congkak rule 5.
+    NoMove,
+    /// Oware: a player captured more than half the seeds, or both exactly half.
+    Majority,
+    /// Oware: the opponent has no seeds and the player to move cannot give them any (rule 5).
+    NoFeeding,
+    /// Oware: the houses and the side to move repeat a position since the last capture.
+    Repetition,
+    /// The ruleset's sow cap was reached.
+    SowCap,
+}
+
+impl EndReason {
+    pub const ALL: [EndReason; 6] = [
+        EndReason::SideEmpty,
+        EndReason::NoMove,
+        EndReason::Majority,
+        EndReason::NoFeeding,
+        EndReason::Repetition,
+        EndReason::SowCap,
+    ];
+
+    /// snake_case name, used in the position string and in results files.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EndReason::SideEmpty => "side_empty",
+            EndReason::NoMove => "no_move",
+            EndReason::Majority => "majority",
+            EndReason::NoFeeding => "no_feeding",
+            EndReason::Repetition => "repetition",
+            EndReason::SowCap => "sow_cap",
+        }
+    }
+}
+
+impl fmt::Display for EndReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The outcome of a finished game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct GameResult {
+    /// Final scores after the end-of-game sweep; they sum to the total seeds unless Kalah's
+    /// `sweep=none` left seeds uncounted.
+    pub score: BySide<u32>,
+    /// `None` is a draw.
+    pub winner: Option<Side>,
+    pub end: EndReason,
+}
+
+/// Why a move is illegal in a position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum IllegalReason {
+    GameOver,
+    PitOutOfRange {
+        pits: u8,
+    },
+    EmptyPit,
+    /// Oware: the opponent has no seeds and this move gives them none, while another move would.
+    FeedingObligation,
+    SwapNotAllowed,
+}
+
+impl fmt::Display for IllegalReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            IllegalReason::GameOver => f.write_str("the game is over"),
+            IllegalReason::PitOutOfRange { pits } => {
+                write!(f, "pit number out of range (pits are 1..={pits})")
+            }
+            IllegalReason::EmptyPit => f.write_str("the pit is empty"),
+            IllegalReason::FeedingObligation => f.write_str(
+                "the opponent has no seeds and this move gives them none (feeding obligation)",
+            ),
+            IllegalReason::SwapNotAllowed => f.write_str(
+                "swap is only allowed with pie=true, once, when North first comes to move",
+            ),
+        }
+    }
+}
+
+/// A move that [`Position::play`] refused; the position is unchanged.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("illegal move `{mv}`: {reason}")]
+pub struct IllegalMove {
+    pub mv: Move,
+    pub reason: IllegalReason,
 }

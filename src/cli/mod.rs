@@ -1,0 +1,34 @@
+//! The clap definition of `arena`'s subcommands and the dispatch to their implementations.
+//! Each subcommand's code is its own file here; add new ones beside `replay` and `perft`.
+//! Exit codes: 0 success, 1 an error (printed once to stderr), 2 a usage error (from clap).
+
+use clap::{Parser, Subcommand};
+
+mod perft;
+mod replay;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "arena",
+    version,
+    about = "Plays mancala bots against each other and rates them"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Play MOVES from the start position and print the position reached.
+    Replay(replay::ReplayArgs),
+    /// Count the move sequences of each length from the start (rules engine check and benchmark).
+    Perft(perft::PerftArgs),
+}
+
+pub fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Command::Replay(args) => replay::run(&args),
+        Command::Perft(args) => perft::run(&args),
+    }
+}

@@ -1,0 +1,68 @@
+//! Congkak sowing (shared/rules.md, Congkak rules 1–7; decisions in docs/rules.md).
+//!
+//! Congkak is played clockwise with the store on the left: the mirror image of Kalah. Numbered
+//! from the far end toward the mover's own store, the path is the same as Kalah's (own holes
+//! k+1..N, own store, the opponent's holes 1..N, their store skipped, own hole 1, ...), so the
+//! sowing uses Kalah's [`sow_path`]. What differs: relay sowing, the end rule, and the lap cap.
+
+use super::board::{store_index, Board};
+use super::kalah::{cell_of, sow_path};
+use super::{EndReason, Side};
+
+impl Board {
+    /// Plays Congkak hole `i` (0-based) of the side to move, which must be non-empty.
+    pub(crate) fn play_congkak(&mut self, i: usize) {
+        let Some(side) = self.mover else { return };
+        let n = self.ruleset.pits();
+        let off = if side == Side::South { 0 } else { n + 1 };
+        let lap_cap = self.ruleset.lap_cap();
+        let mut hand = self.cells[off + i] as u32;
+        self.cells[off + i] = 0;
+        let mut from = i;
+        let mut sown: u32 = 0;
+        let mut next = side.other();
+        loop {
+            let last = sow_path(&mut self.cells, n, off, from, hand);
+            sown += hand;
+            if last == n {
+                next = side; // own store: bonus sow (rule 3)
+                break;
+            }
+            let a = cell_of(n, off, last);
+            let here = self.cells[a];
+            if here > 1 {
+                // Occupied hole, either side: relay (rule 2), unless the lap cap is reached.
+                if sown >= lap_cap {
+                    break;
+                }
+                hand = here as u32;
+                self.cells[a] = 0;
+                from = last;
+                continue;
+            }
+            // Empty hole: the lap dies. Mati bela on the own side (rule 4).
+            if last < n {
+                let o = cell_of(n, off, 2 * n - last);
+                let opposite = self.cells[o];
+                if opposite != 0 {
+                    self.cells[store_index(n, side)] += opposite + 1;
+                    self.cells[a] = 0;
+                    self.cells[o] = 0;
+                }
+            }
+            break;
+        }
+        self.sows += 1;
+        self.pie_after_sow(next);
+        if self.row_empty(next) {
+            // Rule 5: the player to move has no seeds; the rest goes to the other player.
+            self.finish(EndReason::NoMove);
+            return;
+        }
+        if self.sows >= self.ruleset.sow_cap() {
+            self.finish(EndReason::SowCap);
+            return;
+        }
+        self.mover = Some(next);
+    }
+}

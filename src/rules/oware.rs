@@ -1,0 +1,141 @@
+//! Oware (abapa) sowing, captures, grand slam, feeding and the end of the game
+//! (shared/rules.md, Oware rules 1–6).
+//!
+//! Houses are numbered `h = 0..12` around the board: South's houses 1..6 are `h = 0..5`, North's
+//! `h = 6..11`; sowing goes up (counter-clockwise) and wraps. In `cells` house `h` is at `h` for
+//! `h < 6` and `h + 1` after it (South's store cell holds South's captures). The repetition rule
+//! needs the positions since the last capture; the caller passes that history in
+//! (`Position` does, `Board` passes none and so never ends a game by repetition).
+
+use super::board::{store_index, Board};
+use super::{EndReason, Side};
+
+const HOUSES: usize = 12;
+
+#[inline(always)]
+fn cell(h: usize) -> usize {
+    if h < 6 {
+        h
+    } else {
+        h + 1
+    }
+}
+
+/// The repetition key: the twelve houses and the side to move, exactly (no hashing).
+pub(crate) fn rep_key(board: &Board) -> u128 {
+    let mut k: u128 = 0;
+    for h in 0..HOUSES {
+        k |= (board.cells[cell(h)] as u128) << (8 * h);
+    }
+    let m = match board.mover {
+        Some(Side::South) => 0u128,
+        Some(Side::North) => 1,
+        None => 2,
+    };
+    k | m << 96
+}
+
+impl Board {
+    /// Plays Oware house `i` (0-based) of the side to move; it must be legal. `history` holds the
+    /// repetition keys of the positions since the last capture, before this move; it is updated.
+    /// Returns whether seeds were captured.
+    pub(crate) fn play_oware(&mut self, i: usize, history: Option<&mut Vec<u128>>) -> bool {
+        let Some(side) = self.mover else { return false };
+        let before = history.as_ref().map(|_| rep_key(self));
+        let base = if side == Side::South { 0 } else { 6 };
+        let origin = base + i;
+        let seeds = self.cells[cell(origin)] as usize;
+        self.cells[cell(origin)] = 0;
+
+        // Sow, skipping the origin house (rule 2): full laps of 11 houses in bulk.
+        let laps = (seeds / (HOUSES - 1)) as u8;
+        let rem = seeds % (HOUSES - 1);
+        if laps > 0 {
+            for h in 0..HOUSES {
+                if h != origin {
+                    self.cells[cell(h)] += laps;
+                }
+            }
+        }
+        let mut h = origin;
+        if rem == 0 {
+            h = (origin + HOUSES - 1) % HOUSES; // a whole number of laps ends just before the origin
+        } else {
+            for _ in 0..rem {
+                h += 1;
+                if h == HOUSES {
+                    h = 0;
+                }
+                self.cells[cell(h)] += 1;
+            }
+        }
+
+        // Capture backwards along the opponent's row (rule 3), unless a grand slam (rule 4).
+        let opp = side.other();
+        let opp_base = 6 - base;
+        let mut captured: u32 = 0;
+        if (opp_base..opp_base + 6).contains(&h) {
+            let mut j = h;
+            loop {
+                let c = self.cells[cell(j)];
+                if c != 2 && c != 3 {
+                    break;
+                }
+                captured += c as u32;
+                if j == opp_base {
+                    break;
+                }
+                j -= 1;
+            }
+            if captured > 0 && captured == self.row_sum(opp) {
+                captured = 0; // grand slam: played, captures nothing
+            }
+            if captured > 0 {
+                let mut j = h;
+                while j >= opp_base {
+                    let c = self.cells[cell(j)];
+                    if c != 2 && c != 3 {
+                        break;
+                    }
+                    self.cells[cell(j)] = 0;
+                    if j == 0 {
+                        break;
+                    }
+                    j -= 1;
+                }
+                self.cells[store_index(6, side)] += captured as u8;
+            }
+        }
+        self.sows += 1;
+        self.mover = Some(opp);
+
+        // End checks, in this order: majority, no move / no feeding, repetition, sow cap.
+        let half = self.ruleset.total_seeds() / 2;
+        let (s, n) = (self.store(Side::South), self.store(Side::North));
+        if s > half || n > half || (s == half && n == half) {
+            self.finish(EndReason::Majority);
+            return captured > 0;
+        }
+        if self.legal_moves().is_empty() {
+            // The player to move cannot feed the opponent: they take their own seeds (rule 5).
+            self.finish(EndReason::NoFeeding);
+            return captured > 0;
+        }
+        if let (Some(history), Some(before)) = (history, before) {
+            if captured > 0 {
+                history.clear();
+            } else {
+                history.push(before);
+                let now = rep_key(self);
+                if history.contains(&now) {
+                    self.finish(EndReason::Repetition);
+                    return false;
+                }
+            }
+        }
+        if self.sows >= self.ruleset.sow_cap() {
+            self.finish(EndReason::SowCap);
+        }
+        captured > 0
+    }
+}
