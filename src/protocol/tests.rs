@@ -813,3 +813,35 @@ proptest! {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// The contract and the code agree.
+
+/// Every `A>` / `<A` line in the transcripts of docs/protocol.md parses, to a known message.
+#[test]
+fn doc_transcripts_parse() {
+    let doc = include_str!("../../docs/protocol.md");
+    let mut checked = 0;
+    for raw in doc.lines() {
+        let (dir, rest) = match raw.get(..2) {
+            Some("A>" | "B>") => ("to", &raw[2..]),
+            Some("<A" | "<B") => ("from", &raw[2..]),
+            _ => continue,
+        };
+        let line = rest.split(" #").next().unwrap().trim();
+        if line.contains("...") {
+            continue; // an elided move list
+        }
+        if dir == "to" {
+            let m = ToBot::parse(line).unwrap_or_else(|e| panic!("{raw}: {e}"));
+            assert!(!matches!(m, ToBot::Unknown(_)), "{raw}");
+            // The transcript shows lines exactly as the arena writes them.
+            assert_eq!(m.to_string(), line);
+        } else {
+            let m = FromBot::parse(line).unwrap_or_else(|e| panic!("{raw}: {e}"));
+            assert!(!matches!(m, FromBot::Unknown(_)), "{raw}");
+        }
+        checked += 1;
+    }
+    assert!(checked > 40, "only {checked} transcript lines found");
+}
