@@ -554,6 +554,12 @@ fn line_buffer_invalid_utf8() {
     lb.push("é".as_bytes().get(..1).unwrap());
     lb.push("é\n".as_bytes().get(1..).unwrap());
     assert_eq!(drain(&mut lb), [Ok(s("é"))]);
+    // The log copy of a bad line is short.
+    lb.push(&[[0xffu8].as_slice(), &[b'a'; 5000], b"\n"].concat());
+    match lb.next_line() {
+        Some(Err(LineError::InvalidUtf8 { lossy })) => assert_eq!(lossy.chars().count(), 121),
+        other => panic!("{other:?}"),
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
