@@ -19,8 +19,8 @@ pub enum LineError {
     /// arrives); the rest of the line, up to its `"\n"`, is discarded.
     #[error("line longer than {limit} bytes")]
     TooLong { limit: usize },
-    /// The line is not valid UTF-8. `lossy` is the line with bad bytes replaced by U+FFFD, for
-    /// the log.
+    /// The line is not valid UTF-8. `lossy` is the start of the line (120 characters at most)
+    /// with bad bytes replaced by U+FFFD, for the log.
     #[error("line is not valid UTF-8: {lossy:?}")]
     InvalidUtf8 { lossy: String },
 }
@@ -146,7 +146,7 @@ impl LineBuffer {
             })
         } else {
             String::from_utf8(bytes).map_err(|e| LineError::InvalidUtf8 {
-                lossy: String::from_utf8_lossy(e.as_bytes()).into_owned(),
+                lossy: super::shorten(&String::from_utf8_lossy(e.as_bytes())),
             })
         };
         self.ready.push_back(item);

@@ -28,7 +28,7 @@
 //! - Free-text fields (option names and values, `id` values, `info string`) are the raw text
 //!   between their keywords, trimmed of surrounding spaces/tabs, inner spacing kept. The writer
 //!   replaces any CR or LF inside a field by a space, so a message is always exactly one line.
-//! - In option names, option values and `setoption` values, `<empty>` stands for the empty string
+//! - In option values (`default`, `var`) and `setoption` values, `<empty>` stands for the empty string
 //!   (UCI's convention), and is what the writer emits for one. `id` values and `info string` text
 //!   are taken verbatim.
 

@@ -554,6 +554,12 @@ fn line_buffer_invalid_utf8() {
     lb.push("é".as_bytes().get(..1).unwrap());
     lb.push("é\n".as_bytes().get(1..).unwrap());
     assert_eq!(drain(&mut lb), [Ok(s("é"))]);
+    // The log copy of a bad line is short.
+    lb.push(&[[0xffu8].as_slice(), &[b'a'; 5000], b"\n"].concat());
+    match lb.next_line() {
+        Some(Err(LineError::InvalidUtf8 { lossy })) => assert_eq!(lossy.chars().count(), 121),
+        other => panic!("{other:?}"),
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -812,4 +818,36 @@ proptest! {
             prop_assert_eq!(got_bytes, expected);
         }
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The contract and the code agree.
+
+/// Every `A>` / `<A` line in the transcripts of docs/protocol.md parses, to a known message.
+#[test]
+fn doc_transcripts_parse() {
+    let doc = include_str!("../../docs/protocol.md");
+    let mut checked = 0;
+    for raw in doc.lines() {
+        let (dir, rest) = match raw.get(..2) {
+            Some("A>" | "B>") => ("to", &raw[2..]),
+            Some("<A" | "<B") => ("from", &raw[2..]),
+            _ => continue,
+        };
+        let line = rest.split(" #").next().unwrap().trim();
+        if line.contains("...") {
+            continue; // an elided move list
+        }
+        if dir == "to" {
+            let m = ToBot::parse(line).unwrap_or_else(|e| panic!("{raw}: {e}"));
+            assert!(!matches!(m, ToBot::Unknown(_)), "{raw}");
+            // The transcript shows lines exactly as the arena writes them.
+            assert_eq!(m.to_string(), line);
+        } else {
+            let m = FromBot::parse(line).unwrap_or_else(|e| panic!("{raw}: {e}"));
+            assert!(!matches!(m, FromBot::Unknown(_)), "{raw}");
+        }
+        checked += 1;
+    }
+    assert!(checked > 40, "only {checked} transcript lines found");
 }
