@@ -6,6 +6,7 @@ use clap::{Parser, Subcommand};
 
 mod perft;
 mod replay;
+mod tournament;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -24,11 +25,23 @@ pub enum Command {
     Replay(replay::ReplayArgs),
     /// Count the move sequences of each length from the start (rules engine check and benchmark).
     Perft(perft::PerftArgs),
+    /// Play a tournament (round robin or gauntlet) and write a results folder.
+    #[command(visible_alias = "tournament")]
+    Run(tournament::RunArgs),
+}
+
+/// Completes what clap's derive cannot express: `--bot` values grouped per occurrence.
+pub fn with_grouped_values(mut cli: Cli, matches: &clap::ArgMatches) -> Cli {
+    if let (Command::Run(args), Some(("run", sub))) = (&mut cli.command, matches.subcommand()) {
+        args.group_bots(sub);
+    }
+    cli
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Replay(args) => replay::run(&args),
         Command::Perft(args) => perft::run(&args),
+        Command::Run(args) => tournament::main(&args),
     }
 }
