@@ -14,7 +14,7 @@ fn main() -> ExitCode {
         Err(err) => err.exit(),
     };
     match cli::run(args) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => code,
         Err(err) => {
             // A closed pipe (`arena replay ... | head`) is not an error.
             if err.chain().any(|e| {

@@ -2,8 +2,11 @@
 //! Each subcommand's code is its own file here; add new ones beside `replay` and `perft`.
 //! Exit codes: 0 success, 1 an error (printed once to stderr), 2 a usage error (from clap).
 
+use std::process::ExitCode;
+
 use clap::{Parser, Subcommand};
 
+mod check_bot;
 mod perft;
 mod replay;
 mod tournament;
@@ -25,6 +28,8 @@ pub enum Command {
     Replay(replay::ReplayArgs),
     /// Count the move sequences of each length from the start (rules engine check and benchmark).
     Perft(perft::PerftArgs),
+    /// Run a bot through the whole protocol and report what it does wrong.
+    CheckBot(check_bot::CheckBotArgs),
     /// Play a tournament (round robin or gauntlet) and write a results folder.
     #[command(visible_alias = "tournament")]
     Run(tournament::RunArgs),
@@ -38,10 +43,11 @@ pub fn with_grouped_values(mut cli: Cli, matches: &clap::ArgMatches) -> Cli {
     cli
 }
 
-pub fn run(cli: Cli) -> anyhow::Result<()> {
+pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
-        Command::Replay(args) => replay::run(&args),
-        Command::Perft(args) => perft::run(&args),
-        Command::Run(args) => tournament::main(&args),
+        Command::Replay(args) => replay::run(&args).map(|()| ExitCode::SUCCESS),
+        Command::Perft(args) => perft::run(&args).map(|()| ExitCode::SUCCESS),
+        Command::CheckBot(args) => check_bot::run(&args),
+        Command::Run(args) => tournament::main(&args).map(|()| ExitCode::SUCCESS),
     }
 }

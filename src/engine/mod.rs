@@ -7,6 +7,7 @@
 //!
 //! What to send and when is `docs/protocol.md`; the message types are [`crate::protocol`].
 
+pub mod check;
 mod process;
 
 use std::path::{Path, PathBuf};

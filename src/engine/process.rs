@@ -124,6 +124,12 @@ impl BotProcess {
         }
     }
 
+    /// Waits for the process to exit (no timeout: wrap it in one).
+    pub async fn wait(&mut self) -> Option<std::process::ExitStatus> {
+        self.stdin = None;
+        self.child.wait().await.ok()
+    }
+
     /// Closes stdin, waits up to `grace` for the bot to exit, then kills the group.
     pub async fn wait_or_kill(&mut self, grace: Duration) {
         self.stdin = None;
