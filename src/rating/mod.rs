@@ -409,3 +409,6 @@ pub(crate) fn check_level(level: f64) -> Result<(), RatingError> {
         )))
     }
 }
+
+#[cfg(test)]
+mod tests;
