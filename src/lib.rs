@@ -8,5 +8,6 @@
 pub mod engine;
 pub mod protocol;
 pub mod rating;
+pub mod report;
 pub mod rules;
 pub mod tournament;

@@ -8,7 +8,9 @@ use clap::{Parser, Subcommand};
 
 mod check_bot;
 mod perft;
+mod rate;
 mod replay;
+mod sprt;
 mod tournament;
 
 #[derive(Debug, Parser)]
@@ -30,6 +32,10 @@ pub enum Command {
     Perft(perft::PerftArgs),
     /// Run a bot through the whole protocol and report what it does wrong.
     CheckBot(check_bot::CheckBotArgs),
+    /// Rate a results folder: Elo with confidence intervals, pairwise table, site ladder.
+    Rate(rate::RateArgs),
+    /// Sequential probability ratio test between a base and a test bot (exit 0 H1, 3 H0, 4 inconclusive).
+    Sprt(sprt::SprtArgs),
     /// Play a tournament (round robin or gauntlet) and write a results folder.
     #[command(visible_alias = "tournament")]
     Run(tournament::RunArgs),
@@ -47,6 +53,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Replay(args) => replay::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Perft(args) => perft::run(&args).map(|()| ExitCode::SUCCESS),
+        Command::Rate(args) => rate::run(&args).map(|()| ExitCode::SUCCESS),
+        Command::Sprt(args) => sprt::run(&args),
         Command::CheckBot(args) => check_bot::run(&args),
         Command::Run(args) => tournament::main(&args).map(|()| ExitCode::SUCCESS),
     }

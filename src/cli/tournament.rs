@@ -81,6 +81,8 @@ pub struct RunArgs {
     /// Play only the game pairs with id ≡ I (mod N): `I/N`, zero-based.
     #[arg(long, value_name = "I/N")]
     pub shard: Option<String>,
+    #[command(flatten)]
+    pub rating: super::rate::RatingFlags,
     /// No progress output.
     #[arg(long, short)]
     pub quiet: bool,
@@ -491,6 +493,12 @@ pub fn main(args: &RunArgs) -> Result<()> {
             outcome.skipped,
             dir.display()
         );
+    }
+    if outcome.played + outcome.skipped > 0 || dir.join("games.csv").exists() {
+        match mancala_arena::report::rate::rate_dir(&dir, &args.rating.options()?) {
+            Ok(rated) => print!("\n{}", rated.table),
+            Err(err) => eprintln!("no ratings: {err:#}"),
+        }
     }
     if outcome.interrupted {
         bail!(

@@ -63,6 +63,8 @@ pub struct RunOutcome {
     pub played: usize,
     pub skipped: usize,
     pub interrupted: bool,
+    /// The observer ended the run early.
+    pub stopped: bool,
     pub dropped: Vec<String>,
     pub forfeits: usize,
 }
@@ -98,6 +100,16 @@ pub fn schedule_games(
 
 /// Runs (or resumes) the tournament into `opts.dir`.
 pub async fn run(config: &RunConfig, opts: &RunOptions) -> Result<RunOutcome> {
+    run_observed(config, opts, &mut |_| false).await
+}
+
+/// Like [`run`], calling `observer` with every finished game (after it is on disk); the run
+/// stops early, cleanly, when the observer returns true (an SPRT that reached a decision).
+pub async fn run_observed(
+    config: &RunConfig,
+    opts: &RunOptions,
+    observer: &mut (dyn FnMut(&GameRecord) -> bool + Send),
+) -> Result<RunOutcome> {
     config.validate().map_err(anyhow::Error::msg)?;
     let ruleset = config.ruleset().map_err(anyhow::Error::msg)?;
     let dir = &opts.dir;
@@ -169,6 +181,7 @@ pub async fn run(config: &RunConfig, opts: &RunOptions) -> Result<RunOutcome> {
         played: 0,
         skipped: 0,
         interrupted: false,
+        stopped: false,
         dropped: Vec::new(),
         forfeits: 0,
     };
@@ -183,6 +196,10 @@ pub async fn run(config: &RunConfig, opts: &RunOptions) -> Result<RunOutcome> {
                         outcome.forfeits += 1;
                     }
                     progress.game(&record.row);
+                    if !outcome.stopped && observer(&record) {
+                        outcome.stopped = true;
+                        let _ = stop_tx.send(true);
+                    }
                 }
                 None => break,
             },

@@ -1,0 +1,73 @@
+//! `arena rate DIR`: re-rates a results folder and prints the table.
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Result};
+use mancala_arena::report::rate::{rate_dir, RateOptions};
+
+#[derive(clap::Args, Debug, Default)]
+pub struct RateArgs {
+    /// A results folder (finished, half-finished or merged).
+    pub dir: PathBuf,
+    #[command(flatten)]
+    pub rating: RatingFlags,
+}
+
+/// Rating settings shared by `arena rate` and `arena run`.
+#[derive(clap::Args, Debug, Default, Clone)]
+pub struct RatingFlags {
+    /// Pin one player's rating, NAME=VALUE (default: the pool's mean is 1200).
+    #[arg(long, value_name = "NAME=ELO")]
+    pub anchor: Option<String>,
+    /// Confidence level of the intervals.
+    #[arg(long, default_value_t = 0.95)]
+    pub level: f64,
+    /// Bootstrap samples over game pairs (0: normal intervals from the Hessian only).
+    #[arg(long, default_value_t = 1000)]
+    pub bootstrap: usize,
+    /// K-factor of the site's incremental Elo ladder.
+    #[arg(long, default_value_t = 32.0)]
+    pub k: f64,
+    /// Leave games lost by forfeit out of the ratings.
+    #[arg(long)]
+    pub exclude_forfeits: bool,
+}
+
+impl RatingFlags {
+    pub fn options(&self) -> Result<RateOptions> {
+        let anchor = match &self.anchor {
+            None => None,
+            Some(text) => {
+                let Some((name, value)) = text.rsplit_once('=') else {
+                    bail!("--anchor `{text}` is not NAME=ELO")
+                };
+                let value: f64 = value
+                    .trim()
+                    .parse()
+                    .map_err(|_| anyhow::anyhow!("--anchor `{text}`: `{value}` is not a number"))?;
+                Some((name.to_string(), value))
+            }
+        };
+        if !(self.level > 0.0 && self.level < 1.0) {
+            bail!("--level {} must be between 0 and 1", self.level);
+        }
+        Ok(RateOptions {
+            anchor,
+            level: self.level,
+            bootstrap: self.bootstrap,
+            k: self.k,
+            seed: None,
+            exclude_forfeits: self.exclude_forfeits,
+        })
+    }
+}
+
+pub fn run(args: &RateArgs) -> Result<()> {
+    let rated = rate_dir(&args.dir, &args.rating.options()?)?;
+    print!("{}", rated.table);
+    println!(
+        "\nwrote ratings.csv, pairwise.csv, ladder.csv and summary.json in {}",
+        args.dir.display()
+    );
+    Ok(())
+}

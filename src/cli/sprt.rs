@@ -1,0 +1,276 @@
+//! `arena sprt --base CMD --test CMD --elo0 E0 --elo1 E1`: plays game pairs between two bots
+//! until the pentanomial GSPRT reaches a decision, for regression tests in CI.
+//!
+//! Exit codes (so scripts can gate on them): 0 H1 accepted (the test is at least elo1 better),
+//! 3 H0 accepted (at most elo0 better), 4 inconclusive (max pairs reached), 1 error, 2 usage.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use mancala_arena::rating::pairwise::PentaCounts;
+use mancala_arena::rating::sprt::{Sprt, SprtModel, SprtResult, SprtStatus};
+use mancala_arena::tournament::runner::{self, RunOptions};
+use serde::Serialize;
+
+use super::tournament::{build_config, physical_cores, RunArgs};
+
+pub const EXIT_H1: u8 = 0;
+pub const EXIT_H0: u8 = 3;
+pub const EXIT_INCONCLUSIVE: u8 = 4;
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default)]
+pub enum Model {
+    /// Logistic Elo (fishtest's and cutechess's classic bounds).
+    #[default]
+    Logistic,
+    /// Normalized Elo (fishtest's default since 2022; independent of the draw rate).
+    Normalized,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct SprtArgs {
+    /// The reference bot's command line.
+    #[arg(long)]
+    pub base: String,
+    /// The candidate bot's command line.
+    #[arg(long)]
+    pub test: String,
+    /// An option for the base bot, NAME=VALUE (repeatable).
+    #[arg(long = "base-option", value_name = "NAME=VALUE")]
+    pub base_options: Vec<String>,
+    /// An option for the test bot, NAME=VALUE (repeatable).
+    #[arg(long = "test-option", value_name = "NAME=VALUE")]
+    pub test_options: Vec<String>,
+    /// H0: the test is `elo0` better than the base (Elo of the chosen model).
+    #[arg(long, allow_hyphen_values = true)]
+    pub elo0: f64,
+    /// H1: the test is `elo1` better.
+    #[arg(long, allow_hyphen_values = true)]
+    pub elo1: f64,
+    /// Type I error: accepting H1 when H0 holds.
+    #[arg(long, default_value_t = 0.05)]
+    pub alpha: f64,
+    /// Type II error: accepting H0 when H1 holds.
+    #[arg(long, default_value_t = 0.05)]
+    pub beta: f64,
+    #[arg(long, value_enum, default_value_t = Model::Logistic)]
+    pub model: Model,
+    /// Stop, inconclusive, after this many game pairs.
+    #[arg(long, default_value_t = 20_000)]
+    pub max_pairs: u32,
+    /// Ruleset string [default: kalah].
+    #[arg(long)]
+    pub rules: Option<String>,
+    /// Time per sow in ms [default: 30000].
+    #[arg(long)]
+    pub movetime: Option<u64>,
+    /// Game clock `base+inc` in seconds.
+    #[arg(long)]
+    pub tc: Option<String>,
+    #[arg(long)]
+    pub depth: Option<u32>,
+    #[arg(long)]
+    pub nodes: Option<u64>,
+    #[arg(long)]
+    pub opening_plies: Option<u32>,
+    #[arg(long)]
+    pub openings: Option<PathBuf>,
+    #[arg(long)]
+    pub seed: Option<u64>,
+    #[arg(long)]
+    pub concurrency: Option<usize>,
+    /// Run folder [default: results/sprt-<timestamp>/].
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+#[derive(Serialize)]
+struct SprtFile {
+    elo0: f64,
+    elo1: f64,
+    alpha: f64,
+    beta: f64,
+    model: String,
+    pairs: u64,
+    penta: [u64; 5],
+    status: SprtStatus,
+}
+
+/// Game pairs as the test player sees them, fed one game at a time.
+#[derive(Default)]
+struct PairTracker {
+    half: HashMap<u64, (u8, u8)>,
+    penta: PentaCounts,
+}
+
+impl PairTracker {
+    /// Adds a game; returns true when it completed its pair.
+    fn add(&mut self, pair: u64, test_points: f64) -> bool {
+        let e = self.half.entry(pair).or_insert((0, 0));
+        e.0 += (test_points * 2.0).round() as u8;
+        e.1 += 1;
+        if e.1 == 2 {
+            let half = e.0;
+            self.half.remove(&pair);
+            self.penta.add(half);
+            true
+        } else {
+            false
+        }
+    }
+}
+
+pub fn run(args: &SprtArgs) -> Result<ExitCode> {
+    let model = match args.model {
+        Model::Logistic => SprtModel::Logistic,
+        Model::Normalized => SprtModel::Normalized,
+    };
+    let sprt = Sprt::new(args.elo0, args.elo1, args.alpha, args.beta, model)
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let bot = |name: &str, cmd: &str, options: &[String]| -> Vec<String> {
+        let mut words = vec![format!("name={name}"), format!("cmd={cmd}")];
+        words.extend(options.iter().map(|o| format!("option.{o}")));
+        words
+    };
+    let run_args = RunArgs {
+        bot_groups: vec![
+            bot("base", &args.base, &args.base_options),
+            bot("test", &args.test, &args.test_options),
+        ],
+        rules: args.rules.clone(),
+        pairs: Some(args.max_pairs),
+        opening_plies: args.opening_plies,
+        openings: args.openings.clone(),
+        seed: args.seed,
+        concurrency: args.concurrency,
+        movetime: args.movetime,
+        tc: args.tc.clone(),
+        depth: args.depth,
+        nodes: args.nodes,
+        out: args.out.clone(),
+        name: Some("sprt".to_string()),
+        quiet: args.quiet,
+        ..RunArgs::default()
+    };
+    let (config, concurrency, dir) = build_config(&run_args)?;
+    let opts = RunOptions {
+        dir: dir.clone(),
+        concurrency: concurrency.min(physical_cores().max(1) * 4),
+        resume: false,
+        shard: None,
+        progress: false,
+    };
+    eprintln!(
+        "SPRT base vs test: H0 elo {} / H1 elo {} ({:?}), alpha {} beta {}, bounds [{:.3}, {:.3}], at most {} pairs; results in {}",
+        args.elo0,
+        args.elo1,
+        args.model,
+        args.alpha,
+        args.beta,
+        sprt.decide(0.0).lower,
+        sprt.decide(0.0).upper,
+        args.max_pairs,
+        dir.display()
+    );
+    std::fs::create_dir_all(&dir)?;
+    let mut trace =
+        csv::Writer::from_path(dir.join("sprt.csv")).context("cannot write sprt.csv")?;
+    trace.write_record([
+        "pairs", "llr", "lower", "upper", "ll", "ld", "dd_wl", "wd", "ww",
+    ])?;
+    let mut tracker = PairTracker::default();
+    let mut last: Option<SprtStatus> = None;
+    let quiet = args.quiet;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    mancala_arena::engine::become_subreaper();
+    let mut observer = |record: &mancala_arena::tournament::results::GameRecord| -> bool {
+        let row = &record.row;
+        let Some(points) = row.first_points() else {
+            return false;
+        };
+        let test_points = if row.first == "test" {
+            points
+        } else {
+            1.0 - points
+        };
+        if !tracker.add(row.pair_id, test_points) {
+            return false;
+        }
+        let status = sprt.status(&tracker.penta);
+        let p = tracker.penta;
+        let _ = trace.write_record(&[
+            p.pairs().to_string(),
+            format!("{:.5}", status.llr),
+            format!("{:.5}", status.lower),
+            format!("{:.5}", status.upper),
+            p.ll.to_string(),
+            p.ld.to_string(),
+            p.dd_wl.to_string(),
+            p.wd.to_string(),
+            p.ww.to_string(),
+        ]);
+        let _ = trace.flush();
+        if !quiet {
+            eprintln!(
+                "pairs {:>5}  penta [{} {} {} {} {}]  LLR {:+.3}  [{:.3}, {:.3}]",
+                p.pairs(),
+                p.ll,
+                p.ld,
+                p.dd_wl,
+                p.wd,
+                p.ww,
+                status.llr,
+                status.lower,
+                status.upper
+            );
+            let _ = std::io::stderr().flush();
+        }
+        let decided = status.result != SprtResult::Continue;
+        last = Some(status);
+        decided
+    };
+    let outcome = runtime.block_on(runner::run_observed(&config, &opts, &mut observer))?;
+    drop(observer);
+    if outcome.interrupted {
+        anyhow::bail!("interrupted");
+    }
+    let status = last.unwrap_or_else(|| sprt.status(&tracker.penta));
+    let file = SprtFile {
+        elo0: args.elo0,
+        elo1: args.elo1,
+        alpha: args.alpha,
+        beta: args.beta,
+        model: format!("{:?}", args.model).to_lowercase(),
+        pairs: tracker.penta.pairs(),
+        penta: tracker.penta.to_array(),
+        status,
+    };
+    std::fs::write(
+        dir.join("sprt.json"),
+        serde_json::to_string_pretty(&file)? + "\n",
+    )?;
+    let (verdict, code) = match status.result {
+        SprtResult::AcceptH1 => ("H1 accepted: the test bot is stronger", EXIT_H1),
+        SprtResult::AcceptH0 => ("H0 accepted: the test bot is not stronger", EXIT_H0),
+        SprtResult::Continue => (
+            "inconclusive: the maximum number of pairs was reached",
+            EXIT_INCONCLUSIVE,
+        ),
+    };
+    println!(
+        "{verdict} (LLR {:+.3}, bounds [{:.3}, {:.3}], {} pairs, penta {:?})",
+        status.llr,
+        status.lower,
+        status.upper,
+        tracker.penta.pairs(),
+        tracker.penta.to_array()
+    );
+    Ok(ExitCode::from(code))
+}
