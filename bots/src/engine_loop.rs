@@ -1,13 +1,13 @@
 //! The protocol loop every bundled bot runs: the search is a [`Bot`], this module does the
 //! talking (docs/protocol.md).
 //!
-//! A reader thread turns stdin into messages and raises the stop flag the moment `stop` or
-//! `quit` arrives, so a search in progress can end at once; the main thread handles the messages
+//! A reader thread turns stdin into messages and raises the stop signal the moment `stop` (or a
+//! `quit` after a `go` without a clock limit) arrives, so a search in progress can end at once; the main thread handles the messages
 //! in order and runs the search. The whole game is resent before every `go`, so the loop keeps no
 //! game state beyond the current ruleset and seed.
 
 use std::io::{BufRead, Write};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -38,15 +38,31 @@ pub trait Bot {
 pub struct Search<'a> {
     pub limits: GoLimits,
     pub started: Instant,
-    stop: &'a AtomicBool,
+    /// The number of the last `go` that a `stop` or `quit` ended; this search is `go` number
+    /// `go_number`. (The reader reads ahead, so a flag alone would let a `quit` queued behind a
+    /// later `go` stop an earlier search.)
+    stop: &'a AtomicU64,
+    go_number: u64,
     out: &'a mut dyn Write,
 }
 
-impl Search<'_> {
+impl<'a> Search<'a> {
+    /// A search context outside the protocol loop (tests, benchmarks): [`Search::stopped`]
+    /// becomes true once `stop` holds 1; `out` receives the `info` lines.
+    pub fn new(limits: GoLimits, stop: &'a AtomicU64, out: &'a mut dyn Write) -> Search<'a> {
+        Search {
+            limits,
+            started: Instant::now(),
+            stop,
+            go_number: 1,
+            out,
+        }
+    }
+
     /// True once `stop` or `quit` arrived: answer now with the best move so far.
     #[inline]
     pub fn stopped(&self) -> bool {
-        self.stop.load(Ordering::Relaxed)
+        self.stop.load(Ordering::Relaxed) == self.go_number
     }
 
     /// Sends an `info` line.
@@ -81,11 +97,16 @@ impl Search<'_> {
 
 /// Runs the protocol on stdin/stdout until `quit` or end of input.
 pub fn run(bot: &mut dyn Bot) {
-    let stop = Arc::new(AtomicBool::new(false));
+    let stop = Arc::new(AtomicU64::new(0));
     let (tx, rx) = mpsc::channel::<ToBot>();
     let reader_stop = stop.clone();
     std::thread::spawn(move || {
         let stdin = std::io::stdin();
+        // Whether the last `go` had a clock limit: a `quit` read after it lets that search run
+        // out its (short) budget, so `go movetime 100` + `quit` piped in at once still thinks
+        // for 100 ms. After any other `go`, `quit` ends the search at once.
+        let mut timed = false;
+        let mut gos: u64 = 0;
         for line in stdin.lock().split(b'\n') {
             let Ok(bytes) = line else { break };
             let text = String::from_utf8_lossy(&bytes);
@@ -93,9 +114,13 @@ pub fn run(bot: &mut dyn Bot) {
                 Ok(msg) => msg,
                 Err(err) => ToBot::Unknown(format!("(malformed: {err})")),
             };
-            match msg {
-                ToBot::Go(_) => reader_stop.store(false, Ordering::SeqCst),
-                ToBot::Stop | ToBot::Quit => reader_stop.store(true, Ordering::SeqCst),
+            match &msg {
+                ToBot::Go(limits) => {
+                    timed = limits.movetime.is_some() || limits.time.is_some();
+                    gos += 1;
+                }
+                ToBot::Stop => reader_stop.store(gos, Ordering::SeqCst),
+                ToBot::Quit if !timed => reader_stop.store(gos, Ordering::SeqCst),
                 _ => {}
             }
             let quit = matches!(msg, ToBot::Quit);
@@ -104,7 +129,9 @@ pub fn run(bot: &mut dyn Bot) {
             }
         }
         // End of input is a quit.
-        reader_stop.store(true, Ordering::SeqCst);
+        if !timed {
+            reader_stop.store(gos, Ordering::SeqCst);
+        }
         let _ = tx.send(ToBot::Quit);
     });
 
@@ -112,6 +139,7 @@ pub fn run(bot: &mut dyn Bot) {
     let mut out = stdout.lock();
     let mut ruleset: Ruleset = Ruleset::default();
     let mut position: Result<Position, String> = Ok(Position::new(ruleset));
+    let mut gos: u64 = 0;
     let say = |out: &mut dyn Write, msg: FromBot| {
         let _ = writeln!(out, "{msg}");
         let _ = out.flush();
@@ -157,12 +185,14 @@ pub fn run(bot: &mut dyn Bot) {
             },
             ToBot::Position { start, moves } => position = build_position(ruleset, &start, &moves),
             ToBot::Go(limits) => {
+                gos += 1;
                 let mv = match &position {
                     Ok(pos) if !pos.is_over() => {
                         let mut search = Search {
                             limits,
                             started: Instant::now(),
                             stop: &stop,
+                            go_number: gos,
                             out: &mut out,
                         };
                         bot.think(pos, &mut search)

@@ -1,0 +1,694 @@
+//! `alphabeta`: negamax with alpha-beta pruning, iterative deepening and a transposition table,
+//! plus the site's three playing levels (docs/bots.md).
+//!
+//! Design decisions, and why:
+//!
+//! - **Scores are final store differences** from the mover's view, in quarter seeds internally
+//!   ([`SCALE`]), so an exact game value needs no mate-distance bookkeeping and TT scores need no
+//!   ply adjustment. A finished game scores its final difference; the horizon evaluation is the
+//!   store difference plus a quarter seed per seed on the mover's side minus the opponent's
+//!   (seeds at home go to their owner at a Kalah end, and they are the mover's material).
+//! - **Extra turns:** when a sow leaves the same player to move, the child is searched with the
+//!   *same* window and no sign flip, and the sow is **free**: depth counts turns (changes of the
+//!   player to move), not sows. This keeps a whole extra-turn chain inside the horizon (cutting
+//!   a chain half-way misjudges it badly) and terminates because every extra-turn sow puts a seed
+//!   into a store; [`MAX_PLY`] bounds it anyway. `swap` (pie rule) keeps the seat but changes the
+//!   player, so it flips the sign and costs a ply like any other change of player.
+//! - **Proofs:** a subtree whose every leaf was a finished game is *solved*; its TT entry gets the
+//!   depth [`SOLVED`] so later iterations may use it at any depth. An iteration that used no
+//!   horizon evaluation and no unsolved TT entry has proved its score: it is reported as
+//!   `score exact` and deepening stops.
+//! - **Move ordering:** TT move, then extra-turn sows, then by the static gain of the sow
+//!   (captures first); children are made once (copy-make) and reused for ordering and search.
+//! - **Noise** (the Easy and Normal levels): every root move gets an exact score (full window),
+//!   and the move is drawn from softmax(score / temperature) with the game seed's generator.
+//!
+//! The TT key is [`State::key`], which ignores the sow count and Oware's repetition history, so
+//! near the sow cap or an Oware repetition a TT score can be slightly off; the move played is
+//! always legal.
+
+use std::time::Duration;
+
+use rand::Rng;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+use mancala_arena::protocol::{Info, OptionDecl, OptionKind, Score};
+use mancala_arena::rules::{Move, Position, Ruleset, MAX_MOVES};
+
+use crate::engine_loop::{Bot, Search};
+use crate::state::{same_player, with_state, State, WithState};
+
+/// Internal score units per seed.
+pub const SCALE: i32 = 4;
+const INF: i32 = 1 << 20;
+/// Deepest ply (sows from the root) the search goes; a guard, extra-turn chains are finite.
+pub const MAX_PLY: u32 = 160;
+/// Deepest iteration (in turns).
+pub const MAX_DEPTH: u32 = 64;
+/// TT depth of a solved subtree.
+const SOLVED: u8 = u8::MAX;
+
+/// A named playing strength (the site's levels). See docs/bots.md for the table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Level {
+    Easy,
+    Normal,
+    Hard,
+}
+
+impl Level {
+    pub const ALL: [Level; 3] = [Level::Easy, Level::Normal, Level::Hard];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::Easy => "Easy",
+            Level::Normal => "Normal",
+            Level::Hard => "Hard",
+        }
+    }
+
+    /// Depth cap (turns) when `go` gives no time limit.
+    pub fn depth(self) -> u32 {
+        match self {
+            Level::Easy => 2,
+            Level::Normal => 4,
+            Level::Hard => 12,
+        }
+    }
+
+    /// Depth cap (turns) when `go` gives a time limit: Hard then searches as deep as the clock
+    /// allows; Easy and Normal keep their caps so a clock never makes them stronger.
+    pub fn timed_depth(self) -> u32 {
+        match self {
+            Level::Hard => MAX_DEPTH,
+            other => other.depth(),
+        }
+    }
+
+    /// Softmax temperature over the root scores, in seeds (0 = always a best move).
+    pub fn noise(self) -> f64 {
+        match self {
+            Level::Easy => 1.5,
+            Level::Normal => 0.5,
+            Level::Hard => 0.0,
+        }
+    }
+}
+
+impl std::str::FromStr for Level {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Level, String> {
+        Level::ALL
+            .into_iter()
+            .find(|l| l.as_str().eq_ignore_ascii_case(s.trim()))
+            .ok_or_else(|| format!("`{s}`: expected Easy, Normal or Hard"))
+    }
+}
+
+/// The search settings a `go` runs with (after options and the `go` limits are combined).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Settings {
+    /// Deepest iteration, in turns.
+    pub depth: u32,
+    /// Softmax temperature in seeds; 0 = no noise.
+    pub noise: f64,
+}
+
+/// One TT slot: 16 bytes.
+#[derive(Clone, Copy, Default)]
+struct Entry {
+    key: u64,
+    score: i32,
+    /// 0 = none, 1..=9 = pit, 10 = swap.
+    mv: u8,
+    depth: u8,
+    bound: u8,
+}
+
+const LOWER: u8 = 1;
+const UPPER: u8 = 2;
+const EXACT: u8 = 3;
+
+fn encode(mv: Move) -> u8 {
+    match mv {
+        Move::Pit(k) => k,
+        Move::Swap => 10,
+    }
+}
+
+fn decode(code: u8) -> Option<Move> {
+    match code {
+        0 => None,
+        10 => Some(Move::Swap),
+        k => Some(Move::Pit(k)),
+    }
+}
+
+/// The transposition table: a power-of-two array of [`Entry`], always-replace.
+pub struct Tt {
+    entries: Vec<Entry>,
+    mask: usize,
+}
+
+impl Tt {
+    /// A table of at most `mb` megabytes (at least 1024 entries).
+    pub fn new(mb: usize) -> Tt {
+        let want = (mb.max(1) << 20) / std::mem::size_of::<Entry>();
+        let mut n = 1024;
+        while n * 2 <= want {
+            n *= 2;
+        }
+        Tt {
+            entries: vec![Entry::default(); n],
+            mask: n - 1,
+        }
+    }
+
+    pub fn clear(&mut self) {
+        self.entries.fill(Entry::default());
+    }
+
+    #[inline]
+    fn probe(&self, key: u64) -> Option<Entry> {
+        let e = self.entries[key as usize & self.mask];
+        (e.key == key && e.bound != 0).then_some(e)
+    }
+
+    #[inline]
+    fn store(&mut self, key: u64, score: i32, mv: Move, depth: u8, bound: u8) {
+        self.entries[key as usize & self.mask] = Entry {
+            key,
+            score,
+            mv: encode(mv),
+            depth,
+            bound,
+        };
+    }
+}
+
+/// What one completed iteration found.
+#[derive(Clone, Debug)]
+pub struct Iteration {
+    pub depth: u32,
+    pub best: Move,
+    /// Internal units ([`SCALE`] per seed), mover's view.
+    pub score: i32,
+    /// The score is a proven game value.
+    pub exact: bool,
+    /// With noise: the exact score of every root move (internal units).
+    pub root_scores: Vec<(Move, i32)>,
+}
+
+/// The result of [`search`].
+#[derive(Clone, Debug)]
+pub struct Outcome {
+    /// Deepest completed iteration, if any.
+    pub last: Option<Iteration>,
+    pub nodes: u64,
+}
+
+struct Searcher<'s, 'a> {
+    tt: &'s mut Tt,
+    search: &'s Search<'a>,
+    budget: Option<Duration>,
+    node_limit: u64,
+    nodes: u64,
+    /// Horizon evaluations and unsolved TT cutoffs so far: unchanged over a subtree = solved.
+    heuristic: u64,
+    abort: bool,
+}
+
+/// The static evaluation of `pos` (not over) from its mover's view.
+#[inline]
+fn evaluate<S: State>(pos: &S) -> i32 {
+    let Some(me) = pos.mover() else { return 0 };
+    let them = me.other();
+    SCALE * pos.store_diff(me) + pos.row_sum(me) - pos.row_sum(them)
+}
+
+/// The value of a finished game for the player who moved into it from `parent`.
+#[inline]
+fn terminal<S: State>(parent: &S, mv: Move, child: &S) -> i32 {
+    let Some(me) = parent.mover() else { return 0 };
+    // A game never ends on `swap`, but keep the seat bookkeeping honest anyway.
+    let seat = if mv == Move::Swap { me.other() } else { me };
+    SCALE * child.store_diff(seat)
+}
+
+impl Searcher<'_, '_> {
+    #[inline]
+    fn check_limits(&mut self) {
+        // The clock and the stop signal are read every 1024 nodes.
+        let every = self.nodes & 1023 == 0;
+        if self.nodes >= self.node_limit
+            || (every && (self.search.stopped() || self.search.out_of_time(self.budget)))
+        {
+            self.abort = true;
+        }
+    }
+
+    /// Children of `pos` in search order: (move, child, ordering key), best first.
+    #[inline]
+    fn children<S: State>(
+        &self,
+        pos: &S,
+        tt_move: Option<Move>,
+    ) -> ([Option<(Move, S)>; MAX_MOVES], usize) {
+        let me = pos.mover();
+        let moves = pos.moves();
+        let mut kids: [Option<(Move, S)>; MAX_MOVES] = std::array::from_fn(|_| None);
+        let mut keys = [0i32; MAX_MOVES];
+        let base = me.map_or(0, |m| pos.store_diff(m));
+        for (i, &mv) in moves.iter().enumerate() {
+            let mut child = pos.clone();
+            child.play(mv);
+            let key = if Some(mv) == tt_move {
+                i32::MAX
+            } else {
+                let extra = if same_player(pos, mv, &child) {
+                    1000
+                } else {
+                    0
+                };
+                let gain = me.map_or(0, |m| child.store_diff(m)) - base;
+                extra + gain
+            };
+            keys[i] = key;
+            kids[i] = Some((mv, child));
+        }
+        let n = moves.len();
+        // Insertion sort, descending; stable so pit order breaks ties.
+        for i in 1..n {
+            let mut j = i;
+            while j > 0 && keys[j - 1] < keys[j] {
+                keys.swap(j - 1, j);
+                kids.swap(j - 1, j);
+                j -= 1;
+            }
+        }
+        (kids, n)
+    }
+
+    fn negamax<S: State>(
+        &mut self,
+        pos: &S,
+        depth: u32,
+        mut alpha: i32,
+        beta: i32,
+        ply: u32,
+    ) -> i32 {
+        self.nodes += 1;
+        self.check_limits();
+        if self.abort {
+            return 0;
+        }
+        let key = pos.key();
+        let mut tt_move = None;
+        if let Some(e) = self.tt.probe(key) {
+            tt_move = decode(e.mv);
+            if e.depth == SOLVED || e.depth as u32 >= depth {
+                let cut = match e.bound {
+                    EXACT => true,
+                    LOWER => e.score >= beta,
+                    _ => e.score <= alpha,
+                };
+                if cut {
+                    if e.depth != SOLVED {
+                        self.heuristic += 1;
+                    }
+                    return e.score;
+                }
+            }
+        }
+        if depth == 0 || ply >= MAX_PLY {
+            self.heuristic += 1;
+            return evaluate(pos);
+        }
+        let alpha0 = alpha;
+        let h0 = self.heuristic;
+        let (kids, n) = self.children(pos, tt_move);
+        let mut best = -INF;
+        let mut best_mv = Move::Pit(1);
+        for (mv, child) in kids[..n].iter().flatten() {
+            let v = if child.mover().is_none() {
+                terminal(pos, *mv, child)
+            } else if same_player(pos, *mv, child) {
+                self.negamax(child, depth, alpha, beta, ply + 1)
+            } else {
+                -self.negamax(child, depth - 1, -beta, -alpha, ply + 1)
+            };
+            if self.abort {
+                return 0;
+            }
+            if v > best {
+                best = v;
+                best_mv = *mv;
+                if v > alpha {
+                    alpha = v;
+                    if alpha >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        let bound = if best <= alpha0 {
+            UPPER
+        } else if best >= beta {
+            LOWER
+        } else {
+            EXACT
+        };
+        let d = if self.heuristic == h0 {
+            SOLVED
+        } else {
+            depth.min(254) as u8
+        };
+        self.tt.store(key, best, best_mv, d, bound);
+        best
+    }
+
+    /// One iteration at the root. With `all_scores`, every root move is searched with a full
+    /// window (exact scores for the softmax). `None` if the search was stopped.
+    fn root<S: State>(&mut self, pos: &S, depth: u32, all_scores: bool) -> Option<Iteration> {
+        let tt_move = self.tt.probe(pos.key()).and_then(|e| decode(e.mv));
+        let h0 = self.heuristic;
+        let (kids, n) = self.children(pos, tt_move);
+        let mut alpha = -INF;
+        let beta = INF;
+        let mut best: Option<(Move, i32)> = None;
+        let mut root_scores = Vec::with_capacity(n);
+        for (mv, child) in kids[..n].iter().flatten() {
+            let a = if all_scores { -INF } else { alpha };
+            let v = if child.mover().is_none() {
+                terminal(pos, *mv, child)
+            } else if same_player(pos, *mv, child) {
+                self.negamax(child, depth, a, beta, 1)
+            } else {
+                -self.negamax(child, depth - 1, -beta, -a, 1)
+            };
+            if self.abort {
+                return None;
+            }
+            root_scores.push((*mv, v));
+            if best.map_or(true, |(_, b)| v > b) {
+                best = Some((*mv, v));
+                alpha = alpha.max(v);
+            }
+        }
+        let (best, score) = best?;
+        let exact = self.heuristic == h0;
+        self.tt.store(
+            pos.key(),
+            score,
+            best,
+            if exact { SOLVED } else { depth as u8 },
+            EXACT,
+        );
+        Some(Iteration {
+            depth,
+            best,
+            score,
+            exact,
+            root_scores: if all_scores { root_scores } else { Vec::new() },
+        })
+    }
+}
+
+/// The principal variation from the TT, starting with `first` (at most `max` sows).
+fn pv<S: State>(tt: &Tt, root: &S, first: Move, max: usize) -> Vec<Move> {
+    let mut line = vec![first];
+    let mut pos = root.clone();
+    pos.play(first);
+    while line.len() < max && pos.mover().is_some() {
+        let Some(mv) = tt.probe(pos.key()).and_then(|e| decode(e.mv)) else {
+            break;
+        };
+        if !pos.moves().contains(&mv) {
+            break;
+        }
+        pos.play(mv);
+        line.push(mv);
+    }
+    line
+}
+
+struct Deepen<'x, 'a> {
+    tt: &'x mut Tt,
+    search: &'x mut Search<'a>,
+    settings: Settings,
+}
+
+impl WithState for Deepen<'_, '_> {
+    type Output = Outcome;
+    fn run<S: State>(self, root: S) -> Outcome {
+        let Deepen {
+            tt,
+            search,
+            settings,
+        } = self;
+        let budget = search.time_budget();
+        let node_limit = search.limits.nodes.unwrap_or(u64::MAX).max(1);
+        let mut last: Option<Iteration> = None;
+        let mut nodes = 0;
+        let mut heuristic = 0;
+        for depth in 1..=settings.depth.clamp(1, MAX_DEPTH) {
+            // Depth 1 always completes (it takes microseconds), so there is always a searched
+            // move; `stop` still ends it.
+            let mut s = Searcher {
+                tt: &mut *tt,
+                search: &*search,
+                budget: if depth == 1 { None } else { budget },
+                node_limit: if depth == 1 { u64::MAX } else { node_limit },
+                nodes,
+                heuristic,
+                abort: false,
+            };
+            let it = s.root(&root, depth, settings.noise > 0.0);
+            nodes = s.nodes;
+            heuristic = s.heuristic;
+            let Some(it) = it else { break };
+            let ms = search.started.elapsed().as_millis() as u64;
+            let info = Info {
+                depth: Some(depth),
+                score: Some(if it.exact {
+                    Score::Exact(it.score / SCALE)
+                } else {
+                    Score::Seeds(round_div(it.score, SCALE))
+                }),
+                nodes: Some(nodes),
+                nps: Some(nodes * 1000 / ms.max(1)),
+                time: Some(ms),
+                pv: pv(tt, &root, it.best, depth as usize * 2 + 2),
+                ..Info::default()
+            };
+            search.info(&info);
+            let done = it.exact;
+            last = Some(it);
+            if done || search.stopped() || nodes >= node_limit {
+                break;
+            }
+            // An iteration costs several times the previous one: do not start one that cannot
+            // finish.
+            if let Some(b) = budget {
+                if search.started.elapsed() * 2 >= b {
+                    break;
+                }
+            }
+        }
+        Outcome { last, nodes }
+    }
+}
+
+fn round_div(a: i32, b: i32) -> i32 {
+    (a as f64 / b as f64).round() as i32
+}
+
+/// Iterative deepening on `pos` with `settings`, reporting `info` after each iteration.
+pub fn search(pos: &Position, settings: Settings, tt: &mut Tt, search: &mut Search<'_>) -> Outcome {
+    with_state(
+        pos,
+        Deepen {
+            tt,
+            search,
+            settings,
+        },
+    )
+}
+
+/// Draws a root move from softmax(score / temperature) (scores in internal units,
+/// temperature in seeds).
+pub fn sample_softmax(
+    scores: &[(Move, i32)],
+    temperature: f64,
+    rng: &mut impl Rng,
+) -> Option<Move> {
+    let max = scores.iter().map(|&(_, s)| s).max()?;
+    let weights: Vec<f64> = scores
+        .iter()
+        .map(|&(_, s)| (((s - max) as f64 / SCALE as f64) / temperature).exp())
+        .collect();
+    let total: f64 = weights.iter().sum();
+    let mut x = rng.gen::<f64>() * total;
+    for (&(mv, _), w) in scores.iter().zip(&weights) {
+        if x < *w {
+            return Some(mv);
+        }
+        x -= w;
+    }
+    scores.last().map(|&(mv, _)| mv)
+}
+
+/// The alpha-beta bot with its options (docs/bots.md).
+pub struct AlphaBetaBot {
+    level: Level,
+    /// `Depth` option: 0 = the level's cap.
+    depth: u32,
+    /// `Noise` option: `None` = the level's.
+    noise: Option<f64>,
+    hash_mb: usize,
+    tt: Tt,
+    rng: ChaCha8Rng,
+}
+
+impl Default for AlphaBetaBot {
+    fn default() -> Self {
+        AlphaBetaBot {
+            level: Level::Hard,
+            depth: 0,
+            noise: None,
+            hash_mb: 16,
+            tt: Tt::new(16),
+            rng: ChaCha8Rng::seed_from_u64(0),
+        }
+    }
+}
+
+impl AlphaBetaBot {
+    /// The settings for a `go` with these limits: `go depth` beats the `Depth` option, which
+    /// beats the level's cap; `go infinite` (without `depth`) lifts the cap.
+    pub fn settings(&self, limits: &mancala_arena::protocol::GoLimits) -> Settings {
+        let timed = limits.movetime.is_some() || limits.time.is_some();
+        let depth = if let Some(d) = limits.depth {
+            d
+        } else if limits.infinite {
+            MAX_DEPTH
+        } else if self.depth > 0 {
+            self.depth
+        } else if timed {
+            self.level.timed_depth()
+        } else {
+            self.level.depth()
+        };
+        Settings {
+            depth: depth.clamp(1, MAX_DEPTH),
+            noise: self.noise.unwrap_or(self.level.noise()),
+        }
+    }
+
+    /// Searches `pos` and picks the move (see the module docs).
+    pub fn choose(&mut self, pos: &Position, search: &mut Search<'_>) -> Move {
+        let settings = self.settings(&search.limits);
+        let out = self::search(pos, settings, &mut self.tt, search);
+        let fallback = pos.legal_moves().first().copied().unwrap_or(Move::Pit(1));
+        let Some(it) = out.last else { return fallback };
+        if settings.noise > 0.0 && !it.root_scores.is_empty() {
+            sample_softmax(&it.root_scores, settings.noise, &mut self.rng).unwrap_or(it.best)
+        } else {
+            it.best
+        }
+    }
+}
+
+impl Bot for AlphaBetaBot {
+    fn name(&self) -> String {
+        format!("alphabeta {}", env!("CARGO_PKG_VERSION"))
+    }
+
+    fn options(&self) -> Vec<OptionDecl> {
+        vec![
+            OptionDecl {
+                name: "Level".into(),
+                kind: OptionKind::Combo {
+                    default: Level::Hard.as_str().into(),
+                    vars: Level::ALL.iter().map(|l| l.as_str().to_string()).collect(),
+                },
+            },
+            OptionDecl {
+                name: "Depth".into(),
+                kind: OptionKind::Spin {
+                    default: 0,
+                    min: 0,
+                    max: MAX_DEPTH as i64,
+                },
+            },
+            OptionDecl {
+                name: "Noise".into(),
+                kind: OptionKind::String {
+                    default: "auto".into(),
+                },
+            },
+            OptionDecl {
+                name: "Hash".into(),
+                kind: OptionKind::Spin {
+                    default: 16,
+                    min: 1,
+                    max: 4096,
+                },
+            },
+        ]
+    }
+
+    fn set_option(&mut self, name: &str, value: &str) -> Result<(), String> {
+        match name.to_ascii_lowercase().as_str() {
+            "level" => self.level = value.parse()?,
+            "depth" => {
+                let d: u32 = value
+                    .trim()
+                    .parse()
+                    .map_err(|_| format!("`{value}`: expected 0..={MAX_DEPTH}"))?;
+                if d > MAX_DEPTH {
+                    return Err(format!("`{value}`: expected 0..={MAX_DEPTH}"));
+                }
+                self.depth = d;
+            }
+            "noise" => {
+                let v = value.trim();
+                if v.is_empty() || v.eq_ignore_ascii_case("auto") {
+                    self.noise = None;
+                } else {
+                    let t: f64 = v.parse().map_err(|_| {
+                        format!("`{value}`: expected a temperature in seeds (0, 0.35, 1.5) or auto")
+                    })?;
+                    if !(t.is_finite() && t >= 0.0) {
+                        return Err(format!("`{value}`: the temperature must be >= 0"));
+                    }
+                    self.noise = Some(t);
+                }
+            }
+            "hash" => {
+                let mb: usize = value
+                    .trim()
+                    .parse()
+                    .ok()
+                    .filter(|&m| (1..=4096).contains(&m))
+                    .ok_or_else(|| format!("`{value}`: expected 1..=4096 (MB)"))?;
+                if mb != self.hash_mb {
+                    self.hash_mb = mb;
+                    self.tt = Tt::new(mb);
+                }
+            }
+            _ => return Err(format!("unknown option `{name}`")),
+        }
+        Ok(())
+    }
+
+    fn new_game(&mut self, _ruleset: Ruleset, seed: u64) {
+        self.rng = ChaCha8Rng::seed_from_u64(seed);
+        self.tt.clear();
+    }
+
+    fn think(&mut self, pos: &Position, search: &mut Search<'_>) -> Move {
+        self.choose(pos, search)
+    }
+}

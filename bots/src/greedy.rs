@@ -1,0 +1,128 @@
+//! `greedy`: the move that leaves the most seeds in its own store at the end of its turn.
+//!
+//! A turn is followed through extra turns: when a sow gives the mover another sow, greedy
+//! continues with the continuation that maximises its store at the end of the turn (a full
+//! search over its own chain of sows, the opponent never moves), and the move's value is that
+//! maximum. After `swap` (pie rule) the mover's store is the store of the seat it takes over.
+//! A sow that ends the game is valued after the end-of-game sweep. Ties between first sows are
+//! broken uniformly at random with the game seed's generator, so a game repeats with its seed.
+//! It looks no further than its own turn: it never considers the opponent's reply.
+
+use rand::Rng;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
+use mancala_arena::rules::{Move, Position, Ruleset, Side};
+
+use crate::engine_loop::{Bot, Search};
+use crate::state::same_player;
+
+pub struct GreedyBot {
+    rng: ChaCha8Rng,
+}
+
+impl Default for GreedyBot {
+    fn default() -> Self {
+        GreedyBot {
+            rng: ChaCha8Rng::seed_from_u64(0),
+        }
+    }
+}
+
+/// The most seeds `player` (a seat) can have in its store when the turn that `pos` is in ends,
+/// if `player` keeps sowing greedily while it is to move. Chains are finite: every extra-turn
+/// sow puts a seed into the store.
+fn best_turn_store(pos: &Position, player: Side) -> u32 {
+    let mut best = 0;
+    for &mv in pos.legal_moves().iter() {
+        let mut child = pos.clone();
+        child.play_unchecked(mv);
+        best = best.max(turn_value(pos, mv, &child, player));
+    }
+    best
+}
+
+/// The value for `player` (the seat that moved in `parent`) of `child`, reached by `mv`.
+fn turn_value(parent: &Position, mv: Move, child: &Position, player: Side) -> u32 {
+    if same_player(parent, mv, child) {
+        best_turn_store(child, player)
+    } else if mv == Move::Swap {
+        // The mover takes over the other seat.
+        child.store(player.other())
+    } else {
+        child.store(player)
+    }
+}
+
+impl GreedyBot {
+    /// The greedy move for `pos` (see the module docs).
+    pub fn choose(&mut self, pos: &Position) -> Move {
+        let Some(me) = pos.to_move() else {
+            return Move::Pit(1);
+        };
+        let moves = pos.legal_moves();
+        let mut best: Vec<Move> = Vec::with_capacity(moves.len());
+        let mut best_value = 0;
+        for &mv in moves.iter() {
+            let mut child = pos.clone();
+            child.play_unchecked(mv);
+            let v = turn_value(pos, mv, &child, me);
+            if best.is_empty() || v > best_value {
+                best.clear();
+                best_value = v;
+            }
+            if v == best_value {
+                best.push(mv);
+            }
+        }
+        match best.len() {
+            0 => Move::Pit(1),
+            1 => best[0],
+            n => best[self.rng.gen_range(0..n)],
+        }
+    }
+}
+
+impl Bot for GreedyBot {
+    fn name(&self) -> String {
+        format!("greedy {}", env!("CARGO_PKG_VERSION"))
+    }
+
+    fn new_game(&mut self, _ruleset: Ruleset, seed: u64) {
+        self.rng = ChaCha8Rng::seed_from_u64(seed);
+    }
+
+    fn think(&mut self, pos: &Position, _search: &mut Search<'_>) -> Move {
+        self.choose(pos)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kalah(state: &str) -> Position {
+        Position::from_state("kalah".parse().unwrap(), state).unwrap()
+    }
+
+    #[test]
+    fn takes_the_extra_turn_then_the_best_continuation() {
+        // South: pit 6 holds 1 (lands in the store: extra turn), pit 5 holds 2 (pit 6, store:
+        // also an extra turn).
+        let pos = kalah("s/0.0.0.0.2.1/4.4.4.4.4.4/10.11/0");
+        let mut bot = GreedyBot::default();
+        // 6, 5, 6 again: store 10 -> 13 through the chain (then South's row is empty and the
+        // game ends); 5 first gives 11, then 6 (now 2 seeds) ends on North's side: 12.
+        assert_eq!(bot.choose(&pos), Move::Pit(6));
+        assert_eq!(best_turn_store(&pos, Side::South), 13);
+    }
+
+    #[test]
+    fn prefers_a_capture() {
+        // South pit 1 holds 1: it lands in the empty pit 2 and captures North's pit 5 (9 seeds);
+        // pit 6 only gives one seed to the store.
+        let pos = kalah("s/1.0.0.0.0.2/0.0.0.0.9.0/20.16/0");
+        let mut bot = GreedyBot::default();
+        assert_eq!(bot.choose(&pos), Move::Pit(1));
+    }
+}
