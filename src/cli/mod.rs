@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod check_bot;
+mod merge;
 mod perft;
 mod rate;
 mod replay;
@@ -36,6 +37,8 @@ pub enum Command {
     Rate(rate::RateArgs),
     /// Sequential probability ratio test between a base and a test bot (exit 0 H1, 3 H0, 4 inconclusive).
     Sprt(sprt::SprtArgs),
+    /// Combine shard folders (`run --shard I/N`) into one run folder.
+    Merge(merge::MergeArgs),
     /// Play a tournament (round robin or gauntlet) and write a results folder.
     #[command(visible_alias = "tournament")]
     Run(tournament::RunArgs),
@@ -55,6 +58,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Perft(args) => perft::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Rate(args) => rate::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Sprt(args) => sprt::run(&args),
+        Command::Merge(args) => merge::run(&args).map(|()| ExitCode::SUCCESS),
         Command::CheckBot(args) => check_bot::run(&args),
         Command::Run(args) => tournament::main(&args).map(|()| ExitCode::SUCCESS),
     }

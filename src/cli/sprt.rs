@@ -237,7 +237,6 @@ pub fn run(args: &SprtArgs) -> Result<ExitCode> {
         decided
     };
     let outcome = runtime.block_on(runner::run_observed(&config, &opts, &mut observer))?;
-    drop(observer);
     if outcome.interrupted {
         anyhow::bail!("interrupted");
     }

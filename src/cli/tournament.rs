@@ -70,7 +70,7 @@ pub struct RunArgs {
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Finish an interrupted run folder: plays exactly its missing games.
-    #[arg(long, value_name = "DIR", conflicts_with_all = ["config", "bots", "out"])]
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["config", "bots", "out", "shard"])]
     pub resume: Option<PathBuf>,
     /// A name for the run (folder name and reports) [default: from the file name, or `arena`].
     #[arg(long)]
@@ -136,8 +136,15 @@ struct FileBot {
     options: toml::Table,
 }
 
+/// A player of the default field: name, bundled bot binary, options.
+type Bundled = (
+    &'static str,
+    &'static str,
+    &'static [(&'static str, &'static str)],
+);
+
 /// The bundled bots, their binaries and options: the default field of `arena run`.
-pub const DEFAULT_FIELD: [(&str, &str, &[(&str, &str)]); 6] = [
+pub const DEFAULT_FIELD: [Bundled; 6] = [
     ("random", "random", &[]),
     ("greedy", "greedy", &[]),
     ("easy", "alphabeta", &[("Level", "easy")]),

@@ -28,6 +28,7 @@
 //! ```
 
 pub mod bootstrap;
+pub mod consistency;
 pub mod fit;
 pub mod ladder;
 pub mod pairwise;

@@ -330,7 +330,7 @@ fn two_disconnected_groups_warn() {
 fn simulate(truth: &[f64], adv: f64, nu: f64, pairs: usize, rng: &mut ChaCha8Rng) -> Vec<Game> {
     let n = truth.len();
     let mut g = Vec::with_capacity(2 * pairs);
-    let mut play = |a: usize, b: usize, rng: &mut ChaCha8Rng| -> Outcome {
+    let play = |a: usize, b: usize, rng: &mut ChaCha8Rng| -> Outcome {
         let [w, d, _] = davidson_probabilities(truth[a] - truth[b] + adv, nu);
         let u: f64 = rng.gen();
         if u < w {

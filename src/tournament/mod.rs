@@ -2,6 +2,7 @@
 //! results appended as games finish, and resume. See docs/tournament.md.
 
 pub mod config;
+pub mod merge;
 pub mod progress;
 pub mod referee;
 pub mod results;

@@ -217,8 +217,8 @@ async fn run(
     engines: &mut [&mut Engine; 2],
     game: &mut GameState,
 ) -> Result<(), Early> {
-    for player in 0..2 {
-        engines[player]
+    for (player, engine) in engines.iter_mut().enumerate() {
+        engine
             .new_game(setup.rules_text, setup.seeds[player])
             .await
             .map_err(|fault| Early::Forfeit { player, fault })?;

@@ -145,7 +145,7 @@ pub async fn run_observed(
     };
 
     let all = schedule_games(config, ruleset)?;
-    let in_shard = |g: &Pairing| opts.shard.is_none_or(|(i, n)| g.pair_id % n == i);
+    let in_shard = |g: &Pairing| opts.shard.map_or(true, |(i, n)| g.pair_id % n == i);
     let total = all.iter().filter(|(g, _)| in_shard(g)).count();
     let queue: VecDeque<_> = all
         .into_iter()

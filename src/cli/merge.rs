@@ -1,0 +1,72 @@
+//! `arena merge OUT DIR...`: shard folders in, one run folder out.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use mancala_arena::tournament::merge::merge;
+
+#[derive(clap::Args, Debug)]
+pub struct MergeArgs {
+    /// The merged run folder to create.
+    pub out: PathBuf,
+    /// Shard folders (`arena run --shard I/N` outputs) of one run.
+    #[arg(required = true)]
+    pub dirs: Vec<PathBuf>,
+}
+
+pub fn run(args: &MergeArgs) -> Result<()> {
+    let m = merge(&args.out, &args.dirs)?;
+    println!(
+        "merged {} folder(s): {} games of the schedule's {} ({} duplicate(s) dropped) into {}",
+        args.dirs.len(),
+        m.games,
+        m.expected_games,
+        m.duplicates,
+        args.out.display()
+    );
+    if let Some(n) = m.shards_seen.first().map(|s| s.1) {
+        let mut seen: Vec<u64> = m.shards_seen.iter().map(|s| s.0).collect();
+        seen.sort_unstable();
+        seen.dedup();
+        let missing: Vec<String> = (0..n)
+            .filter(|i| !seen.contains(i))
+            .map(|i| format!("{i}/{n}"))
+            .collect();
+        if !missing.is_empty() {
+            println!("warning: shards {} are missing", missing.join(", "));
+        }
+    }
+    if !m.conflicts.is_empty() {
+        println!(
+            "warning: {} game id(s) were played differently in two folders (kept the first): {:?}",
+            m.conflicts.len(),
+            &m.conflicts[..m.conflicts.len().min(10)]
+        );
+    }
+    if let Some(c) = &m.consistency {
+        println!(
+            "shard consistency: chi2 = {:.2} on {} df, p = {:.4}",
+            c.chi2, c.df, c.p_value
+        );
+        for s in &c.shards {
+            let flag = if s.z.abs() > 3.0 {
+                "  <- far from the others: check this machine"
+            } else {
+                ""
+            };
+            println!(
+                "  shard folder {}: {} games, first players scored {:.1} (model {:.1}), z = {:+.2}{flag}",
+                args.dirs[s.shard].display(),
+                s.games,
+                s.observed,
+                s.expected,
+                s.z
+            );
+        }
+        if c.p_value < 0.001 {
+            println!("warning: the shards are not consistent with one another (p < 0.001)");
+        }
+    }
+    println!("next: arena rate {}", args.out.display());
+    Ok(())
+}

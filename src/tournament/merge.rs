@@ -1,0 +1,188 @@
+//! `arena merge OUT DIR...`: combines shard folders of one run into a normal run folder that
+//! `arena rate` and `arena plot` read.
+//!
+//! Shards must come from the same configuration and seed (their `run.json` configurations are
+//! compared field by field); games are deduplicated by game id; the games of each shard are
+//! tested against the joint fit of all of them ([`crate::rating::consistency`]) to flag a broken
+//! machine.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+
+use super::results::{self, repair, GameRecord, ResultsWriter, RUN_JSON};
+use super::runner::RunFile;
+use crate::rating::consistency::{shard_consistency, Consistency};
+use crate::rating::fit::{fit, FitConfig};
+use crate::rating::GameTable;
+use crate::report::rate::games_of;
+
+/// What a merge did.
+#[derive(Debug)]
+pub struct Merged {
+    pub games: usize,
+    pub duplicates: usize,
+    /// Duplicate game ids whose rows differ (kept: the first folder's).
+    pub conflicts: Vec<u64>,
+    /// Expected game count of the whole schedule, and which shards of `N` were seen.
+    pub expected_games: usize,
+    pub shards_seen: Vec<(u64, u64)>,
+    pub consistency: Option<Consistency>,
+}
+
+/// The fields in which two run configurations differ (top-level keys of `run.json`'s config).
+fn config_differences(a: &RunFile, b: &RunFile) -> Result<Vec<String>> {
+    let (va, vb) = (
+        serde_json::to_value(&a.config)?,
+        serde_json::to_value(&b.config)?,
+    );
+    let (Some(ma), Some(mb)) = (va.as_object(), vb.as_object()) else {
+        bail!("run.json config is not an object")
+    };
+    let mut keys: Vec<&String> = ma.keys().chain(mb.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    Ok(keys
+        .into_iter()
+        .filter(|k| ma.get(*k) != mb.get(*k))
+        .cloned()
+        .collect())
+}
+
+/// Rows compare equal apart from the measured times.
+fn same_game(a: &GameRecord, b: &GameRecord) -> bool {
+    let strip = |r: &GameRecord| {
+        let mut row = r.row.clone();
+        row.wall_ms = 0;
+        row.first_think_ms = 0;
+        row.first_max_ms = 0;
+        row.second_think_ms = 0;
+        row.second_max_ms = 0;
+        (row, r.moves.clone())
+    };
+    strip(a) == strip(b)
+}
+
+/// Merges `dirs` into `out` (which must not hold a run yet).
+pub fn merge(out: &Path, dirs: &[PathBuf]) -> Result<Merged> {
+    if dirs.is_empty() {
+        bail!("arena merge needs at least one shard folder");
+    }
+    if out.join(RUN_JSON).exists() || out.join(results::GAMES_CSV).exists() {
+        bail!(
+            "{} already holds a run: merge into a new folder",
+            out.display()
+        );
+    }
+    let mut runs = Vec::new();
+    for dir in dirs {
+        let run = RunFile::read(dir)?;
+        // A shard killed mid-write may hold a torn line: repair it before reading.
+        let (_, notes) =
+            repair(dir).with_context(|| format!("cannot read the games of {}", dir.display()))?;
+        for note in notes {
+            eprintln!("merge: {note}");
+        }
+        runs.push(run);
+    }
+    let first = &runs[0];
+    for (run, dir) in runs.iter().zip(dirs).skip(1) {
+        let diff = config_differences(first, run)?;
+        if !diff.is_empty() {
+            bail!(
+                "{} and {} are not shards of one run: their configurations differ in {} (same command and seed needed)",
+                dirs[0].display(),
+                dir.display(),
+                diff.join(", ")
+            );
+        }
+        if run.shard.map(|s| s.1) != first.shard.map(|s| s.1) {
+            bail!(
+                "{} and {} were split into different numbers of shards",
+                dirs[0].display(),
+                dir.display()
+            );
+        }
+    }
+
+    let mut by_id: BTreeMap<u64, GameRecord> = BTreeMap::new();
+    let mut shard_records: Vec<Vec<GameRecord>> = Vec::new();
+    let (mut duplicates, mut conflicts) = (0, Vec::new());
+    for dir in dirs {
+        let records = results::read_records(dir)?;
+        let rows = results::read_games(dir)?;
+        if records.len() != rows.len() {
+            bail!(
+                "{}: games.csv and games.jsonl disagree ({} vs {} games)",
+                dir.display(),
+                rows.len(),
+                records.len()
+            );
+        }
+        for rec in &records {
+            match by_id.get(&rec.row.game_id) {
+                Some(existing) => {
+                    duplicates += 1;
+                    if !same_game(existing, rec) {
+                        conflicts.push(rec.row.game_id);
+                    }
+                }
+                None => {
+                    by_id.insert(rec.row.game_id, rec.clone());
+                }
+            }
+        }
+        shard_records.push(records);
+    }
+
+    std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    let mut run_file = RunFile::read(&dirs[0])?;
+    run_file.shard = None;
+    run_file.command = std::env::args().collect();
+    std::fs::write(
+        out.join(RUN_JSON),
+        serde_json::to_string_pretty(&run_file)? + "\n",
+    )?;
+    let mut writer = ResultsWriter::open(out)?;
+    for rec in by_id.values() {
+        writer.append(rec)?;
+    }
+    drop(writer);
+    results::write_pgn(out)?;
+
+    let names: Vec<String> = run_file
+        .config
+        .players
+        .iter()
+        .map(|p| p.name.clone())
+        .collect();
+    let all_rows: Vec<_> = by_id.values().map(|r| r.row.clone()).collect();
+    let consistency = if dirs.len() >= 2 && !all_rows.is_empty() {
+        let games = games_of(&all_rows, &names, false)?;
+        let ratings = fit(&GameTable::new(names.len(), &games)?, &FitConfig::default())?;
+        let per_shard = shard_records
+            .iter()
+            .map(|recs| {
+                games_of(
+                    &recs.iter().map(|r| r.row.clone()).collect::<Vec<_>>(),
+                    &names,
+                    false,
+                )
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Some(shard_consistency(&per_shard, &ratings))
+    } else {
+        None
+    };
+    let pairings =
+        super::schedule::pairings(names.len(), &run_file.config.format, run_file.config.pairs);
+    Ok(Merged {
+        games: by_id.len(),
+        duplicates,
+        conflicts,
+        expected_games: pairings.len(),
+        shards_seen: runs.iter().filter_map(|r| r.shard).collect(),
+        consistency,
+    })
+}
