@@ -49,6 +49,9 @@ pub const MAX_DEPTH: u32 = 64;
 /// TT depth of a solved subtree.
 const SOLVED: u8 = u8::MAX;
 
+/// Hard's node budget per move: about a tenth of a second in release builds.
+pub const HARD_NODES: u64 = 300_000;
+
 /// A named playing strength (the site's levels). See docs/bots.md for the table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Level {
@@ -68,21 +71,23 @@ impl Level {
         }
     }
 
-    /// Depth cap (turns) when `go` gives no time limit.
+    /// Depth cap in turns. It applies under a clock too (a clock can only cut a search
+    /// shorter), so a level plays the same moves whatever the time control, as long as the
+    /// clock is not too short for it.
     pub fn depth(self) -> u32 {
         match self {
             Level::Easy => 2,
             Level::Normal => 4,
-            Level::Hard => 12,
+            Level::Hard => 20,
         }
     }
 
-    /// Depth cap (turns) when `go` gives a time limit: Hard then searches as deep as the clock
-    /// allows; Easy and Normal keep their caps so a clock never makes them stronger.
-    pub fn timed_depth(self) -> u32 {
+    /// Node budget per `go` (a deterministic stand-in for a clock): an iteration that would
+    /// exceed it is abandoned, and none starts once half of it is spent.
+    pub fn nodes(self) -> Option<u64> {
         match self {
-            Level::Hard => MAX_DEPTH,
-            other => other.depth(),
+            Level::Easy | Level::Normal => None,
+            Level::Hard => Some(HARD_NODES),
         }
     }
 
@@ -113,6 +118,8 @@ pub struct Settings {
     pub depth: u32,
     /// Softmax temperature in seeds; 0 = no noise.
     pub noise: f64,
+    /// Node budget (besides `go nodes`): see [`Level::nodes`].
+    pub nodes: Option<u64>,
 }
 
 /// One TT slot: 16 bytes.
@@ -448,7 +455,12 @@ impl WithState for Deepen<'_, '_> {
             settings,
         } = self;
         let budget = search.time_budget();
-        let node_limit = search.limits.nodes.unwrap_or(u64::MAX).max(1);
+        let node_limit = search
+            .limits
+            .nodes
+            .unwrap_or(u64::MAX)
+            .min(settings.nodes.unwrap_or(u64::MAX))
+            .max(1);
         let mut last: Option<Iteration> = None;
         let mut nodes = 0;
         let mut heuristic = 0;
@@ -485,7 +497,7 @@ impl WithState for Deepen<'_, '_> {
             search.info(&info);
             let done = it.exact;
             last = Some(it);
-            if done || search.stopped() || nodes >= node_limit {
+            if done || search.stopped() || nodes.saturating_mul(2) >= node_limit {
                 break;
             }
             // An iteration costs several times the previous one: do not start one that cannot
@@ -567,22 +579,23 @@ impl Default for AlphaBetaBot {
 impl AlphaBetaBot {
     /// The settings for a `go` with these limits: `go depth` beats the `Depth` option, which
     /// beats the level's cap; `go infinite` (without `depth`) lifts the cap.
+    /// The level's node budget only goes with the level's own depth cap.
     pub fn settings(&self, limits: &mancala_arena::protocol::GoLimits) -> Settings {
-        let timed = limits.movetime.is_some() || limits.time.is_some();
+        let mut nodes = None;
         let depth = if let Some(d) = limits.depth {
             d
         } else if limits.infinite {
             MAX_DEPTH
         } else if self.depth > 0 {
             self.depth
-        } else if timed {
-            self.level.timed_depth()
         } else {
+            nodes = self.level.nodes();
             self.level.depth()
         };
         Settings {
             depth: depth.clamp(1, MAX_DEPTH),
             noise: self.noise.unwrap_or(self.level.noise()),
+            nodes,
         }
     }
 
@@ -690,5 +703,182 @@ impl Bot for AlphaBetaBot {
 
     fn think(&mut self, pos: &Position, search: &mut Search<'_>) -> Move {
         self.choose(pos, search)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mancala_arena::protocol::GoLimits;
+    use rand::seq::SliceRandom;
+    use std::sync::atomic::AtomicU64;
+
+    /// Plain minimax over whole games (no pruning, no TT): the final store difference for the
+    /// player to move in `pos`, in seeds.
+    fn minimax(pos: &Position) -> i32 {
+        let me = pos.to_move().unwrap();
+        let mut best = i32::MIN;
+        for &mv in pos.legal_moves().iter() {
+            let mut child = pos.clone();
+            child.play_unchecked(mv);
+            let v = match child.to_move() {
+                None => child.store_diff(if mv == Move::Swap { me.other() } else { me }),
+                Some(_) if same_player(pos, mv, &child) => minimax(&child),
+                Some(_) => -minimax(&child),
+            };
+            best = best.max(v);
+        }
+        best
+    }
+
+    fn run(pos: &Position, settings: Settings) -> Outcome {
+        let stop = AtomicU64::new(0);
+        let mut out = Vec::new();
+        let mut search = Search::new(GoLimits::default(), &stop, &mut out);
+        super::search(pos, settings, &mut Tt::new(1), &mut search)
+    }
+
+    fn unlimited() -> Settings {
+        Settings {
+            depth: MAX_DEPTH,
+            noise: 0.0,
+            nodes: None,
+        }
+    }
+
+    #[test]
+    fn proves_the_same_value_as_plain_minimax_on_tiny_boards() {
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        for rules in [
+            "kalah:pits=2,seeds=2",
+            "kalah:pits=3,seeds=2",
+            "kalah:pits=3,seeds=3,pie=true",
+        ] {
+            let ruleset: Ruleset = rules.parse().unwrap();
+            for game in 0..12 {
+                let mut pos = Position::new(ruleset);
+                // The start position, then positions along a random game.
+                for _ in 0..game {
+                    if pos.is_over() {
+                        break;
+                    }
+                    let mv = *pos.legal_moves().choose(&mut rng).unwrap();
+                    pos.play(mv).unwrap();
+                }
+                if pos.is_over() {
+                    continue;
+                }
+                let truth = minimax(&pos);
+                let it = run(&pos, unlimited()).last.unwrap();
+                assert!(it.exact, "{rules} {pos}: not proved");
+                assert_eq!(it.score, SCALE * truth, "{rules} {pos}");
+                // The chosen move achieves the value.
+                let mut child = pos.clone();
+                child.play(it.best).unwrap();
+                let v = match child.to_move() {
+                    None => child.store_diff(pos.to_move().unwrap()),
+                    Some(_) if same_player(&pos, it.best, &child) => minimax(&child),
+                    Some(_) => -minimax(&child),
+                };
+                assert_eq!(v, truth, "{rules} {pos}: move {}", it.best);
+            }
+        }
+    }
+
+    fn kalah(state: &str) -> Position {
+        Position::from_state("kalah".parse().unwrap(), state).unwrap()
+    }
+
+    /// The value of `mv` in `pos` by plain minimax, for `pos`'s mover.
+    fn minimax_move(pos: &Position, mv: Move) -> i32 {
+        let mut child = pos.clone();
+        child.play(mv).unwrap();
+        match child.to_move() {
+            None => child.store_diff(pos.to_move().unwrap()),
+            Some(_) if same_player(pos, mv, &child) => minimax(&child),
+            Some(_) => -minimax(&child),
+        }
+    }
+
+    #[test]
+    fn takes_the_extra_turn_when_it_is_the_only_best_move() {
+        // Random positions of Kalah(3,3) whose unique best move (by plain minimax) is a sow that
+        // gives an extra turn: the unlimited search must choose it and prove its value.
+        let ruleset: Ruleset = "kalah:pits=3,seeds=3".parse().unwrap();
+        let mut rng = ChaCha8Rng::seed_from_u64(11);
+        let mut found = 0;
+        for game in 0..300 {
+            let mut pos = Position::new(ruleset);
+            for _ in 0..game % 7 {
+                if pos.is_over() {
+                    break;
+                }
+                let mv = *pos.legal_moves().choose(&mut rng).unwrap();
+                pos.play(mv).unwrap();
+            }
+            if pos.is_over() {
+                continue;
+            }
+            let values: Vec<(Move, i32)> = pos
+                .legal_moves()
+                .iter()
+                .map(|&mv| (mv, minimax_move(&pos, mv)))
+                .collect();
+            let best = values.iter().map(|&(_, v)| v).max().unwrap();
+            let winners: Vec<Move> = values
+                .iter()
+                .filter(|&&(_, v)| v == best)
+                .map(|&(m, _)| m)
+                .collect();
+            let [winner] = winners[..] else { continue };
+            let mut child = pos.clone();
+            child.play(winner).unwrap();
+            if !same_player(&pos, winner, &child) {
+                continue;
+            }
+            found += 1;
+            let it = run(&pos, unlimited()).last.unwrap();
+            assert_eq!(it.best, winner, "{pos}");
+            assert!(it.exact);
+            assert_eq!(it.score, SCALE * best, "{pos}");
+        }
+        assert!(found >= 5, "only {found} test positions");
+    }
+
+    #[test]
+    fn finds_the_capture() {
+        // South's pit 1 (1 seed) lands in the empty pit 2, opposite North's 9 seeds.
+        let pos = kalah("s/1.0.0.0.0.2/0.0.0.0.9.0/20.16/0");
+        let it = run(&pos, unlimited()).last.unwrap();
+        assert_eq!(it.best, Move::Pit(1));
+        assert!(it.exact);
+        assert_eq!(it.score, SCALE * (32 - 16));
+    }
+
+    #[test]
+    fn noise_is_reproducible_and_zero_noise_is_the_best_move() {
+        let pos = Position::new("kalah".parse().unwrap());
+        let scores = run(
+            &pos,
+            Settings {
+                depth: 3,
+                noise: 1.0,
+                nodes: None,
+            },
+        )
+        .last
+        .unwrap()
+        .root_scores;
+        assert_eq!(scores.len(), 6);
+        let draw = |seed| {
+            let mut rng = ChaCha8Rng::seed_from_u64(seed);
+            (0..20)
+                .map(|_| sample_softmax(&scores, 1.5, &mut rng).unwrap())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(draw(5), draw(5));
+        let best = scores.iter().max_by_key(|&&(_, s)| s).unwrap();
+        let mut rng = ChaCha8Rng::seed_from_u64(1);
+        assert_eq!(sample_softmax(&scores, 1e-9, &mut rng), Some(best.0));
     }
 }

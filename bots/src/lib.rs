@@ -13,5 +13,6 @@
 pub mod alphabeta;
 pub mod engine_loop;
 pub mod greedy;
+pub mod mcts;
 pub mod random;
 pub mod state;
