@@ -401,10 +401,10 @@ pub fn format_table(rated: &Rated, opts: &RateOptions) -> String {
             r.score_pct.unwrap_or(f64::NAN),
             r.draw_pct.unwrap_or(f64::NAN),
             r.p_best.map_or("-".to_string(), |p| format!("{p:.3}")),
-            if r.unbounded {
-                "  (bound: never lost or never scored)"
-            } else {
-                ""
+            match r.score_pct {
+                Some(p) if r.unbounded && p >= 100.0 => "  (never lost: a bound set by the prior)",
+                Some(p) if r.unbounded && p <= 0.0 => "  (never scored: a bound set by the prior)",
+                _ => "",
             }
         );
     }
@@ -448,10 +448,11 @@ pub fn format_table(rated: &Rated, opts: &RateOptions) -> String {
                     p.penta_ll, p.penta_ld, p.penta_dd_wl, p.penta_wd, p.penta_ww
                 ),
                 p.score_pct.unwrap_or(f64::NAN),
-                if elo.is_finite() {
-                    format!("{} ± {:.0}", signed(elo), err)
-                } else {
-                    "-".to_string()
+                match p.score_pct {
+                    Some(s) if s >= 100.0 => "+inf".to_string(),
+                    Some(s) if s <= 0.0 => "-inf".to_string(),
+                    _ if elo.is_finite() => format!("{} ± {:.0}", signed(elo), err),
+                    _ => "-".to_string(),
                 },
                 p.los.map_or("-".to_string(), |l| format!("{:.3}", l)),
             );
