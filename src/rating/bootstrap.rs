@@ -134,6 +134,8 @@ pub fn bootstrap(
     let units = table.units();
     let base = float_counts(table);
     let mut counts = vec![[0.0f64; 3]; base.len()];
+    let unit_type = table.unit_type();
+    let mut type_draws = vec![0u32; table.unit_types()];
     // samples[b * n + i]
     let mut elo_samples: Vec<f64> = Vec::with_capacity(config.samples * n);
     let mut adv = Vec::with_capacity(config.samples);
@@ -142,11 +144,14 @@ pub fn bootstrap(
     let mut p = point.raw.clone();
     for _ in 0..config.samples {
         counts.iter_mut().for_each(|c| *c = [0.0; 3]);
-        if units > 0 {
-            for _ in 0..units {
-                let u = rng.gen_range(0..units);
-                for &(c, o) in table.unit(u) {
-                    counts[c as usize][o as usize] += 1.0;
+        type_draws.iter_mut().for_each(|c| *c = 0);
+        for _ in 0..units {
+            type_draws[unit_type[rng.gen_range(0..units)] as usize] += 1;
+        }
+        for (t, &k) in type_draws.iter().enumerate() {
+            if k > 0 {
+                for &(c, o) in table.type_games(t) {
+                    counts[c as usize][o as usize] += k as f64;
                 }
             }
         }

@@ -479,21 +479,33 @@ impl Objective<'_> {
             if !decrement.is_finite() {
                 return Err(RatingError::NoConvergence { iterations: iter });
             }
-            if decrement < 1e-14 {
+            if decrement < 1e-12 {
                 return Ok(iter);
             }
             // Cap huge steps (raw units: 5 ≈ 870 Elo) so exp() stays tame.
             let big = step.iter().fold(0.0f64, |a, b| a.max(b.abs()));
             let mut t = if big > 5.0 { 5.0 / big } else { 1.0 };
-            loop {
+            let improved = loop {
                 for ((q, a), b) in trial.iter_mut().zip(p.iter()).zip(&step) {
                     *q = a + t * b;
                 }
                 let ft = self.eval(counts, &trial, None, None);
-                if ft >= f + 1e-4 * t * decrement || t < 1e-12 {
-                    break;
+                if ft >= f + 1e-4 * t * decrement {
+                    break true;
+                }
+                if t < 1e-3 {
+                    break false;
                 }
                 t *= 0.5;
+            };
+            if !improved {
+                // The objective is concave, so a Newton direction that cannot be improved on
+                // means we are at the optimum to the precision of summing the counts
+                // (|f| grows with the number of games).
+                if decrement < 1e-9 * f.abs().max(1.0) {
+                    return Ok(iter);
+                }
+                return Err(RatingError::NoConvergence { iterations: iter });
             }
             p.copy_from_slice(&trial);
         }

@@ -108,8 +108,8 @@ pub struct LadderTrack {
 /// ];
 /// let tracks = run_ladder(2, &games, &LadderConfig::default()).unwrap();
 /// assert_eq!(tracks[0].trajectory[..2], [1200.0, 1216.0]);
-/// // then 1184 (first) draws 1216: E = 1/(1 + 10^(32/400)) = 0.453982, it gains 1.4726
-/// assert!((tracks[1].final_rating - 1185.4726).abs() < 1e-4);
+/// // then 1184 (first) draws 1216: E = 1/(1 + 10^(32/400)) = 0.454078, it gains 1.4695
+/// assert!((tracks[1].final_rating - 1185.4695).abs() < 1e-4);
 /// ```
 pub fn run_ladder(
     players: usize,

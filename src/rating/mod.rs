@@ -214,10 +214,13 @@ pub struct GameTable {
     players: usize,
     cells: Vec<Cell>,
     totals: Vec<PlayerTotals>,
-    /// For each unit, the range into `unit_games`.
-    unit_offsets: Vec<usize>,
-    /// Flattened `(cell index, outcome index)` of the games of each unit.
-    unit_games: Vec<(u32, u8)>,
+    /// For each distinct unit content ("type"), the range into `type_games`.
+    type_offsets: Vec<usize>,
+    /// Flattened `(cell index, outcome index)` of the games of each unit type.
+    type_games: Vec<(u32, u8)>,
+    /// The type of each unit (bootstrap draws units uniformly, then looks up the type: a
+    /// small array keeps the resampling cache-friendly).
+    unit_type: Vec<u32>,
     /// Per unit: `Some((a, b, pair points of a in half points 0..=4))` when the unit is exactly
     /// two games between `a < b` with colours swapped; used for pentanomial counts.
     unit_penta: Vec<Option<(usize, usize, u8)>>,
@@ -233,8 +236,6 @@ impl GameTable {
         let mut cell_index: HashMap<(usize, usize), u32> = HashMap::new();
         let mut cells: Vec<Cell> = Vec::new();
         let mut totals = vec![PlayerTotals::default(); players];
-        let mut units: HashMap<u64, Vec<usize>> = HashMap::new();
-        let mut unit_order: Vec<u64> = Vec::new();
         let mut game_cell: Vec<u32> = Vec::with_capacity(games.len());
         for (k, g) in games.iter().enumerate() {
             for p in [g.first, g.second] {
@@ -273,32 +274,44 @@ impl GameTable {
                 }
             }
             totals[g.first].games_first += 1;
-            units
-                .entry(g.pair)
-                .or_insert_with(|| {
-                    unit_order.push(g.pair);
-                    Vec::new()
-                })
-                .push(k);
         }
-        let mut unit_offsets = Vec::with_capacity(unit_order.len() + 1);
-        let mut unit_games = Vec::with_capacity(games.len());
-        let mut unit_penta = Vec::with_capacity(unit_order.len());
-        unit_offsets.push(0);
-        for id in &unit_order {
-            let members = &units[id];
-            for &k in members {
-                unit_games.push((game_cell[k], games[k].outcome.index() as u8));
+        // Units: games grouped by pair id (stable sort keeps game order inside a pair).
+        let mut order: Vec<usize> = (0..games.len()).collect();
+        order.sort_by_key(|&k| games[k].pair);
+        let mut type_index: HashMap<Vec<(u32, u8)>, u32> = HashMap::new();
+        let mut type_offsets = vec![0];
+        let mut type_games = Vec::new();
+        let mut unit_type = Vec::new();
+        let mut unit_penta = Vec::new();
+        let mut start = 0;
+        while start < order.len() {
+            let id = games[order[start]].pair;
+            let mut end = start;
+            while end < order.len() && games[order[end]].pair == id {
+                end += 1;
             }
-            unit_offsets.push(unit_games.len());
+            let members = &order[start..end];
+            let key: Vec<(u32, u8)> = members
+                .iter()
+                .map(|&k| (game_cell[k], games[k].outcome.index() as u8))
+                .collect();
+            let next = type_index.len() as u32;
+            let t = *type_index.entry(key.clone()).or_insert(next);
+            if t == next {
+                type_games.extend_from_slice(&key);
+                type_offsets.push(type_games.len());
+            }
+            unit_type.push(t);
             unit_penta.push(penta_of_unit(members.iter().map(|&k| &games[k])));
+            start = end;
         }
         Ok(GameTable {
             players,
             cells,
             totals,
-            unit_offsets,
-            unit_games,
+            type_offsets,
+            type_games,
+            unit_type,
             unit_penta,
             games: games.len(),
         })
@@ -329,8 +342,19 @@ impl GameTable {
         &self.totals
     }
 
-    pub(crate) fn unit(&self, u: usize) -> &[(u32, u8)] {
-        &self.unit_games[self.unit_offsets[u]..self.unit_offsets[u + 1]]
+    /// Number of distinct unit contents.
+    pub(crate) fn unit_types(&self) -> usize {
+        self.type_offsets.len() - 1
+    }
+
+    /// The type of each unit.
+    pub(crate) fn unit_type(&self) -> &[u32] {
+        &self.unit_type
+    }
+
+    /// The games of a unit type.
+    pub(crate) fn type_games(&self, t: usize) -> &[(u32, u8)] {
+        &self.type_games[self.type_offsets[t]..self.type_offsets[t + 1]]
     }
 
     pub(crate) fn unit_penta(&self) -> &[Option<(usize, usize, u8)>] {
