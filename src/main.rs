@@ -3,14 +3,18 @@
 
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, FromArgMatches};
 
 mod cli;
 
 fn main() -> ExitCode {
-    let args = cli::Cli::parse();
+    let matches = cli::Cli::command().get_matches();
+    let args = match cli::Cli::from_arg_matches(&matches) {
+        Ok(args) => cli::with_grouped_values(args, &matches),
+        Err(err) => err.exit(),
+    };
     match cli::run(args) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => code,
         Err(err) => {
             // A closed pipe (`arena replay ... | head`) is not an error.
             if err.chain().any(|e| {

@@ -2,10 +2,14 @@
 //! Each subcommand's code is its own file here; add new ones beside `replay` and `perft`.
 //! Exit codes: 0 success, 1 an error (printed once to stderr), 2 a usage error (from clap).
 
+use std::process::ExitCode;
+
 use clap::{Parser, Subcommand};
 
+mod check_bot;
 mod perft;
 mod replay;
+mod tournament;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -24,11 +28,26 @@ pub enum Command {
     Replay(replay::ReplayArgs),
     /// Count the move sequences of each length from the start (rules engine check and benchmark).
     Perft(perft::PerftArgs),
+    /// Run a bot through the whole protocol and report what it does wrong.
+    CheckBot(check_bot::CheckBotArgs),
+    /// Play a tournament (round robin or gauntlet) and write a results folder.
+    #[command(visible_alias = "tournament")]
+    Run(tournament::RunArgs),
 }
 
-pub fn run(cli: Cli) -> anyhow::Result<()> {
+/// Completes what clap's derive cannot express: `--bot` values grouped per occurrence.
+pub fn with_grouped_values(mut cli: Cli, matches: &clap::ArgMatches) -> Cli {
+    if let (Command::Run(args), Some(("run", sub))) = (&mut cli.command, matches.subcommand()) {
+        args.group_bots(sub);
+    }
+    cli
+}
+
+pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
-        Command::Replay(args) => replay::run(&args),
-        Command::Perft(args) => perft::run(&args),
+        Command::Replay(args) => replay::run(&args).map(|()| ExitCode::SUCCESS),
+        Command::Perft(args) => perft::run(&args).map(|()| ExitCode::SUCCESS),
+        Command::CheckBot(args) => check_bot::run(&args),
+        Command::Run(args) => tournament::main(&args).map(|()| ExitCode::SUCCESS),
     }
 }

@@ -1,1 +1,414 @@
-//! rating (placeholder, filled in by its issue).
+//! Rating maths: joint Elo by maximum likelihood with confidence intervals, the pairwise
+//! table (trinomial and pentanomial statistics), the SPRT, and the site's incremental
+//! K-factor ladder.
+//!
+//! Everything here is pure: no I/O, no clocks, no global randomness. Functions return
+//! numbers in plain structs (all `serde::Serialize`); `report/` formats them. Randomness
+//! (the bootstrap) comes from a caller-given [`rand_chacha::ChaCha8Rng`].
+//!
+//! The flow is: a list of [`Game`]s → a validated [`GameTable`] (counts per ordered
+//! pair of players, and the game pairs kept together for resampling) → [`fit::fit`] →
+//! [`bootstrap::bootstrap`]; [`pairwise::pairwise_table`] and [`sprt::Sprt`] read the same
+//! table; [`ladder::run_ladder`] reads the games in order. Every formula, with its source, is
+//! written out in `docs/statistics.md`.
+//!
+//! ```
+//! use mancala_arena::rating::{fit::{fit, FitConfig}, Game, GameTable, Outcome};
+//! // Player 0 beats player 1 in both games of a colour-swapped pair, and they draw a pair.
+//! let games = vec![
+//!     Game { pair: 0, first: 0, second: 1, outcome: Outcome::Win },
+//!     Game { pair: 0, first: 1, second: 0, outcome: Outcome::Loss },
+//!     Game { pair: 1, first: 0, second: 1, outcome: Outcome::Draw },
+//!     Game { pair: 1, first: 1, second: 0, outcome: Outcome::Draw },
+//! ];
+//! let table = GameTable::new(2, &games).unwrap();
+//! let ratings = fit(&table, &FitConfig::default()).unwrap();
+//! assert!(ratings.players[0].elo > ratings.players[1].elo);
+//! assert!((ratings.players[0].elo + ratings.players[1].elo - 2400.0).abs() < 1e-6);
+//! ```
+
+pub mod bootstrap;
+pub mod fit;
+pub mod ladder;
+pub mod pairwise;
+pub mod rows;
+pub mod sprt;
+
+mod linalg;
+
+use serde::{Deserialize, Serialize};
+use statrs::distribution::{ContinuousCDF, Normal};
+use std::collections::HashMap;
+
+/// The result of one game from the FIRST player's point of view.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Outcome {
+    /// The first player won (1 point).
+    Win,
+    /// A draw (½ point each).
+    Draw,
+    /// The first player lost (0 points).
+    Loss,
+}
+
+impl Outcome {
+    /// The outcome for a first-player score of 1, 0.5 or 0.
+    pub fn from_score(score: f64) -> Result<Outcome, RatingError> {
+        if score == 1.0 {
+            Ok(Outcome::Win)
+        } else if score == 0.5 {
+            Ok(Outcome::Draw)
+        } else if score == 0.0 {
+            Ok(Outcome::Loss)
+        } else {
+            Err(RatingError::InvalidScore { score })
+        }
+    }
+
+    /// The first player's points: 1, 0.5 or 0.
+    pub fn score(self) -> f64 {
+        match self {
+            Outcome::Win => 1.0,
+            Outcome::Draw => 0.5,
+            Outcome::Loss => 0.0,
+        }
+    }
+
+    /// The same game seen from the other player.
+    pub fn flipped(self) -> Outcome {
+        match self {
+            Outcome::Win => Outcome::Loss,
+            Outcome::Draw => Outcome::Draw,
+            Outcome::Loss => Outcome::Win,
+        }
+    }
+
+    /// Index into `[wins, draws, losses]` arrays.
+    fn index(self) -> usize {
+        match self {
+            Outcome::Win => 0,
+            Outcome::Draw => 1,
+            Outcome::Loss => 2,
+        }
+    }
+}
+
+/// One finished game as the harness records it.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Game {
+    /// Game-pair id: both games of a pair start from the same opening with colours swapped.
+    pub pair: u64,
+    /// Index of the player who moved first.
+    pub first: usize,
+    /// Index of the player who moved second.
+    pub second: usize,
+    /// The result from the first player's view.
+    pub outcome: Outcome,
+}
+
+impl Game {
+    /// Builds a game from the first player's score (1, 0.5 or 0), as `games.csv` stores it.
+    pub fn from_score(
+        pair: u64,
+        first: usize,
+        second: usize,
+        score: f64,
+    ) -> Result<Game, RatingError> {
+        Ok(Game {
+            pair,
+            first,
+            second,
+            outcome: Outcome::from_score(score)?,
+        })
+    }
+}
+
+/// Errors of the rating module.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RatingError {
+    /// A rating pool needs at least one player.
+    #[error("no players: a rating pool needs at least one player")]
+    NoPlayers,
+    /// A game refers to a player index outside the name list.
+    #[error("game {game}: player index {player} is out of range (there are {players} players)")]
+    PlayerOutOfRange {
+        /// Position of the game in the input slice.
+        game: usize,
+        /// The offending index.
+        player: usize,
+        /// Number of players.
+        players: usize,
+    },
+    /// A game of a player against itself.
+    #[error("game {game}: player {player} cannot play itself")]
+    SelfPlay {
+        /// Position of the game in the input slice.
+        game: usize,
+        /// The player.
+        player: usize,
+    },
+    /// A score other than 1, 0.5 or 0.
+    #[error("invalid score {score}: a game scores 1, 0.5 or 0 for the first player")]
+    InvalidScore {
+        /// The score given.
+        score: f64,
+    },
+    /// A configuration value out of its range.
+    #[error("invalid configuration: {0}")]
+    InvalidConfig(String),
+    /// Newton's method did not converge (should not happen: the objective is concave).
+    #[error("the rating fit did not converge in {iterations} iterations")]
+    NoConvergence {
+        /// Iterations run.
+        iterations: usize,
+    },
+}
+
+/// One ordered encounter: counts of results when `first` moved first against `second`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Cell {
+    /// The player who moved first.
+    pub first: usize,
+    /// The player who moved second.
+    pub second: usize,
+    /// `[wins, draws, losses]` from the first player's view.
+    pub counts: [u64; 3],
+}
+
+/// Per-player totals over all games (both colours).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct PlayerTotals {
+    /// Games played.
+    pub games: u64,
+    /// Wins.
+    pub wins: u64,
+    /// Draws.
+    pub draws: u64,
+    /// Losses.
+    pub losses: u64,
+    /// Games played as first mover.
+    pub games_first: u64,
+}
+
+impl PlayerTotals {
+    /// Points: wins + draws / 2.
+    pub fn points(&self) -> f64 {
+        self.wins as f64 + 0.5 * self.draws as f64
+    }
+
+    /// Score fraction (points / games), or `None` without games.
+    pub fn score(&self) -> Option<f64> {
+        (self.games > 0).then(|| self.points() / self.games as f64)
+    }
+}
+
+/// Validated results, aggregated for fitting and resampling.
+///
+/// Invariants (checked by [`GameTable::new`]): at least one player; every game's player
+/// indices are `< players` and distinct. Games are grouped by their `pair` id into *units*,
+/// the blocks the bootstrap resamples (a unit usually holds the two colour-swapped games).
+#[derive(Debug, Clone)]
+pub struct GameTable {
+    players: usize,
+    cells: Vec<Cell>,
+    totals: Vec<PlayerTotals>,
+    /// For each unit, the range into `unit_games`.
+    unit_offsets: Vec<usize>,
+    /// Flattened `(cell index, outcome index)` of the games of each unit.
+    unit_games: Vec<(u32, u8)>,
+    /// Per unit: `Some((a, b, pair points of a in half points 0..=4))` when the unit is exactly
+    /// two games between `a < b` with colours swapped; used for pentanomial counts.
+    unit_penta: Vec<Option<(usize, usize, u8)>>,
+    games: usize,
+}
+
+impl GameTable {
+    /// Validates and aggregates `games` for a pool of `players` players.
+    pub fn new(players: usize, games: &[Game]) -> Result<GameTable, RatingError> {
+        if players == 0 {
+            return Err(RatingError::NoPlayers);
+        }
+        let mut cell_index: HashMap<(usize, usize), u32> = HashMap::new();
+        let mut cells: Vec<Cell> = Vec::new();
+        let mut totals = vec![PlayerTotals::default(); players];
+        let mut units: HashMap<u64, Vec<usize>> = HashMap::new();
+        let mut unit_order: Vec<u64> = Vec::new();
+        let mut game_cell: Vec<u32> = Vec::with_capacity(games.len());
+        for (k, g) in games.iter().enumerate() {
+            for p in [g.first, g.second] {
+                if p >= players {
+                    return Err(RatingError::PlayerOutOfRange {
+                        game: k,
+                        player: p,
+                        players,
+                    });
+                }
+            }
+            if g.first == g.second {
+                return Err(RatingError::SelfPlay {
+                    game: k,
+                    player: g.first,
+                });
+            }
+            let next = cells.len() as u32;
+            let c = *cell_index.entry((g.first, g.second)).or_insert(next);
+            if c == next {
+                cells.push(Cell {
+                    first: g.first,
+                    second: g.second,
+                    counts: [0; 3],
+                });
+            }
+            cells[c as usize].counts[g.outcome.index()] += 1;
+            game_cell.push(c);
+            for (p, o) in [(g.first, g.outcome), (g.second, g.outcome.flipped())] {
+                let t = &mut totals[p];
+                t.games += 1;
+                match o {
+                    Outcome::Win => t.wins += 1,
+                    Outcome::Draw => t.draws += 1,
+                    Outcome::Loss => t.losses += 1,
+                }
+            }
+            totals[g.first].games_first += 1;
+            units
+                .entry(g.pair)
+                .or_insert_with(|| {
+                    unit_order.push(g.pair);
+                    Vec::new()
+                })
+                .push(k);
+        }
+        let mut unit_offsets = Vec::with_capacity(unit_order.len() + 1);
+        let mut unit_games = Vec::with_capacity(games.len());
+        let mut unit_penta = Vec::with_capacity(unit_order.len());
+        unit_offsets.push(0);
+        for id in &unit_order {
+            let members = &units[id];
+            for &k in members {
+                unit_games.push((game_cell[k], games[k].outcome.index() as u8));
+            }
+            unit_offsets.push(unit_games.len());
+            unit_penta.push(penta_of_unit(members.iter().map(|&k| &games[k])));
+        }
+        Ok(GameTable {
+            players,
+            cells,
+            totals,
+            unit_offsets,
+            unit_games,
+            unit_penta,
+            games: games.len(),
+        })
+    }
+
+    /// Number of players.
+    pub fn players(&self) -> usize {
+        self.players
+    }
+
+    /// Number of games.
+    pub fn games(&self) -> usize {
+        self.games
+    }
+
+    /// Number of resampling units (distinct pair ids).
+    pub fn units(&self) -> usize {
+        self.unit_penta.len()
+    }
+
+    /// The ordered encounters with their counts.
+    pub fn cells(&self) -> &[Cell] {
+        &self.cells
+    }
+
+    /// Per-player totals.
+    pub fn totals(&self) -> &[PlayerTotals] {
+        &self.totals
+    }
+
+    pub(crate) fn unit(&self, u: usize) -> &[(u32, u8)] {
+        &self.unit_games[self.unit_offsets[u]..self.unit_offsets[u + 1]]
+    }
+
+    pub(crate) fn unit_penta(&self) -> &[Option<(usize, usize, u8)>] {
+        &self.unit_penta
+    }
+}
+
+/// A unit is pentanomial when it holds exactly two games between the same two players with
+/// the first mover swapped. Returns `(a, b, half points of a)` with `a < b`.
+fn penta_of_unit<'a>(mut games: impl Iterator<Item = &'a Game>) -> Option<(usize, usize, u8)> {
+    let g1 = games.next()?;
+    let g2 = games.next()?;
+    if games.next().is_some() || g1.first != g2.second || g1.second != g2.first {
+        return None;
+    }
+    let a = g1.first.min(g1.second);
+    let b = g1.first.max(g1.second);
+    let half = |g: &Game| -> u8 {
+        let s = if g.first == a {
+            g.outcome
+        } else {
+            g.outcome.flipped()
+        };
+        match s {
+            Outcome::Win => 2,
+            Outcome::Draw => 1,
+            Outcome::Loss => 0,
+        }
+    };
+    Some((a, b, half(g1) + half(g2)))
+}
+
+/// ln(10)/400: one Elo point in natural-log units of the odds.
+pub const ELO_SCALE: f64 = std::f64::consts::LN_10 / 400.0;
+
+/// 800/ln(10) ≈ 347.436: nElo per unit of the normalized t-value (fishtest `nelo_divided_by_nt`).
+pub const NELO_PER_T: f64 = 800.0 / std::f64::consts::LN_10;
+
+/// The logistic Elo difference for an expected score `s`: `−400·log10(1/s − 1)` (Elo 1978).
+///
+/// Like fishtest's `stat_util.elo`, `s` is clamped to `[1e-3, 1 − 1e-3]` so the result is
+/// finite (±1200 Elo at most).
+///
+/// ```
+/// use mancala_arena::rating::score_to_elo;
+/// assert!((score_to_elo(0.75) - 190.848).abs() < 1e-3);
+/// assert_eq!(score_to_elo(0.5), 0.0);
+/// ```
+pub fn score_to_elo(s: f64) -> f64 {
+    let s = s.clamp(1e-3, 1.0 - 1e-3);
+    -400.0 * (1.0 / s - 1.0).log10()
+}
+
+/// The expected score for a logistic Elo difference: `1 / (1 + 10^(−d/400))`.
+pub fn elo_to_score(d: f64) -> f64 {
+    1.0 / (1.0 + 10f64.powf(-d / 400.0))
+}
+
+/// The standard normal quantile Φ⁻¹(p).
+pub fn normal_quantile(p: f64) -> f64 {
+    // Normal::new(0, 1) cannot fail.
+    Normal::new(0.0, 1.0).map_or(f64::NAN, |n| n.inverse_cdf(p))
+}
+
+/// The standard normal CDF Φ(x).
+pub fn normal_cdf(x: f64) -> f64 {
+    Normal::new(0.0, 1.0).map_or(f64::NAN, |n| n.cdf(x))
+}
+
+/// Checks a confidence level is in (0, 1).
+pub(crate) fn check_level(level: f64) -> Result<(), RatingError> {
+    if level > 0.0 && level < 1.0 {
+        Ok(())
+    } else {
+        Err(RatingError::InvalidConfig(format!(
+            "confidence level {level} must be strictly between 0 and 1"
+        )))
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -298,3 +298,17 @@ pub struct IllegalMove {
     pub mv: Move,
     pub reason: IllegalReason,
 }
+
+/// Moves are stored in results files and configurations as their protocol text (`"3"`, `"swap"`).
+impl serde::Serialize for Move {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Move {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}

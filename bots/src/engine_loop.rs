@@ -1,0 +1,210 @@
+//! The protocol loop every bundled bot runs: the search is a [`Bot`], this module does the
+//! talking (docs/protocol.md).
+//!
+//! A reader thread turns stdin into messages and raises the stop flag the moment `stop` or
+//! `quit` arrives, so a search in progress can end at once; the main thread handles the messages
+//! in order and runs the search. The whole game is resent before every `go`, so the loop keeps no
+//! game state beyond the current ruleset and seed.
+
+use std::io::{BufRead, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use mancala_arena::protocol::{FromBot, GoLimits, IdKey, Info, OptionDecl, PositionStart, ToBot};
+use mancala_arena::rules::{Move, Position, Ruleset};
+
+/// A search algorithm behind the protocol.
+pub trait Bot {
+    /// `id name` value.
+    fn name(&self) -> String;
+    /// Options declared in the handshake.
+    fn options(&self) -> Vec<OptionDecl> {
+        Vec::new()
+    }
+    /// `setoption`; an error is reported as `info string` and otherwise ignored.
+    fn set_option(&mut self, name: &str, value: &str) -> Result<(), String> {
+        let _ = value;
+        Err(format!("unknown option `{name}`"))
+    }
+    /// A new game begins: reseed, clear tables.
+    fn new_game(&mut self, ruleset: Ruleset, seed: u64);
+    /// Chooses a move for the side to move in `pos` (never called on a finished game).
+    fn think(&mut self, pos: &Position, search: &mut Search<'_>) -> Move;
+}
+
+/// What a [`Bot`] gets while thinking: the limits, the clock, the stop flag, a way to report.
+pub struct Search<'a> {
+    pub limits: GoLimits,
+    pub started: Instant,
+    stop: &'a AtomicBool,
+    out: &'a mut dyn Write,
+}
+
+impl Search<'_> {
+    /// True once `stop` or `quit` arrived: answer now with the best move so far.
+    #[inline]
+    pub fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+
+    /// Sends an `info` line.
+    pub fn info(&mut self, info: &Info) {
+        let _ = writeln!(self.out, "{}", FromBot::Info(info.clone()));
+        let _ = self.out.flush();
+    }
+
+    /// The time this move may use, from `movetime` or the clock (1/20 of the remainder plus
+    /// most of the increment), less a safety margin for the pipe. `None` when no time limit.
+    pub fn time_budget(&self) -> Option<Duration> {
+        let from_clock = self
+            .limits
+            .time
+            .map(|t| t / 20 + self.limits.inc.unwrap_or(0) * 3 / 4);
+        let ms = match (self.limits.movetime, from_clock) {
+            (Some(m), Some(c)) => m.min(c),
+            (Some(m), None) => m,
+            (None, Some(c)) => c,
+            (None, None) => return None,
+        };
+        // Leave room for process overhead: 10% and at least 5 ms, never below 1 ms.
+        let margin = (ms / 10).max(5);
+        Some(Duration::from_millis(ms.saturating_sub(margin).max(1)))
+    }
+
+    /// True when the budget is spent.
+    pub fn out_of_time(&self, budget: Option<Duration>) -> bool {
+        budget.is_some_and(|b| self.started.elapsed() >= b)
+    }
+}
+
+/// Runs the protocol on stdin/stdout until `quit` or end of input.
+pub fn run(bot: &mut dyn Bot) {
+    let stop = Arc::new(AtomicBool::new(false));
+    let (tx, rx) = mpsc::channel::<ToBot>();
+    let reader_stop = stop.clone();
+    std::thread::spawn(move || {
+        let stdin = std::io::stdin();
+        for line in stdin.lock().split(b'\n') {
+            let Ok(bytes) = line else { break };
+            let text = String::from_utf8_lossy(&bytes);
+            let msg = match ToBot::parse(&text) {
+                Ok(msg) => msg,
+                Err(err) => ToBot::Unknown(format!("(malformed: {err})")),
+            };
+            match msg {
+                ToBot::Go(_) => reader_stop.store(false, Ordering::SeqCst),
+                ToBot::Stop | ToBot::Quit => reader_stop.store(true, Ordering::SeqCst),
+                _ => {}
+            }
+            let quit = matches!(msg, ToBot::Quit);
+            if tx.send(msg).is_err() || quit {
+                return;
+            }
+        }
+        // End of input is a quit.
+        reader_stop.store(true, Ordering::SeqCst);
+        let _ = tx.send(ToBot::Quit);
+    });
+
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let mut ruleset: Ruleset = Ruleset::default();
+    let mut position: Result<Position, String> = Ok(Position::new(ruleset));
+    let say = |out: &mut dyn Write, msg: FromBot| {
+        let _ = writeln!(out, "{msg}");
+        let _ = out.flush();
+    };
+    while let Ok(msg) = rx.recv() {
+        match msg {
+            ToBot::Mancala => {
+                say(
+                    &mut out,
+                    FromBot::Id {
+                        key: IdKey::Name,
+                        value: bot.name(),
+                    },
+                );
+                say(
+                    &mut out,
+                    FromBot::Id {
+                        key: IdKey::Author,
+                        value: "mancala-arena".into(),
+                    },
+                );
+                for decl in bot.options() {
+                    say(&mut out, FromBot::Option(decl));
+                }
+                say(&mut out, FromBot::MancalaOk);
+            }
+            ToBot::SetOption { name, value } => {
+                if let Err(err) = bot.set_option(&name, value.as_deref().unwrap_or("")) {
+                    say(&mut out, info_string(format!("setoption {name}: {err}")));
+                }
+            }
+            ToBot::IsReady => say(&mut out, FromBot::ReadyOk),
+            ToBot::NewGame {
+                ruleset: text,
+                seed,
+            } => match text.parse::<Ruleset>() {
+                Ok(r) => {
+                    ruleset = r;
+                    position = Ok(Position::new(ruleset));
+                    bot.new_game(ruleset, seed.unwrap_or(0));
+                }
+                Err(err) => say(&mut out, info_string(format!("newgame: {err}"))),
+            },
+            ToBot::Position { start, moves } => position = build_position(ruleset, &start, &moves),
+            ToBot::Go(limits) => {
+                let mv = match &position {
+                    Ok(pos) if !pos.is_over() => {
+                        let mut search = Search {
+                            limits,
+                            started: Instant::now(),
+                            stop: &stop,
+                            out: &mut out,
+                        };
+                        bot.think(pos, &mut search)
+                    }
+                    Ok(_) => {
+                        say(&mut out, info_string("go: the game is over".to_string()));
+                        continue;
+                    }
+                    Err(err) => {
+                        say(&mut out, info_string(format!("position: {err}")));
+                        continue;
+                    }
+                };
+                say(&mut out, FromBot::BestMove(mv));
+            }
+            ToBot::Stop | ToBot::Unknown(_) => {}
+            ToBot::Quit => return,
+        }
+    }
+}
+
+fn info_string(text: String) -> FromBot {
+    FromBot::Info(Info {
+        string: Some(text),
+        ..Info::default()
+    })
+}
+
+fn build_position(
+    ruleset: Ruleset,
+    start: &PositionStart,
+    moves: &[Move],
+) -> Result<Position, String> {
+    let mut pos = match start {
+        PositionStart::Startpos => Position::new(ruleset),
+        PositionStart::State(state) => {
+            Position::from_state(ruleset, state).map_err(|e| e.to_string())?
+        }
+    };
+    for (i, &mv) in moves.iter().enumerate() {
+        pos.play(mv)
+            .map_err(|e| format!("move {} (`{mv}`): {e}", i + 1))?;
+    }
+    Ok(pos)
+}

@@ -1,0 +1,101 @@
+//! `arena check-bot -- CMD ARGS...`: the protocol compliance check (docs/protocol.md).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Result;
+use mancala_arena::engine::check::{check_bot, CheckConfig, DEFAULT_RULESETS};
+use mancala_arena::engine::Program;
+
+#[derive(clap::Args, Debug)]
+pub struct CheckBotArgs {
+    /// A ruleset to play test positions in (repeatable; default: kalah, kalah:pits=4,seeds=3,
+    /// kalah:pie=true, oware, congkak).
+    #[arg(long = "ruleset")]
+    pub rulesets: Vec<String>,
+    /// An option to set before the checks, NAME=VALUE (repeatable).
+    #[arg(long = "option", value_name = "NAME=VALUE")]
+    pub options: Vec<String>,
+    /// Safety timeout for `go depth`/`nodes`/plain `go`, in ms.
+    #[arg(long, default_value_t = 10_000)]
+    pub timeout_ms: u64,
+    /// Allowance added to `movetime` budgets, in ms.
+    #[arg(long, default_value_t = 100)]
+    pub margin_ms: u64,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Where to write the transcript [default: a file in the temporary folder].
+    #[arg(long)]
+    pub transcript: Option<PathBuf>,
+    /// The bot's command line (run without a shell).
+    #[arg(last = true, required = true, value_name = "CMD")]
+    pub command: Vec<String>,
+}
+
+/// Exit codes: 0 compliant (warnings allowed), 1 a check failed, 2 the bot could not be started.
+pub fn run(args: &CheckBotArgs) -> Result<ExitCode> {
+    let mut options = Vec::new();
+    for o in &args.options {
+        let (n, v) = o
+            .split_once('=')
+            .ok_or_else(|| anyhow::anyhow!("--option `{o}` is not NAME=VALUE"))?;
+        options.push((n.to_string(), v.to_string()));
+    }
+    let rulesets = if args.rulesets.is_empty() {
+        DEFAULT_RULESETS.iter().map(|s| s.to_string()).collect()
+    } else {
+        args.rulesets.clone()
+    };
+    let program = Program::Exec {
+        program: PathBuf::from(&args.command[0]),
+        args: args.command[1..].to_vec(),
+    };
+    let transcript = args.transcript.clone().unwrap_or_else(|| {
+        std::env::temp_dir().join(format!("arena-check-bot-{}.txt", std::process::id()))
+    });
+    let config = CheckConfig {
+        program,
+        rulesets,
+        options,
+        timeout: Duration::from_millis(args.timeout_ms),
+        margin: Duration::from_millis(args.margin_ms),
+        seed: args.seed,
+        transcript,
+    };
+    mancala_arena::engine::become_subreaper();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let report = match runtime.block_on(check_bot(&config)) {
+        Ok(report) => report,
+        Err(fault) => {
+            eprintln!("error: {fault}");
+            return Ok(ExitCode::from(2));
+        }
+    };
+    for check in &report.checks {
+        let first = check.notes.first().map(String::as_str).unwrap_or("");
+        println!("{} {:<16} {first}", check.status.as_str(), check.name);
+        for note in check.notes.iter().skip(1) {
+            println!("     {:<16} {note}", "");
+        }
+    }
+    println!(
+        "{} checks: {} passed, {} warning(s), {} failed",
+        report.checks.len(),
+        report.checks.len() - report.failed() - report.warned(),
+        report.warned(),
+        report.failed()
+    );
+    println!(
+        "bot stderr: {} bytes; transcript: {}",
+        report.stderr_bytes,
+        report.transcript.display()
+    );
+    Ok(if report.failed() == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}

@@ -1,0 +1,502 @@
+//! `arena run` / `arena tournament`: clap arguments and the TOML file in, a checked
+//! [`RunConfig`] out, then the runner.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use serde::Deserialize;
+
+use mancala_arena::engine::{BotSpec, Program};
+use mancala_arena::tournament::config::{Clock, Opening, OpeningSource, RunConfig, TimeControl};
+use mancala_arena::tournament::runner::{self, RunFile, RunOptions};
+use mancala_arena::tournament::schedule::Format;
+
+/// Arguments of `arena run`. Command-line flags override the TOML file.
+#[derive(clap::Args, Debug, Default)]
+pub struct RunArgs {
+    /// A tournament file (TOML; see tournament.example.toml).
+    pub config: Option<PathBuf>,
+    /// A player: `name=NAME cmd="PROGRAM ARGS" [option.KEY=VALUE ...] [dir=DIR] [shell=true]`, or
+    /// `bundled=alphabeta|random|greedy|mcts|solver` instead of cmd. Repeat for each player.
+    #[arg(long = "bot", num_args = 1.., value_name = "KEY=VALUE", action = clap::ArgAction::Append)]
+    pub bots: Vec<String>,
+    /// The `--bot` values grouped by occurrence (clap's derive flattens them; see
+    /// [`RunArgs::group_bots`]).
+    #[arg(skip)]
+    pub bot_groups: Vec<Vec<String>>,
+    /// Ruleset string, e.g. `kalah`, `kalah:pits=6,seeds=5`, `oware`, `congkak` [default: kalah].
+    #[arg(long)]
+    pub rules: Option<String>,
+    /// Gauntlet: this player plays everyone else (repeat for several); default is round robin.
+    #[arg(long = "gauntlet", value_name = "NAME")]
+    pub gauntlet: Vec<String>,
+    /// Game pairs per encounter (each pair: same opening, first player swapped) [default: 4].
+    #[arg(long)]
+    pub pairs: Option<u32>,
+    /// Random legal sows from the start that make each pair's opening [default: 2].
+    #[arg(long)]
+    pub opening_plies: Option<u32>,
+    /// Openings file: one opening per line (a move list, or a position string [moves ...]).
+    #[arg(long)]
+    pub openings: Option<PathBuf>,
+    /// Run seed: the schedule, openings and bot seeds are a function of it [default: 1].
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Games played at once [default: the number of physical cores].
+    #[arg(long)]
+    pub concurrency: Option<usize>,
+    /// Time per sow in ms, a fresh budget for each sow [default: 30000, the site's clock].
+    #[arg(long)]
+    pub movetime: Option<u64>,
+    /// Game clock `base+inc` in seconds, e.g. `10+0.1` (replaces the per-sow default).
+    #[arg(long)]
+    pub tc: Option<String>,
+    /// Pass `go depth D` to the bots (deterministic runs).
+    #[arg(long)]
+    pub depth: Option<u32>,
+    /// Pass `go nodes N` to the bots (deterministic runs).
+    #[arg(long)]
+    pub nodes: Option<u64>,
+    /// Overhead allowance added to every time limit, in ms [default: 100].
+    #[arg(long)]
+    pub margin: Option<u64>,
+    /// How long a bot may take for the handshake and `isready`, in ms [default: 10000].
+    #[arg(long)]
+    pub handshake_timeout: Option<u64>,
+    /// End a game as soon as its outcome can no longer change.
+    #[arg(long)]
+    pub adjudicate: bool,
+    /// Run folder [default: results/<name>-<timestamp>/].
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Finish an interrupted run folder: plays exactly its missing games.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["config", "bots", "out"])]
+    pub resume: Option<PathBuf>,
+    /// A name for the run (folder name and reports) [default: from the file name, or `arena`].
+    #[arg(long)]
+    pub name: Option<String>,
+    /// Drop a player after this many failed starts in a row [default: 3].
+    #[arg(long)]
+    pub max_start_failures: Option<u32>,
+    /// Play only the game pairs with id ≡ I (mod N): `I/N`, zero-based.
+    #[arg(long, value_name = "I/N")]
+    pub shard: Option<String>,
+    /// No progress output.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+impl RunArgs {
+    /// Fills [`RunArgs::bot_groups`] from the parsed matches of the `run` subcommand.
+    pub fn group_bots(&mut self, matches: &clap::ArgMatches) {
+        if let Ok(Some(occurrences)) = matches.try_get_occurrences::<String>("bots") {
+            self.bot_groups = occurrences.map(|o| o.cloned().collect()).collect();
+        }
+    }
+}
+
+/// The TOML file: the same settings as the flags, plus `[[bot]]` tables.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileConfig {
+    name: Option<String>,
+    rules: Option<String>,
+    format: Option<String>,
+    gauntlet: Option<Vec<String>>,
+    pairs: Option<u32>,
+    opening_plies: Option<u32>,
+    openings: Option<PathBuf>,
+    seed: Option<u64>,
+    concurrency: Option<usize>,
+    movetime: Option<u64>,
+    tc: Option<String>,
+    depth: Option<u32>,
+    nodes: Option<u64>,
+    margin: Option<u64>,
+    handshake_timeout: Option<u64>,
+    adjudicate: Option<bool>,
+    out: Option<PathBuf>,
+    max_start_failures: Option<u32>,
+    #[serde(default)]
+    bot: Vec<FileBot>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileBot {
+    name: String,
+    cmd: Option<String>,
+    bundled: Option<String>,
+    #[serde(default)]
+    shell: bool,
+    dir: Option<PathBuf>,
+    #[serde(default)]
+    options: toml::Table,
+}
+
+/// The bundled bots, their binaries and options: the default field of `arena run`.
+pub const DEFAULT_FIELD: [(&str, &str, &[(&str, &str)]); 6] = [
+    ("random", "random", &[]),
+    ("greedy", "greedy", &[]),
+    ("easy", "alphabeta", &[("Level", "easy")]),
+    ("normal", "alphabeta", &[("Level", "normal")]),
+    ("hard", "alphabeta", &[("Level", "hard")]),
+    ("mcts", "mcts", &[]),
+];
+
+/// The path of a bundled bot's binary: beside the `arena` executable (`target/release/`).
+pub fn bundled_program(bot: &str) -> Result<PathBuf> {
+    let exe = std::env::current_exe().context("cannot locate the arena executable")?;
+    let dir = exe.parent().context("the arena executable has no folder")?;
+    let path = dir.join(format!("mancala-{bot}"));
+    if !path.exists() {
+        bail!(
+            "the bundled bot `{bot}` is not built ({} is missing): run `cargo build --release --workspace`",
+            path.display()
+        );
+    }
+    Ok(path)
+}
+
+fn bundled_spec(name: &str, bot: &str, options: &[(&str, &str)]) -> Result<BotSpec> {
+    Ok(BotSpec {
+        name: name.to_string(),
+        program: Program::Exec {
+            program: bundled_program(bot)?,
+            args: Vec::new(),
+        },
+        dir: None,
+        options: options
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+    })
+}
+
+/// Parses one `--bot key=value ...` group.
+pub fn parse_bot_arg(words: &[String]) -> Result<BotSpec> {
+    let mut name = None;
+    let mut cmd = None;
+    let mut bundled = None;
+    let mut shell = false;
+    let mut dir = None;
+    let mut options = Vec::new();
+    for word in words {
+        let Some((key, value)) = word.split_once('=') else {
+            bail!("--bot: `{word}` is not KEY=VALUE (keys: name, cmd, bundled, dir, shell, option.NAME)");
+        };
+        match key {
+            "name" => name = Some(value.to_string()),
+            "cmd" => cmd = Some(value.to_string()),
+            "bundled" => bundled = Some(value.to_string()),
+            "dir" => dir = Some(PathBuf::from(value)),
+            "shell" => shell = parse_bool(value).with_context(|| format!("--bot: shell=`{value}`"))?,
+            _ => match key.strip_prefix("option.") {
+                Some(opt) if !opt.is_empty() => options.push((opt.to_string(), value.to_string())),
+                _ => bail!("--bot: unknown key `{key}` (keys: name, cmd, bundled, dir, shell, option.NAME)"),
+            },
+        }
+    }
+    let program = program_of(cmd.as_deref(), bundled.as_deref(), shell)?;
+    let name = name
+        .or_else(|| bundled.clone())
+        .context("--bot needs name=NAME")?;
+    Ok(BotSpec {
+        name,
+        program,
+        dir,
+        options,
+    })
+}
+
+fn program_of(cmd: Option<&str>, bundled: Option<&str>, shell: bool) -> Result<Program> {
+    match (cmd, bundled) {
+        (Some(_), Some(_)) => bail!("give either cmd or bundled, not both"),
+        (None, Some(bot)) => Ok(Program::Exec {
+            program: bundled_program(bot)?,
+            args: Vec::new(),
+        }),
+        (Some(cmd), None) if shell => Ok(Program::Shell {
+            command: cmd.to_string(),
+        }),
+        (Some(cmd), None) => Program::from_command_line(cmd).map_err(anyhow::Error::msg),
+        (None, None) => bail!("a bot needs cmd=\"PROGRAM ARGS\" or bundled=NAME"),
+    }
+}
+
+fn parse_bool(v: &str) -> Result<bool> {
+    match v {
+        "true" | "1" | "yes" => Ok(true),
+        "false" | "0" | "no" => Ok(false),
+        _ => bail!("expected true or false"),
+    }
+}
+
+fn toml_value_text(v: &toml::Value) -> String {
+    match v {
+        toml::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// Builds the checked configuration from the file and the flags (flags win).
+pub fn build_config(args: &RunArgs) -> Result<(RunConfig, usize, PathBuf)> {
+    let (file, base) = match &args.config {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read {}", path.display()))?;
+            let file: FileConfig = toml::from_str(&text)
+                .with_context(|| format!("{} is not a valid tournament file", path.display()))?;
+            (
+                file,
+                path.parent().map(Path::to_path_buf).unwrap_or_default(),
+            )
+        }
+        None => (FileConfig::default(), PathBuf::new()),
+    };
+    let rules_text = args
+        .rules
+        .clone()
+        .or(file.rules.clone())
+        .unwrap_or_else(|| "kalah".to_string());
+    let ruleset: mancala_arena::rules::Ruleset = rules_text
+        .parse()
+        .map_err(|e| anyhow::anyhow!("--rules `{rules_text}`: {e}"))?;
+
+    let mut players = Vec::new();
+    for b in &file.bot {
+        let program = program_of(b.cmd.as_deref(), b.bundled.as_deref(), b.shell)
+            .with_context(|| format!("bot `{}`", b.name))?;
+        let dir = b.dir.as_ref().map(|d| base.join(d));
+        let options = b
+            .options
+            .iter()
+            .map(|(k, v)| (k.clone(), toml_value_text(v)))
+            .collect();
+        players.push(BotSpec {
+            name: b.name.clone(),
+            program,
+            dir,
+            options,
+        });
+    }
+    for words in &args.bot_groups {
+        players.push(parse_bot_arg(words)?);
+    }
+    if players.is_empty() {
+        for (name, bot, options) in DEFAULT_FIELD {
+            players.push(bundled_spec(name, bot, options)?);
+        }
+    }
+
+    let gauntlet_names = if args.gauntlet.is_empty() {
+        file.gauntlet.clone().unwrap_or_default()
+    } else {
+        args.gauntlet.clone()
+    };
+    let format = match (file.format.as_deref(), gauntlet_names.is_empty()) {
+        (Some("gauntlet"), true) => bail!("format = \"gauntlet\" needs gauntlet = [\"NAME\", ...]"),
+        (Some("round-robin" | "round_robin"), false) if args.gauntlet.is_empty() => {
+            bail!("format = \"round-robin\" and a gauntlet list contradict each other")
+        }
+        (Some(other), _) if !matches!(other, "gauntlet" | "round-robin" | "round_robin") => {
+            bail!("unknown format `{other}` (round-robin or gauntlet)")
+        }
+        (_, true) => Format::RoundRobin,
+        (_, false) => {
+            let mut challengers = Vec::new();
+            for name in &gauntlet_names {
+                let idx = players
+                    .iter()
+                    .position(|p| &p.name == name)
+                    .with_context(|| format!("--gauntlet: no player is named `{name}`"))?;
+                challengers.push(idx);
+            }
+            Format::Gauntlet { challengers }
+        }
+    };
+
+    let openings = match args
+        .openings
+        .clone()
+        .or(file.openings.as_ref().map(|p| base.join(p)))
+    {
+        Some(path) => {
+            let text = std::fs::read_to_string(&path)
+                .with_context(|| format!("cannot read openings file {}", path.display()))?;
+            let mut list = Vec::new();
+            for (i, line) in text.lines().enumerate() {
+                let line = line.trim();
+                if line.is_empty() || line.starts_with('#') {
+                    continue;
+                }
+                let opening = Opening::parse(ruleset, line)
+                    .map_err(|e| anyhow::anyhow!("{}:{}: {e}", path.display(), i + 1))?;
+                list.push(opening);
+            }
+            OpeningSource::List {
+                file: path.display().to_string(),
+                openings: list,
+            }
+        }
+        None => OpeningSource::Random {
+            plies: args.opening_plies.or(file.opening_plies).unwrap_or(2),
+        },
+    };
+
+    let mut time = TimeControl::default();
+    let tc = args.tc.clone().or(file.tc.clone());
+    let movetime = args.movetime.or(file.movetime);
+    if let Some(tc) = tc {
+        time.clock = Some(Clock::parse(&tc).map_err(anyhow::Error::msg)?);
+        time.movetime_ms = movetime;
+    } else if movetime.is_some() {
+        time.movetime_ms = movetime;
+    }
+    time.depth = args.depth.or(file.depth);
+    time.nodes = args.nodes.or(file.nodes);
+    if let Some(margin) = args.margin.or(file.margin) {
+        time.margin_ms = margin;
+    }
+    if let Some(ms) = args.handshake_timeout.or(file.handshake_timeout) {
+        time.handshake_ms = ms;
+    }
+
+    let name = args
+        .name
+        .clone()
+        .or(file.name.clone())
+        .or_else(|| {
+            args.config
+                .as_ref()
+                .and_then(|p| p.file_stem())
+                .map(|s| s.to_string_lossy().into_owned())
+        })
+        .unwrap_or_else(|| "arena".to_string());
+    let config = RunConfig {
+        name: name.clone(),
+        rules: ruleset.to_string(),
+        players,
+        format,
+        pairs: args.pairs.or(file.pairs).unwrap_or(4),
+        openings,
+        seed: args.seed.or(file.seed).unwrap_or(1),
+        time,
+        adjudicate: args.adjudicate || file.adjudicate.unwrap_or(false),
+        max_start_failures: args
+            .max_start_failures
+            .or(file.max_start_failures)
+            .unwrap_or(3),
+        bootstrap: 1000,
+    };
+    config.validate().map_err(anyhow::Error::msg)?;
+    let concurrency = args
+        .concurrency
+        .or(file.concurrency)
+        .unwrap_or_else(physical_cores);
+    let out = match args.out.clone().or(file.out.clone()) {
+        Some(out) => out,
+        None => PathBuf::from("results").join(format!(
+            "{name}-{}",
+            chrono::Local::now().format("%Y%m%d-%H%M%S")
+        )),
+    };
+    Ok((config, concurrency, out))
+}
+
+/// Physical cores (not hyperthreads), as the default concurrency: two bots share a game but only
+/// one thinks at a time.
+pub fn physical_cores() -> usize {
+    let from_cpuinfo = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|text| {
+            let mut cores = std::collections::HashSet::new();
+            let mut physical = None;
+            for line in text.lines() {
+                let mut parts = line.splitn(2, ':');
+                let key = parts.next().unwrap_or("").trim();
+                let value = parts.next().unwrap_or("").trim().to_string();
+                match key {
+                    "physical id" => physical = Some(value),
+                    "core id" => {
+                        cores.insert((physical.clone(), value));
+                    }
+                    _ => {}
+                }
+            }
+            (!cores.is_empty()).then_some(cores.len())
+        });
+    from_cpuinfo.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
+pub fn parse_shard(text: &str) -> Result<(u64, u64)> {
+    let parse = || -> Option<(u64, u64)> {
+        let (i, n) = text.split_once('/')?;
+        Some((i.trim().parse().ok()?, n.trim().parse().ok()?))
+    };
+    match parse() {
+        Some((i, n)) if n > 0 && i < n => Ok((i, n)),
+        _ => bail!("--shard `{text}`: expected I/N with 0 <= I < N, e.g. 0/4"),
+    }
+}
+
+/// `arena run`: builds (or, with --resume, reads) the configuration and plays the tournament.
+pub async fn run(args: &RunArgs) -> Result<(RunConfig, PathBuf, runner::RunOutcome)> {
+    let (config, concurrency, dir, shard) = match &args.resume {
+        Some(dir) => {
+            let run_file = RunFile::read(dir)?;
+            let concurrency = args.concurrency.unwrap_or_else(physical_cores);
+            (run_file.config, concurrency, dir.clone(), run_file.shard)
+        }
+        None => {
+            let (config, concurrency, dir) = build_config(args)?;
+            let shard = args.shard.as_deref().map(parse_shard).transpose()?;
+            (config, concurrency, dir, shard)
+        }
+    };
+    let opts = RunOptions {
+        dir: dir.clone(),
+        concurrency,
+        resume: args.resume.is_some(),
+        shard,
+        progress: !args.quiet,
+    };
+    if !args.quiet {
+        eprintln!(
+            "{}: {} players, {} ({} pairs per encounter), {} game(s) at once, results in {}",
+            config.name,
+            config.players.len(),
+            config.rules,
+            config.pairs,
+            concurrency,
+            dir.display()
+        );
+    }
+    let outcome = runner::run(&config, &opts).await?;
+    Ok((config, dir, outcome))
+}
+
+/// The `run` subcommand's entry point: a tokio runtime around [`run`], then the summary.
+pub fn main(args: &RunArgs) -> Result<()> {
+    mancala_arena::engine::become_subreaper();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let (_config, dir, outcome) = runtime.block_on(run(args))?;
+    if !args.quiet {
+        eprintln!(
+            "{} game(s) played ({} forfeit(s)), {} skipped; results in {}",
+            outcome.played,
+            outcome.forfeits,
+            outcome.skipped,
+            dir.display()
+        );
+    }
+    if outcome.interrupted {
+        bail!(
+            "interrupted: resume with `arena run --resume {}`",
+            dir.display()
+        );
+    }
+    Ok(())
+}

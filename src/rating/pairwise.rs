@@ -1,0 +1,278 @@
+//! Head-to-head statistics for every encounter (two players, colours combined): W/D/L,
+//! pentanomial counts over game pairs, and the Elo, nElo and LOS estimates that fastchess
+//! (`elo_wdl.cpp`, `elo_pentanomial.cpp`) and fishtest (`stat_util.get_elo`) print.
+//!
+//! Trinomial statistics treat games as independent; pentanomial statistics treat the game
+//! PAIR as the unit (both games from the same opening with colours swapped), which accounts
+//! for the correlation inside a pair and usually gives a smaller, more honest error. The
+//! formulas are in `docs/statistics.md`.
+
+use super::{normal_cdf, normal_quantile, score_to_elo, GameTable, NELO_PER_T};
+use serde::Serialize;
+use std::collections::HashMap;
+
+/// Win/draw/loss counts from one player's view.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Wdl {
+    /// Wins.
+    pub wins: u64,
+    /// Draws.
+    pub draws: u64,
+    /// Losses.
+    pub losses: u64,
+}
+
+/// Pentanomial counts: game pairs by the points the player scored in the pair.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct PentaCounts {
+    /// 0 points (loss, loss).
+    pub ll: u64,
+    /// ½ point (loss, draw in either order).
+    pub ld: u64,
+    /// 1 point (draw, draw or win, loss in either order).
+    pub dd_wl: u64,
+    /// 1½ points (win, draw in either order).
+    pub wd: u64,
+    /// 2 points (win, win).
+    pub ww: u64,
+}
+
+/// Score, Elo, nElo and LOS of one player against another, at one confidence level.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ScoreStats {
+    /// Units counted: games (trinomial) or game pairs (pentanomial).
+    pub units: u64,
+    /// Mean score per game, in [0, 1].
+    pub score: f64,
+    /// Variance of the per-unit mean score (per game for trinomial, per pair for pentanomial).
+    pub variance: f64,
+    /// Logistic Elo difference, `−400·log10(1/score − 1)` (score clamped to [0.001, 0.999]).
+    pub elo: f64,
+    /// Half-width of the Elo interval: `(elo(s⁺) − elo(s⁻)) / 2` with `s± = s ± z·√(var/N)`.
+    pub elo_error: f64,
+    /// Normalized Elo, `(s − ½)/σ_game · 800/ln 10`; `None` if the variance is 0.
+    pub nelo: Option<f64>,
+    /// Half-width of the nElo interval; `None` if the variance is 0.
+    pub nelo_error: Option<f64>,
+    /// Likelihood of superiority, `Φ((s − ½)/√(var/N))`.
+    pub los: f64,
+    /// Confidence level of the errors.
+    pub level: f64,
+}
+
+/// Statistics of a discrete score distribution: values `a_k` (mean score per game of a unit),
+/// counts `c_k`, `games_per_unit` games per unit.
+fn score_stats(
+    values: &[f64],
+    counts: &[u64],
+    games_per_unit: f64,
+    level: f64,
+) -> Option<ScoreStats> {
+    let n: u64 = counts.iter().sum();
+    if n == 0 {
+        return None;
+    }
+    let nf = n as f64;
+    let s: f64 = values
+        .iter()
+        .zip(counts)
+        .map(|(a, &c)| a * c as f64)
+        .sum::<f64>()
+        / nf;
+    let var: f64 = values
+        .iter()
+        .zip(counts)
+        .map(|(a, &c)| c as f64 * (a - s).powi(2))
+        .sum::<f64>()
+        / nf;
+    let z = normal_quantile(0.5 + level / 2.0);
+    let sd_mean = (var / nf).sqrt();
+    let (lo, hi) = (s - z * sd_mean, s + z * sd_mean);
+    let elo_error = (score_to_elo(hi) - score_to_elo(lo)) / 2.0;
+    let (nelo, nelo_error) = if var > 0.0 {
+        let sigma_game = (games_per_unit * var).sqrt();
+        (
+            Some((s - 0.5) / sigma_game * NELO_PER_T),
+            Some(z * sd_mean / sigma_game * NELO_PER_T),
+        )
+    } else {
+        (None, None)
+    };
+    let los = if sd_mean > 0.0 {
+        normal_cdf((s - 0.5) / sd_mean)
+    } else if s > 0.5 {
+        1.0
+    } else if s < 0.5 {
+        0.0
+    } else {
+        0.5
+    };
+    Some(ScoreStats {
+        units: n,
+        score: s,
+        variance: var,
+        elo: score_to_elo(s),
+        elo_error,
+        nelo,
+        nelo_error,
+        los,
+        level,
+    })
+}
+
+impl Wdl {
+    /// Games.
+    pub fn games(&self) -> u64 {
+        self.wins + self.draws + self.losses
+    }
+
+    /// The other player's view.
+    pub fn flipped(&self) -> Wdl {
+        Wdl {
+            wins: self.losses,
+            draws: self.draws,
+            losses: self.wins,
+        }
+    }
+
+    /// Draws / games, `None` without games.
+    pub fn draw_ratio(&self) -> Option<f64> {
+        (self.games() > 0).then(|| self.draws as f64 / self.games() as f64)
+    }
+
+    /// Trinomial statistics (games independent), `None` without games.
+    pub fn stats(&self, level: f64) -> Option<ScoreStats> {
+        score_stats(
+            &[0.0, 0.5, 1.0],
+            &[self.losses, self.draws, self.wins],
+            1.0,
+            level,
+        )
+    }
+}
+
+impl PentaCounts {
+    /// Builds counts in fishtest order `[LL, LD, DD+WL, WD, WW]`.
+    pub fn from_array(c: [u64; 5]) -> PentaCounts {
+        PentaCounts {
+            ll: c[0],
+            ld: c[1],
+            dd_wl: c[2],
+            wd: c[3],
+            ww: c[4],
+        }
+    }
+
+    /// Counts in fishtest order `[LL, LD, DD+WL, WD, WW]`.
+    pub fn to_array(&self) -> [u64; 5] {
+        [self.ll, self.ld, self.dd_wl, self.wd, self.ww]
+    }
+
+    /// Game pairs.
+    pub fn pairs(&self) -> u64 {
+        self.to_array().iter().sum()
+    }
+
+    /// The other player's view.
+    pub fn flipped(&self) -> PentaCounts {
+        PentaCounts {
+            ll: self.ww,
+            ld: self.wd,
+            dd_wl: self.dd_wl,
+            wd: self.ld,
+            ww: self.ll,
+        }
+    }
+
+    /// Adds one pair in which the player scored `half_points` half points (0..=4).
+    pub fn add(&mut self, half_points: u8) {
+        match half_points {
+            0 => self.ll += 1,
+            1 => self.ld += 1,
+            2 => self.dd_wl += 1,
+            3 => self.wd += 1,
+            _ => self.ww += 1,
+        }
+    }
+
+    /// Pentanomial statistics (game pairs independent), `None` without pairs.
+    pub fn stats(&self, level: f64) -> Option<ScoreStats> {
+        score_stats(&[0.0, 0.25, 0.5, 0.75, 1.0], &self.to_array(), 2.0, level)
+    }
+}
+
+/// One encounter, from `player`'s view.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PairwiseEntry {
+    /// The row player.
+    pub player: usize,
+    /// The opponent.
+    pub opponent: usize,
+    /// All games between the two, colours combined.
+    pub wdl: Wdl,
+    /// Draws / games.
+    pub draw_ratio: Option<f64>,
+    /// Pairs of exactly two colour-swapped games between the two.
+    pub penta: PentaCounts,
+    /// Trinomial statistics (95%).
+    pub trinomial: Option<ScoreStats>,
+    /// Pentanomial statistics (95%), `None` without complete pairs.
+    pub pentanomial: Option<ScoreStats>,
+}
+
+/// Every encounter with at least one game, row player the lower index, sorted by
+/// `(player, opponent)`. Errors are 95% intervals, as fastchess and fishtest print them.
+pub fn pairwise_table(table: &GameTable) -> Vec<PairwiseEntry> {
+    let mut wdl: HashMap<(usize, usize), Wdl> = HashMap::new();
+    for c in table.cells() {
+        let (a, b) = (c.first.min(c.second), c.first.max(c.second));
+        let e = wdl.entry((a, b)).or_default();
+        let [w, d, l] = c.counts;
+        if c.first == a {
+            e.wins += w;
+            e.losses += l;
+        } else {
+            e.wins += l;
+            e.losses += w;
+        }
+        e.draws += d;
+    }
+    let mut penta: HashMap<(usize, usize), PentaCounts> = HashMap::new();
+    for &(a, b, h) in table.unit_penta().iter().flatten() {
+        penta.entry((a, b)).or_default().add(h);
+    }
+    let mut keys: Vec<(usize, usize)> = wdl.keys().copied().collect();
+    keys.sort_unstable();
+    keys.into_iter()
+        .map(|(a, b)| {
+            let w = wdl[&(a, b)];
+            let p = penta.get(&(a, b)).copied().unwrap_or_default();
+            PairwiseEntry {
+                player: a,
+                opponent: b,
+                wdl: w,
+                draw_ratio: w.draw_ratio(),
+                penta: p,
+                trinomial: w.stats(0.95),
+                pentanomial: p.stats(0.95),
+            }
+        })
+        .collect()
+}
+
+impl PairwiseEntry {
+    /// The same encounter from the opponent's view.
+    pub fn flipped(&self) -> PairwiseEntry {
+        let w = self.wdl.flipped();
+        let p = self.penta.flipped();
+        PairwiseEntry {
+            player: self.opponent,
+            opponent: self.player,
+            wdl: w,
+            draw_ratio: self.draw_ratio,
+            penta: p,
+            trinomial: w.stats(0.95),
+            pentanomial: p.stats(0.95),
+        }
+    }
+}

@@ -1,0 +1,183 @@
+//! Flat row structs for `ratings.csv` and `pairwise.csv` (one `Serialize` struct per row, so
+//! `report/` can hand them to the `csv` writer). Numbers only; rounding is `report/`'s job.
+
+use super::bootstrap::BootstrapSummary;
+use super::fit::Ratings;
+use super::pairwise::PairwiseEntry;
+use super::RatingError;
+use serde::Serialize;
+
+/// One line of `ratings.csv`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RatingRow {
+    /// 1-based rank by rating.
+    pub rank: usize,
+    /// Player name.
+    pub name: String,
+    /// Rating (Elo, anchored).
+    pub elo: f64,
+    /// Standard error (Hessian).
+    pub se: f64,
+    /// Interval low: bootstrap percentile if a bootstrap was run, else normal.
+    pub ci_low: f64,
+    /// Interval high.
+    pub ci_high: f64,
+    /// Normal-approximation interval low.
+    pub normal_low: f64,
+    /// Normal-approximation interval high.
+    pub normal_high: f64,
+    /// P(rank 1) from the bootstrap, if run.
+    pub p_best: Option<f64>,
+    /// Games.
+    pub games: u64,
+    /// Wins.
+    pub wins: u64,
+    /// Draws.
+    pub draws: u64,
+    /// Losses.
+    pub losses: u64,
+    /// Score in percent.
+    pub score_pct: Option<f64>,
+    /// Draws in percent.
+    pub draw_pct: Option<f64>,
+    /// Rating set by the prior because the player never lost / never scored.
+    pub unbounded: bool,
+}
+
+/// Rows sorted best-first. `names.len()` must equal the number of players.
+pub fn rating_rows(
+    names: &[String],
+    ratings: &Ratings,
+    boot: Option<&BootstrapSummary>,
+) -> Result<Vec<RatingRow>, RatingError> {
+    let n = ratings.players.len();
+    if names.len() != n || boot.is_some_and(|b| b.ratings.len() != n) {
+        return Err(RatingError::InvalidConfig(format!(
+            "{} names (and bootstrap) for {n} rated players",
+            names.len()
+        )));
+    }
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|&a, &b| {
+        ratings.players[b]
+            .elo
+            .total_cmp(&ratings.players[a].elo)
+            .then(a.cmp(&b))
+    });
+    Ok(order
+        .iter()
+        .enumerate()
+        .map(|(r, &i)| {
+            let p = &ratings.players[i];
+            let (lo, hi) = boot.map_or((p.ci_low, p.ci_high), |b| {
+                (b.ratings[i].low, b.ratings[i].high)
+            });
+            let pct = |x: u64| (p.games > 0).then(|| 100.0 * x as f64 / p.games as f64);
+            RatingRow {
+                rank: r + 1,
+                name: names[i].clone(),
+                elo: p.elo,
+                se: p.se,
+                ci_low: lo,
+                ci_high: hi,
+                normal_low: p.ci_low,
+                normal_high: p.ci_high,
+                p_best: boot.map(|b| b.p_first(i)),
+                games: p.games,
+                wins: p.wins,
+                draws: p.draws,
+                losses: p.losses,
+                score_pct: p.score.map(|s| 100.0 * s),
+                draw_pct: pct(p.draws),
+                unbounded: p.unbounded_above || p.unbounded_below,
+            }
+        })
+        .collect())
+}
+
+/// One line of `pairwise.csv`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PairwiseRow {
+    /// Row player.
+    pub player: String,
+    /// Opponent.
+    pub opponent: String,
+    /// Games.
+    pub games: u64,
+    /// Wins of the row player.
+    pub wins: u64,
+    /// Draws.
+    pub draws: u64,
+    /// Losses of the row player.
+    pub losses: u64,
+    /// Score of the row player in percent.
+    pub score_pct: Option<f64>,
+    /// Draws in percent.
+    pub draw_pct: Option<f64>,
+    /// Pentanomial counts (pairs scoring 0, ½, 1, 1½, 2 points).
+    pub penta_ll: u64,
+    /// ½-point pairs.
+    pub penta_ld: u64,
+    /// 1-point pairs.
+    pub penta_dd_wl: u64,
+    /// 1½-point pairs.
+    pub penta_wd: u64,
+    /// 2-point pairs.
+    pub penta_ww: u64,
+    /// Elo difference (trinomial).
+    pub elo: Option<f64>,
+    /// 95% half-width (trinomial).
+    pub elo_error: Option<f64>,
+    /// Elo difference (pentanomial).
+    pub elo_penta: Option<f64>,
+    /// 95% half-width (pentanomial).
+    pub elo_penta_error: Option<f64>,
+    /// Normalized Elo (pentanomial if available, else trinomial).
+    pub nelo: Option<f64>,
+    /// 95% half-width of nElo.
+    pub nelo_error: Option<f64>,
+    /// Likelihood of superiority (pentanomial if available, else trinomial).
+    pub los: Option<f64>,
+}
+
+/// Rows for `entries`; `names` indexed by player.
+pub fn pairwise_rows(
+    names: &[String],
+    entries: &[PairwiseEntry],
+) -> Result<Vec<PairwiseRow>, RatingError> {
+    entries
+        .iter()
+        .map(|e| {
+            let name = |p: usize| {
+                names
+                    .get(p)
+                    .cloned()
+                    .ok_or_else(|| RatingError::InvalidConfig(format!("no name for player {p}")))
+            };
+            let best = e.pentanomial.or(e.trinomial);
+            let g = e.wdl.games();
+            Ok(PairwiseRow {
+                player: name(e.player)?,
+                opponent: name(e.opponent)?,
+                games: g,
+                wins: e.wdl.wins,
+                draws: e.wdl.draws,
+                losses: e.wdl.losses,
+                score_pct: e.trinomial.map(|t| 100.0 * t.score),
+                draw_pct: e.draw_ratio.map(|d| 100.0 * d),
+                penta_ll: e.penta.ll,
+                penta_ld: e.penta.ld,
+                penta_dd_wl: e.penta.dd_wl,
+                penta_wd: e.penta.wd,
+                penta_ww: e.penta.ww,
+                elo: e.trinomial.map(|t| t.elo),
+                elo_error: e.trinomial.map(|t| t.elo_error),
+                elo_penta: e.pentanomial.map(|t| t.elo),
+                elo_penta_error: e.pentanomial.map(|t| t.elo_error),
+                nelo: best.and_then(|t| t.nelo),
+                nelo_error: best.and_then(|t| t.nelo_error),
+                los: best.map(|t| t.los),
+            })
+        })
+        .collect()
+}

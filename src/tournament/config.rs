@@ -1,0 +1,257 @@
+//! The checked configuration of a run: what `run.json` stores and what a resume or a shard reads
+//! back. The CLI and the TOML file both build one of these; nothing here touches processes.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use super::schedule::Format;
+use crate::engine::BotSpec;
+use crate::rules::{Move, Position, Ruleset};
+
+/// Per-sow and game-clock limits, plus the search limits passed through to the bots.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TimeControl {
+    /// Budget per sow in ms (the site's clock: a fresh budget for every sow, extra turns too).
+    pub movetime_ms: Option<u64>,
+    /// Game clock: base in ms and increment per sow in ms.
+    pub clock: Option<Clock>,
+    /// `go depth D`, for deterministic runs.
+    pub depth: Option<u32>,
+    /// `go nodes N`, for deterministic runs.
+    pub nodes: Option<u64>,
+    /// Added to every time limit before a bot forfeits on time, to absorb process and pipe
+    /// overhead that is not the bot's thinking.
+    pub margin_ms: u64,
+    /// With no time limit at all (depth/nodes only), a bot that has not answered after this
+    /// long is hung and forfeits.
+    pub hang_ms: u64,
+    /// How long a bot may take to complete the handshake or answer `isready`.
+    #[serde(default = "default_handshake_ms")]
+    pub handshake_ms: u64,
+}
+
+fn default_handshake_ms() -> u64 {
+    DEFAULT_HANDSHAKE_MS
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Clock {
+    pub base_ms: u64,
+    pub inc_ms: u64,
+}
+
+impl Clock {
+    /// Parses `base+inc` in seconds (`60+0.5`) like cutechess's `tc=`.
+    pub fn parse(text: &str) -> Result<Clock, String> {
+        let (base, inc) = text.split_once('+').unwrap_or((text, "0"));
+        let secs = |s: &str| -> Result<u64, String> {
+            let v: f64 = s.trim().parse().map_err(|_| {
+                format!("invalid time `{s}` in --tc `{text}` (expected seconds, e.g. 10+0.1)")
+            })?;
+            if !(v.is_finite() && v >= 0.0) {
+                return Err(format!("invalid time `{s}` in --tc `{text}`"));
+            }
+            Ok((v * 1000.0).round() as u64)
+        };
+        let clock = Clock {
+            base_ms: secs(base)?,
+            inc_ms: secs(inc)?,
+        };
+        if clock.base_ms == 0 && clock.inc_ms == 0 {
+            return Err(format!("--tc `{text}` gives no time at all"));
+        }
+        Ok(clock)
+    }
+}
+
+impl Default for TimeControl {
+    fn default() -> Self {
+        TimeControl {
+            movetime_ms: Some(DEFAULT_MOVETIME_MS),
+            clock: None,
+            depth: None,
+            nodes: None,
+            margin_ms: DEFAULT_MARGIN_MS,
+            hang_ms: DEFAULT_HANG_MS,
+            handshake_ms: DEFAULT_HANDSHAKE_MS,
+        }
+    }
+}
+
+/// The site's clock: 30 s for every sow.
+pub const DEFAULT_MOVETIME_MS: u64 = 30_000;
+/// Documented overhead allowance (docs/tournament.md): process wake-up and pipe latency.
+pub const DEFAULT_MARGIN_MS: u64 = 100;
+/// Handshake and `isready` allowance.
+pub const DEFAULT_HANDSHAKE_MS: u64 = 10_000;
+/// Hang detection when only depth/nodes limits are given.
+pub const DEFAULT_HANG_MS: u64 = 60_000;
+
+impl TimeControl {
+    /// The protocol limits for one `go`, given the mover's remaining clock.
+    pub fn go_limits(&self, remaining_ms: Option<u64>) -> crate::protocol::GoLimits {
+        crate::protocol::GoLimits {
+            movetime: self.movetime_ms,
+            time: remaining_ms,
+            inc: self.clock.map(|c| c.inc_ms),
+            depth: self.depth,
+            nodes: self.nodes,
+            infinite: false,
+        }
+    }
+
+    /// How long the arena waits for `bestmove` before the mover forfeits on time.
+    pub fn deadline(&self, remaining_ms: Option<u64>) -> Duration {
+        let budget = match (self.movetime_ms, remaining_ms) {
+            (Some(m), Some(r)) => m.min(r),
+            (Some(m), None) => m,
+            (None, Some(r)) => r,
+            (None, None) => return Duration::from_millis(self.hang_ms),
+        };
+        Duration::from_millis(budget + self.margin_ms)
+    }
+}
+
+/// Where each game pair starts.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum OpeningSource {
+    /// `plies` seeded random legal sows from the start.
+    Random { plies: u32 },
+    /// Lines of a file, used in order and cycled; stored in full so the run folder suffices.
+    List {
+        file: String,
+        openings: Vec<Opening>,
+    },
+}
+
+/// A starting point: an optional position (state string, see docs/position.md) and moves from it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Opening {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<String>,
+    pub moves: Vec<Move>,
+}
+
+impl Opening {
+    /// Parses one line of an openings file: a move list (`3 6 1`), or a state string optionally
+    /// followed by `moves ...`. Returns the position it reaches, checked.
+    pub fn parse(ruleset: Ruleset, line: &str) -> Result<Opening, String> {
+        let mut words = line.split_whitespace().peekable();
+        let mut opening = Opening::default();
+        if let Some(first) = words.peek() {
+            if first.parse::<Move>().is_err() && *first != "moves" {
+                opening.state = words.next().map(str::to_string);
+            }
+        }
+        if words.peek() == Some(&"moves") {
+            words.next();
+        }
+        for w in words {
+            opening
+                .moves
+                .push(w.parse::<Move>().map_err(|e| e.to_string())?);
+        }
+        opening.position(ruleset)?;
+        Ok(opening)
+    }
+
+    /// The position the opening reaches, or why it is not a playable opening.
+    pub fn position(&self, ruleset: Ruleset) -> Result<Position, String> {
+        let mut pos = match &self.state {
+            Some(state) => Position::from_state(ruleset, state)
+                .map_err(|e| format!("invalid position `{state}`: {e}"))?,
+            None => Position::new(ruleset),
+        };
+        for (i, &mv) in self.moves.iter().enumerate() {
+            pos.play(mv)
+                .map_err(|e| format!("move {} (`{mv}`): {e}", i + 1))?;
+        }
+        if pos.is_over() {
+            return Err("the game is already over after this opening".to_string());
+        }
+        Ok(pos)
+    }
+
+    /// The opening as one line of text, the form `games.csv` and openings files use.
+    pub fn to_line(&self) -> String {
+        let moves: Vec<String> = self.moves.iter().map(Move::to_string).collect();
+        match &self.state {
+            Some(state) if moves.is_empty() => state.clone(),
+            Some(state) => format!("{state} moves {}", moves.join(" ")),
+            None => moves.join(" "),
+        }
+    }
+}
+
+/// Everything that determines a run's games. Stored as `run.json`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunConfig {
+    pub name: String,
+    /// Canonical ruleset string.
+    pub rules: String,
+    pub players: Vec<BotSpec>,
+    pub format: Format,
+    /// Game pairs per encounter.
+    pub pairs: u32,
+    pub openings: OpeningSource,
+    pub seed: u64,
+    pub time: TimeControl,
+    /// Stop a game once its outcome can no longer change.
+    pub adjudicate: bool,
+    /// A player whose bot fails to start this many times in a row is dropped from the run.
+    pub max_start_failures: u32,
+    /// Bootstrap samples for the confidence intervals at the end of the run.
+    #[serde(default = "default_bootstrap")]
+    pub bootstrap: u32,
+}
+
+fn default_bootstrap() -> u32 {
+    1000
+}
+
+impl RunConfig {
+    pub fn ruleset(&self) -> Result<Ruleset, String> {
+        self.rules.parse::<Ruleset>().map_err(|e| e.to_string())
+    }
+
+    /// Checks what a schedule needs: at least two players, unique names, gauntlet players that
+    /// exist, at least one pair.
+    pub fn validate(&self) -> Result<(), String> {
+        self.ruleset()?;
+        if self.players.len() < 2 {
+            return Err(format!(
+                "a tournament needs at least two players, got {}",
+                self.players.len()
+            ));
+        }
+        let mut names = std::collections::HashSet::new();
+        for p in &self.players {
+            if p.name.is_empty() {
+                return Err("a player has an empty name".to_string());
+            }
+            if !names.insert(p.name.as_str()) {
+                return Err(format!(
+                    "two players are named `{}`: names must be unique",
+                    p.name
+                ));
+            }
+        }
+        if let Format::Gauntlet { challengers } = &self.format {
+            if challengers.is_empty() || challengers.len() >= self.players.len() {
+                return Err(
+                    "a gauntlet needs one or more challengers and at least one other player"
+                        .to_string(),
+                );
+            }
+        }
+        if self.pairs == 0 {
+            return Err("--pairs must be at least 1".to_string());
+        }
+        if self.time.movetime_ms == Some(0) {
+            return Err("--movetime must be positive".to_string());
+        }
+        Ok(())
+    }
+}

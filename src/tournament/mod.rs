@@ -1,0 +1,9 @@
+//! Tournaments: the seeded schedule of colour-swapped game pairs, the referee loop, concurrency,
+//! results appended as games finish, and resume. See docs/tournament.md.
+
+pub mod config;
+pub mod progress;
+pub mod referee;
+pub mod results;
+pub mod runner;
+pub mod schedule;

@@ -1,0 +1,268 @@
+//! The referee: plays one game between two engines, checking every sow with the rules engine.
+//!
+//! The loop (see docs/tournament.md): before each sow it sends the mover the whole game
+//! (`position ... moves ...`) and `go` with the time control's limits, waits for `bestmove` until
+//! the deadline, checks the move, plays it, and charges the clock. Any bot fault ends the game as
+//! a forfeit of that bot, which the caller then kills and restarts.
+
+use std::time::{Duration, Instant};
+
+use super::config::{Opening, TimeControl};
+use super::results::{termination, GameRecord, GameRow};
+use crate::engine::{Engine, Fault, FaultKind};
+use crate::protocol::PositionStart;
+use crate::rules::{BySide, Move, Position, Ruleset, Side};
+
+/// Stops a game once its outcome can no longer change: one side holds more than half the seeds
+/// in its store, or both hold exactly half with nothing left to play for. Pure.
+pub fn decided(pos: &Position) -> Option<Option<Side>> {
+    let total = pos.ruleset().total_seeds();
+    let south = pos.store(Side::South);
+    let north = pos.store(Side::North);
+    if 2 * south > total {
+        Some(Some(Side::South))
+    } else if 2 * north > total {
+        Some(Some(Side::North))
+    } else if 2 * south == total && 2 * north == total {
+        Some(None)
+    } else {
+        None
+    }
+}
+
+/// What a game needs besides the engines.
+pub struct GameSetup<'a> {
+    pub game_id: u64,
+    pub pair_id: u64,
+    pub round: u32,
+    pub ruleset: Ruleset,
+    pub rules_text: &'a str,
+    pub opening: &'a Opening,
+    pub time: &'a TimeControl,
+    pub adjudicate: bool,
+    /// Player names, first player first.
+    pub names: [&'a str; 2],
+    /// Seeds for the first and the second player's bot.
+    pub seeds: [u64; 2],
+}
+
+/// How the game ended, for the caller: which player (0 = first, 1 = second) must be restarted.
+pub struct Played {
+    pub record: GameRecord,
+    pub faulty: Option<usize>,
+}
+
+/// Plays one game. `engines[0]` is the first player's bot, `engines[1]` the second's; both have
+/// completed the handshake. Never fails: every problem becomes the game's termination.
+pub async fn play_game(setup: &GameSetup<'_>, engines: [&mut Engine; 2]) -> Played {
+    let started = Instant::now();
+    let mut game = GameState::new(setup);
+    let [first, second] = engines;
+    let mut engines = [first, second];
+
+    let outcome = run(setup, &mut engines, &mut game).await;
+    let wall = started.elapsed();
+    game.finish(setup, outcome, wall)
+}
+
+/// A game end before the rules' own end.
+enum Early {
+    Forfeit { player: usize, fault: Fault },
+    Adjudicated(Option<Side>),
+}
+
+struct GameState {
+    pos: Position,
+    start: PositionStart,
+    moves: Vec<Move>,
+    think_ms: Vec<u64>,
+    /// Which player (0 = first, 1 = second) sits on each seat; changes after a pie `swap`.
+    seat: BySide<usize>,
+    think_total: [Duration; 2],
+    think_max: [Duration; 2],
+    clock_ms: [Option<u64>; 2],
+}
+
+impl GameState {
+    fn new(setup: &GameSetup<'_>) -> GameState {
+        let pos = setup
+            .opening
+            .position(setup.ruleset)
+            .expect("openings are checked when the schedule is built");
+        let start = match &setup.opening.state {
+            Some(state) => PositionStart::State(state.clone()),
+            None => PositionStart::Startpos,
+        };
+        let clock = setup.time.clock.map(|c| c.base_ms);
+        let seat = if pos.swapped() {
+            BySide::new(1, 0)
+        } else {
+            BySide::new(0, 1)
+        };
+        GameState {
+            pos,
+            start,
+            moves: setup.opening.moves.clone(),
+            think_ms: Vec::new(),
+            seat,
+            think_total: [Duration::ZERO; 2],
+            think_max: [Duration::ZERO; 2],
+            clock_ms: [clock, clock],
+        }
+    }
+
+    fn finish(self, setup: &GameSetup<'_>, outcome: Result<(), Early>, wall: Duration) -> Played {
+        let player_of = |side: Side| *self.seat.get(side);
+        // Points and seeds per player (0 = first).
+        let mut seeds = [0u32; 2];
+        let (points_first, term, forfeit, detail, faulty) = match &outcome {
+            Ok(()) => {
+                let result = self
+                    .pos
+                    .result()
+                    .expect("the loop ends only when the game is over");
+                for side in Side::BOTH {
+                    seeds[player_of(side)] = *result.score.get(side);
+                }
+                let points = match result.winner {
+                    Some(side) if player_of(side) == 0 => 1.0,
+                    Some(_) => 0.0,
+                    None => 0.5,
+                };
+                let term = if result.end == crate::rules::EndReason::SowCap {
+                    termination::SOW_CAP
+                } else {
+                    termination::NORMAL
+                };
+                (
+                    points,
+                    term.to_string(),
+                    String::new(),
+                    format!("{:?}", result.end),
+                    None,
+                )
+            }
+            Err(early) => {
+                for side in Side::BOTH {
+                    seeds[player_of(side)] = self.pos.store(side);
+                }
+                match early {
+                    Early::Adjudicated(winner) => {
+                        let points = match winner {
+                            Some(side) if player_of(*side) == 0 => 1.0,
+                            Some(_) => 0.0,
+                            None => 0.5,
+                        };
+                        (
+                            points,
+                            termination::ADJUDICATED.to_string(),
+                            String::new(),
+                            "outcome decided".to_string(),
+                            None,
+                        )
+                    }
+                    Early::Forfeit { player, fault } => {
+                        let points = if *player == 0 { 0.0 } else { 1.0 };
+                        (
+                            points,
+                            fault.kind.as_str().to_string(),
+                            setup.names[*player].to_string(),
+                            fault.detail.clone(),
+                            Some(*player),
+                        )
+                    }
+                }
+            }
+        };
+        let result = if points_first == 1.0 {
+            "1-0"
+        } else if points_first == 0.0 {
+            "0-1"
+        } else {
+            "1/2-1/2"
+        };
+        let ms = |d: Duration| d.as_millis() as u64;
+        let row = GameRow {
+            game_id: setup.game_id,
+            pair_id: setup.pair_id,
+            round: setup.round,
+            first: setup.names[0].to_string(),
+            second: setup.names[1].to_string(),
+            rules: setup.rules_text.to_string(),
+            opening: setup.opening.to_line(),
+            result: result.to_string(),
+            score_first: seeds[0],
+            score_second: seeds[1],
+            sows: self.pos.sows(),
+            termination: term,
+            forfeit,
+            detail,
+            wall_ms: ms(wall),
+            first_think_ms: ms(self.think_total[0]),
+            first_max_ms: ms(self.think_max[0]),
+            second_think_ms: ms(self.think_total[1]),
+            second_max_ms: ms(self.think_max[1]),
+        };
+        let record = GameRecord {
+            row,
+            moves: self.moves.iter().map(Move::to_string).collect(),
+            think_ms: self.think_ms,
+        };
+        Played { record, faulty }
+    }
+}
+
+async fn run(
+    setup: &GameSetup<'_>,
+    engines: &mut [&mut Engine; 2],
+    game: &mut GameState,
+) -> Result<(), Early> {
+    for player in 0..2 {
+        engines[player]
+            .new_game(setup.rules_text, setup.seeds[player])
+            .await
+            .map_err(|fault| Early::Forfeit { player, fault })?;
+    }
+    loop {
+        let Some(side) = game.pos.to_move() else {
+            return Ok(());
+        };
+        if setup.adjudicate {
+            if let Some(winner) = decided(&game.pos) {
+                return Err(Early::Adjudicated(winner));
+            }
+        }
+        let player = *game.seat.get(side);
+        let remaining = game.clock_ms[player];
+        let limits = setup.time.go_limits(remaining);
+        let deadline = setup.time.deadline(remaining);
+        let answer = engines[player]
+            .go(&game.start, &game.moves, limits, deadline)
+            .await
+            .map_err(|fault| Early::Forfeit { player, fault })?;
+        if let Err(err) = game.pos.play(answer.mv) {
+            let fault = Fault::new(
+                FaultKind::IllegalMove,
+                format!("`{}` after {} sows: {err}", answer.mv, game.pos.sows()),
+            );
+            return Err(Early::Forfeit { player, fault });
+        }
+        if answer.mv == Move::Swap {
+            game.seat = game.seat.into_swapped();
+        }
+        game.moves.push(answer.mv);
+        game.think_ms.push(answer.think.as_millis() as u64);
+        game.think_total[player] += answer.think;
+        game.think_max[player] = game.think_max[player].max(answer.think);
+        if let (Some(clock), Some(c)) = (remaining, setup.time.clock) {
+            let used = answer.think.as_millis() as u64;
+            game.clock_ms[player] = Some(clock.saturating_sub(used) + c.inc_ms);
+        }
+    }
+}
+
+/// The record of a game that could not start because a bot failed to start or to get ready.
+pub fn start_failure(setup: &GameSetup<'_>, player: usize, fault: Fault) -> Played {
+    let game = GameState::new(setup);
+    game.finish(setup, Err(Early::Forfeit { player, fault }), Duration::ZERO)
+}

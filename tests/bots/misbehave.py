@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""A deliberately broken bot for the harness's fault tests (standard library only).
+
+    misbehave.py MODE [--after N] [-- REAL_BOT ARGS...]
+
+It speaks the protocol correctly (forwarding every line to REAL_BOT, a real bot started as its
+child, when one is given; otherwise answering `bestmove 1`) until the (N+1)-th `go`, where it
+misbehaves as MODE says:
+
+  crash-on-go    exits with status 3
+  hang           stops answering (ignores `stop`), keeps running
+  illegal        answers `bestmove 99` (out of range on every board)
+  malformed      answers `bestmove banana`
+  garbage        prints bytes that are not UTF-8, never a bestmove
+  endless-line   prints one line without end
+  slow           answers correctly but 1.5 s late
+  no-handshake   never says `mancalaok` (MODE applies at start; --after is ignored)
+  exit-at-start  exits at once with status 1 (--after is ignored)
+  behave         never misbehaves
+
+With --pid-file PATH it first writes its own pid and the child's to PATH (for zombie checks).
+"""
+
+import os
+import subprocess
+import sys
+import time
+
+
+def main() -> None:
+    args = sys.argv[1:]
+    child_cmd = []
+    if "--" in args:
+        i = args.index("--")
+        args, child_cmd = args[:i], args[i + 1:]
+    mode = args[0] if args else "crash-on-go"
+    after = 0
+    if "--after" in args:
+        after = int(args[args.index("--after") + 1])
+
+    if mode == "exit-at-start":
+        sys.exit(1)
+
+    child = None
+    if child_cmd:
+        child = subprocess.Popen(child_cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+
+    if "--pid-file" in args:
+        with open(args[args.index("--pid-file") + 1], "a") as f:
+            f.write(f"{os.getpid()} {child.pid if child else ''}\n")
+
+    out = sys.stdout
+    gos = 0
+
+    def say(line: str) -> None:
+        out.write(line + "\n")
+        out.flush()
+
+    def ask_child(line: str, until: str) -> None:
+        """Forwards a line to the real bot and relays its answers up to the one starting `until`."""
+        child.stdin.write(line + "\n")
+        child.stdin.flush()
+        if not until:
+            return
+        while True:
+            answer = child.stdout.readline()
+            if not answer:
+                sys.exit(4)
+            say(answer.rstrip("\n"))
+            if answer.startswith(until):
+                return
+
+    for raw in sys.stdin:
+        line = raw.strip()
+        word = line.split(" ", 1)[0] if line else ""
+        if word == "mancala":
+            if mode == "no-handshake":
+                say("id name never-ready")
+                continue
+            if child:
+                ask_child(line, "mancalaok")
+            else:
+                say("id name misbehave")
+                say("mancalaok")
+        elif word == "isready":
+            if child:
+                ask_child(line, "readyok")
+            else:
+                say("readyok")
+        elif word == "go":
+            gos += 1
+            if gos > after:
+                if mode == "crash-on-go":
+                    sys.exit(3)
+                if mode == "hang":
+                    while True:
+                        time.sleep(3600)
+                if mode == "illegal":
+                    say("bestmove 99")
+                    continue
+                if mode == "malformed":
+                    say("bestmove banana")
+                    continue
+                if mode == "garbage":
+                    out.buffer.write(b"\xff\xfe\x00garbage\xc3\x28\n")
+                    out.buffer.flush()
+                    while True:
+                        time.sleep(3600)
+                if mode == "endless-line":
+                    chunk = "x" * 65536
+                    while True:
+                        out.write(chunk)
+                if mode == "slow":
+                    time.sleep(1.5)
+            if child:
+                ask_child(line, "bestmove")
+            else:
+                say("bestmove 1")
+        elif word == "quit":
+            if child:
+                ask_child(line, "")
+                child.wait(timeout=2)
+            return
+        elif child:
+            ask_child(line, "")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,64 @@
+//! `arena check-bot` against real processes: the bundled bots pass, broken bots fail with the
+//! reason, and a program that cannot start exits 2.
+
+mod util;
+
+use util::*;
+
+fn check(args: &[&str]) -> (i32, String) {
+    let mut all = vec!["check-bot", "--timeout-ms", "5000", "--"];
+    all.extend_from_slice(args);
+    let out = arena(&all);
+    (
+        out.status.code().unwrap_or(-1),
+        text(&out.stdout) + &text(&out.stderr),
+    )
+}
+
+#[test]
+fn every_bundled_bot_passes() {
+    for name in ["random", "greedy", "alphabeta", "mcts"] {
+        let (code, out) = check(&[&bot(name)]);
+        assert_eq!(code, 0, "{name}:\n{out}");
+        assert!(out.contains("12 checks: "), "{out}");
+    }
+}
+
+#[test]
+fn the_python_bot_passes_on_kalah() {
+    let py = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/python/random_bot.py");
+    let out = arena(&[
+        "check-bot",
+        "--ruleset",
+        "kalah",
+        "--ruleset",
+        "kalah:pits=4,seeds=3",
+        "--",
+        "python3",
+        py.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stdout));
+}
+
+#[test]
+fn an_illegal_move_fails_the_check() {
+    let (code, out) = check(&["python3", &misbehave(), "illegal", "--", &bot("random")]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("FAIL games") && out.contains("bestmove 99"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_bot_that_never_finishes_the_handshake_fails_it() {
+    let (code, out) = check(&["python3", &misbehave(), "no-handshake"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("FAIL handshake"), "{out}");
+}
+
+#[test]
+fn a_missing_program_exits_2() {
+    let (code, out) = check(&["/nonexistent/bot"]);
+    assert_eq!(code, 2, "{out}");
+}
