@@ -25,7 +25,7 @@ pub(crate) fn sow_path(
     seeds: u32,
 ) -> usize {
     let mut packed = Packed::load(cells);
-    let last = packed.sow(n, off, start, seeds as u8);
+    let last = packed.sow(n, off, start, cell_of(n, off, start), seeds as u8);
     packed.store(cells);
     last
 }
@@ -49,7 +49,7 @@ impl Board {
         let n = self.ruleset.pits();
         let off = row_offset(n, side);
         let mut cells = Packed::load(&self.cells);
-        let last = cells.sow(n, off, i, self.cells[off + i]);
+        let last = cells.sow(n, off, i, off + i, self.cells[off + i]);
 
         let mut next = side.other();
         if last == n {

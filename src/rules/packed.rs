@@ -103,18 +103,19 @@ impl Packed {
 
     /// Sows `seeds` (> 0) picked up from relative position `start` of the path of a mover with
     /// `n` pits and row offset `off` (see `kalah.rs`), and returns the relative position of the
-    /// last seed. The cell at `start` must hold exactly `seeds`.
+    /// last seed. `origin` is the cell of `start`, which must hold exactly `seeds`.
     #[inline(always)]
-    pub(crate) fn sow(&mut self, n: usize, off: usize, start: usize, seeds: u8) -> usize {
+    pub(crate) fn sow(
+        &mut self,
+        n: usize,
+        off: usize,
+        start: usize,
+        origin: usize,
+        seeds: u8,
+    ) -> usize {
         let l = 2 * n + 1;
         let e = start + seeds as usize; // the last seed's relative position, not yet wrapped
         let prefix = &TABLES[n].prefix[(off != 0) as usize];
-        let origin = start + off;
-        let origin = if origin >= 2 * n + 2 {
-            origin - (2 * n + 2)
-        } else {
-            origin
-        };
         let (sown, last) = if e < 2 * l {
             // At most one wrap: the prefix table runs over two laps.
             (prefix[e + 1], if e >= l { e - l } else { e })
