@@ -127,7 +127,8 @@ impl Board {
     /// Whether all of `side`'s pits are empty: one mask test on the packed cells.
     #[inline(always)]
     pub(crate) fn row_empty(&self, side: Side) -> bool {
-        Packed::load(&self.cells).is_zero_under(TABLES[self.ruleset.pits()].row[side.index()])
+        Packed::load::<true>(&self.cells)
+            .is_zero_under::<true>(TABLES[self.ruleset.pits()].row[side.index()])
     }
 
     /// The result once the game is over.

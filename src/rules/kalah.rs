@@ -24,9 +24,9 @@ pub(crate) fn sow_path(
     start: usize,
     seeds: u32,
 ) -> usize {
-    let mut packed = Packed::load(cells);
-    let last = packed.sow(n, off, start, cell_of(n, off, start), seeds as u8);
-    packed.store(cells);
+    let mut packed = Packed::load::<true>(cells);
+    let last = packed.sow::<true>(n, off, start, cell_of(n, off, start), seeds as u8);
+    packed.store::<true>(cells);
     last
 }
 
@@ -45,39 +45,49 @@ impl Board {
     /// Plays Kalah pit `i` (0-based) of the side to move, which must be non-empty.
     #[inline]
     pub(crate) fn play_kalah(&mut self, i: usize) {
+        // Up to 7 pits the board fits in the low 16 cells: a narrower, faster instance.
+        if self.ruleset.pits() <= 7 {
+            self.play_kalah_in::<false>(i)
+        } else {
+            self.play_kalah_in::<true>(i)
+        }
+    }
+
+    #[inline(always)]
+    fn play_kalah_in<const WIDE: bool>(&mut self, i: usize) {
         let Some(side) = self.mover else { return };
         let n = self.ruleset.pits();
         let off = row_offset(n, side);
-        let mut cells = Packed::load(&self.cells);
-        let last = cells.sow(n, off, i, off + i, self.cells[off + i]);
+        let mut cells = Packed::load::<WIDE>(&self.cells);
+        let last = cells.sow::<WIDE>(n, off, i, off + i, self.cells[off + i]);
 
         let mut next = side.other();
         if last == n {
             next = side; // last seed in the own store: extra turn (rule 3)
         } else if last < n {
             let a = off + last;
-            if cells.get(a) == 1 {
+            if cells.get::<WIDE>(a) == 1 {
                 // The pit was empty before the last seed landed (rule 4).
                 let o = cell_of(n, off, 2 * n - last);
-                let opposite = cells.get(o);
+                let opposite = cells.get::<WIDE>(o);
                 if opposite != 0 || self.ruleset.empty_capture() {
-                    cells.sub_at(a, 1);
-                    cells.sub_at(o, opposite);
-                    cells.add_at(store_index(n, side), opposite + 1);
+                    cells.sub_at::<WIDE>(a, 1);
+                    cells.sub_at::<WIDE>(o, opposite);
+                    cells.add_at::<WIDE>(store_index(n, side), opposite + 1);
                 }
             }
         }
-        cells.store(&mut self.cells);
+        cells.store::<WIDE>(&mut self.cells);
         self.sows += 1;
         self.pie_after_sow(next);
 
         let rows = &TABLES[n].row;
         if self.ruleset.end_on_no_move() {
-            if cells.is_zero_under(rows[next.index()]) {
+            if cells.is_zero_under::<WIDE>(rows[next.index()]) {
                 self.finish(EndReason::NoMove);
                 return;
             }
-        } else if cells.is_zero_under(rows[0]) || cells.is_zero_under(rows[1]) {
+        } else if cells.is_zero_under::<WIDE>(rows[0]) || cells.is_zero_under::<WIDE>(rows[1]) {
             self.finish(EndReason::SideEmpty);
             return;
         }

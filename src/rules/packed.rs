@@ -20,12 +20,17 @@ pub(crate) struct Packed {
 impl Packed {
     const ZERO: Packed = Packed { lo: 0, hi: 0 };
 
+    /// With `WIDE = false` the caller guarantees every cell in play is below 16 (Kalah up to 7
+    /// pits): `hi` is then left out of loads, stores and tests, and all the work on it is dead
+    /// code the compiler drops.
     #[inline(always)]
-    pub(crate) fn load(cells: &[u8; CELLS]) -> Packed {
+    pub(crate) fn load<const WIDE: bool>(cells: &[u8; CELLS]) -> Packed {
         let mut lo = [0u8; 16];
         let mut hi = [0u8; 8];
         lo.copy_from_slice(&cells[..16]);
-        hi.copy_from_slice(&cells[16..]);
+        if WIDE {
+            hi.copy_from_slice(&cells[16..]);
+        }
         Packed {
             lo: u128::from_le_bytes(lo),
             hi: u64::from_le_bytes(hi),
@@ -33,16 +38,18 @@ impl Packed {
     }
 
     #[inline(always)]
-    pub(crate) fn store(self, cells: &mut [u8; CELLS]) {
+    pub(crate) fn store<const WIDE: bool>(self, cells: &mut [u8; CELLS]) {
         cells[..16].copy_from_slice(&self.lo.to_le_bytes());
-        cells[16..].copy_from_slice(&self.hi.to_le_bytes());
+        if WIDE {
+            cells[16..].copy_from_slice(&self.hi.to_le_bytes());
+        }
     }
 
     /// `v` at cell `a` (all other cells zero). Branch-free: which register holds `a` depends on
     /// the side to move, which a predictor cannot guess.
     #[inline(always)]
-    fn at(a: usize, v: u8) -> Packed {
-        let in_lo = (a < 16) as u64;
+    fn at<const WIDE: bool>(a: usize, v: u8) -> Packed {
+        let in_lo = (!WIDE || a < 16) as u64;
         Packed {
             lo: ((v as u64 * in_lo) as u128) << (8 * (a & 15)),
             hi: (v as u64 * (1 - in_lo)) << (8 * (a & 7)),
@@ -50,8 +57,8 @@ impl Packed {
     }
 
     #[inline(always)]
-    pub(crate) fn get(self, a: usize) -> u8 {
-        if a < 16 {
+    pub(crate) fn get<const WIDE: bool>(self, a: usize) -> u8 {
+        if !WIDE || a < 16 {
             (self.lo >> (8 * a)) as u8
         } else {
             (self.hi >> (8 * (a - 16))) as u8
@@ -85,27 +92,28 @@ impl Packed {
 
     /// Adds `v` to cell `a` (no cell may leave 0..=255).
     #[inline(always)]
-    pub(crate) fn add_at(&mut self, a: usize, v: u8) {
-        *self = self.add(Packed::at(a, v));
+    pub(crate) fn add_at<const WIDE: bool>(&mut self, a: usize, v: u8) {
+        *self = self.add(Packed::at::<WIDE>(a, v));
     }
 
     /// Subtracts `v` from cell `a` (no cell may leave 0..=255).
     #[inline(always)]
-    pub(crate) fn sub_at(&mut self, a: usize, v: u8) {
-        *self = self.sub(Packed::at(a, v));
+    pub(crate) fn sub_at<const WIDE: bool>(&mut self, a: usize, v: u8) {
+        *self = self.sub(Packed::at::<WIDE>(a, v));
     }
 
     /// Whether every cell under `mask` (bytes 0 or 0xFF) is zero.
     #[inline(always)]
-    pub(crate) fn is_zero_under(self, mask: Packed) -> bool {
-        (self.lo & mask.lo) | (self.hi & mask.hi) as u128 == 0
+    pub(crate) fn is_zero_under<const WIDE: bool>(self, mask: Packed) -> bool {
+        let hi = if WIDE { self.hi & mask.hi } else { 0 };
+        (self.lo & mask.lo) | hi as u128 == 0
     }
 
     /// Sows `seeds` (> 0) picked up from relative position `start` of the path of a mover with
     /// `n` pits and row offset `off` (see `kalah.rs`), and returns the relative position of the
     /// last seed. `origin` is the cell of `start`, which must hold exactly `seeds`.
     #[inline(always)]
-    pub(crate) fn sow(
+    pub(crate) fn sow<const WIDE: bool>(
         &mut self,
         n: usize,
         off: usize,
@@ -127,7 +135,7 @@ impl Packed {
         *self = self
             .add(sown)
             .sub(prefix[start + 1])
-            .sub(Packed::at(origin, seeds));
+            .sub(Packed::at::<WIDE>(origin, seeds));
         last
     }
 }
