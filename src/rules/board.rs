@@ -3,8 +3,8 @@
 //!
 //! Layout: one fixed `[u8; 24]` for all games, `N` = pits per side:
 //! `cells[0..N]` South's pits 1..N, `cells[N]` South's store, `cells[N+1..2N+1]` North's pits
-//! 1..N, `cells[2N+1]` North's store (Oware: the captured seeds). The spare bytes stay zero and
-//! let a row be read as one little-endian `u64` (N ≤ 9 is checked where it matters).
+//! 1..N, `cells[2N+1]` North's store (Oware: the captured seeds). The spare bytes stay zero, so
+//! the cells can be read as two little-endian words (`packed.rs`) and a row tested by a mask.
 //!
 //! A `Board` referees Kalah and Congkak completely. For Oware it has no memory of earlier
 //! positions, so it cannot apply the repetition rule: [`crate::rules::Position`] adds that. Search
