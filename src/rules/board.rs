@@ -3,13 +3,14 @@
 //!
 //! Layout: one fixed `[u8; 24]` for all games, `N` = pits per side:
 //! `cells[0..N]` South's pits 1..N, `cells[N]` South's store, `cells[N+1..2N+1]` North's pits
-//! 1..N, `cells[2N+1]` North's store (Oware: the captured seeds). The spare bytes stay zero and
-//! let a row be read as one little-endian `u64` (N ≤ 9 is checked where it matters).
+//! 1..N, `cells[2N+1]` North's store (Oware: the captured seeds). The spare bytes stay zero, so
+//! the cells can be read as two little-endian words (`packed.rs`) and a row tested by a mask.
 //!
 //! A `Board` referees Kalah and Congkak completely. For Oware it has no memory of earlier
 //! positions, so it cannot apply the repetition rule: [`crate::rules::Position`] adds that. Search
 //! code that copies positions by value can use `Board` for Kalah and Congkak.
 
+use super::packed::{Packed, TABLES};
 use super::ruleset::{Game, Ruleset, Sweep};
 use super::{BySide, EndReason, GameResult, IllegalMove, IllegalReason, Move, MoveList, Side};
 
@@ -44,19 +45,14 @@ pub struct Board {
 /// Offset of `side`'s pit 1 in `cells`.
 #[inline(always)]
 pub(crate) fn row_offset(n: usize, side: Side) -> usize {
-    match side {
-        Side::South => 0,
-        Side::North => n + 1,
-    }
+    // Arithmetic, not a match: the side to move is not predictable (extra turns).
+    side.index() * (n + 1)
 }
 
 /// Index of `side`'s store in `cells`.
 #[inline(always)]
 pub(crate) fn store_index(n: usize, side: Side) -> usize {
-    match side {
-        Side::South => n,
-        Side::North => 2 * n + 1,
-    }
+    side.index() * (n + 1) + n
 }
 
 impl Board {
@@ -128,23 +124,11 @@ impl Board {
         self.pits(side).iter().map(|&c| c as u32).sum()
     }
 
-    /// Whether all of `side`'s pits are empty: one unaligned 8-byte load for N ≤ 8.
+    /// Whether all of `side`'s pits are empty: one mask test on the packed cells.
     #[inline(always)]
     pub(crate) fn row_empty(&self, side: Side) -> bool {
-        let n = self.ruleset.pits();
-        let off = row_offset(n, side);
-        if n <= 8 {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(&self.cells[off..off + 8]);
-            let mask = if n == 8 {
-                u64::MAX
-            } else {
-                (1u64 << (8 * n)) - 1
-            };
-            u64::from_le_bytes(w) & mask == 0
-        } else {
-            self.cells[off..off + n].iter().all(|&c| c == 0)
-        }
+        Packed::load::<true>(&self.cells)
+            .is_zero_under::<true>(TABLES[self.ruleset.pits()].row[side.index()])
     }
 
     /// The result once the game is over.
@@ -160,6 +144,9 @@ impl Board {
     }
 
     /// The legal moves, pits in increasing order then `swap`.
+    ///
+    /// Branch-free over the pits (every pit is written, the length grows only for a legal one):
+    /// whether a pit is empty is what a branch predictor cannot guess.
     #[inline]
     pub fn legal_moves(&self) -> MoveList {
         let mut list = MoveList::new();
@@ -167,19 +154,15 @@ impl Board {
         let n = self.ruleset.pits();
         let off = row_offset(n, side);
         let row = &self.cells[off..off + n];
-        if self.ruleset.kind() == Game::Oware && self.row_empty(side.other()) {
-            for (i, &c) in row.iter().enumerate() {
-                if c as usize >= n - i {
-                    list.push(Move::Pit(i as u8 + 1));
-                }
-            }
-        } else {
-            for (i, &c) in row.iter().enumerate() {
-                if c != 0 {
-                    list.push(Move::Pit(i as u8 + 1));
-                }
-            }
+        // Oware's feeding obligation: a pit is legal only if its seeds reach the other row.
+        let feed = self.ruleset.kind() == Game::Oware && self.row_empty(side.other());
+        let mut len = 0;
+        for (i, &c) in row.iter().enumerate() {
+            let need = if feed { n - i } else { 1 };
+            list.moves[len] = Move::Pit(i as u8 + 1);
+            len += (c as usize >= need) as usize;
         }
+        list.len = len as u8;
         if self.pie == Pie::Offered {
             list.push(Move::Swap);
         }

@@ -16,8 +16,7 @@ impl Board {
         let n = self.ruleset.pits();
         let off = if side == Side::South { 0 } else { n + 1 };
         let lap_cap = self.ruleset.lap_cap();
-        let mut hand = self.cells[off + i] as u32;
-        self.cells[off + i] = 0;
+        let mut hand = self.cells[off + i] as u32; // picked up by `sow_path`
         let mut from = i;
         let mut sown: u32 = 0;
         let mut next = side.other();
@@ -35,8 +34,7 @@ impl Board {
                 if sown >= lap_cap {
                     break;
                 }
-                hand = here as u32;
-                self.cells[a] = 0;
+                hand = here as u32; // picked up by `sow_path`
                 from = last;
                 continue;
             }

@@ -5,14 +5,17 @@
 //! 1..N, `p = N` their store, `p = N+1..2N` the opponent's pits 1..N; the opponent's store is not
 //! on the path, which is a cycle of length `L = 2N+1`. In `cells` the relative position `p` is at
 //! `p + off` (wrapping at `2N+2`), `off = 0` for South and `N+1` for North. The speed comes from
-//! this: whole laps are added in bulk (one division per move, and only when the seeds reach a
-//! full lap), then the remainder is walked with no division.
+//! this: a sow, whole laps included, is a few word additions from a precomputed table of path
+//! prefixes ([`Packed::sow`]), with no per-seed loop and no division unless the seeds go round
+//! more than once, and a Kalah move works on the cells in registers from load to store.
 
-use super::board::{store_index, Board, CELLS};
-use super::{EndReason, Side};
+use super::board::{row_offset, store_index, Board, CELLS};
+use super::packed::{Packed, TABLES};
+use super::EndReason;
 
-/// Sows `seeds` seeds (> 0) starting after relative position `start` and returns the relative
-/// position of the last seed. `off` is the mover's row offset, `n` the pits per side.
+/// Sows `seeds` seeds (> 0) picked up from relative position `start` and returns the relative
+/// position of the last seed. `off` is the mover's row offset, `n` the pits per side; the cell
+/// at `start` must hold exactly `seeds`. See [`Packed::sow`].
 #[inline(always)]
 pub(crate) fn sow_path(
     cells: &mut [u8; CELLS],
@@ -21,32 +24,10 @@ pub(crate) fn sow_path(
     start: usize,
     seeds: u32,
 ) -> usize {
-    let l = 2 * n + 1;
-    let total = 2 * n + 2;
-    let mut rem = seeds as usize;
-    if rem >= l {
-        let laps = (rem / l) as u8;
-        rem %= l;
-        for c in cells[..total].iter_mut() {
-            *c += laps;
-        }
-        // The opponent's store is skipped.
-        let skip = if off == 0 { 2 * n + 1 } else { n };
-        cells[skip] -= laps;
-    }
-    let mut p = start;
-    for _ in 0..rem {
-        p += 1;
-        if p == l {
-            p = 0;
-        }
-        let mut a = p + off;
-        if a >= total {
-            a -= total;
-        }
-        cells[a] += 1;
-    }
-    p
+    let mut packed = Packed::load::<true>(cells);
+    let last = packed.sow::<true>(n, off, start, cell_of(n, off, start), seeds as u8);
+    packed.store::<true>(cells);
+    last
 }
 
 /// The cell of relative position `p` for a mover with row offset `off`.
@@ -64,38 +45,49 @@ impl Board {
     /// Plays Kalah pit `i` (0-based) of the side to move, which must be non-empty.
     #[inline]
     pub(crate) fn play_kalah(&mut self, i: usize) {
+        // Up to 7 pits the board fits in the low 16 cells: a narrower, faster instance.
+        if self.ruleset.pits() <= 7 {
+            self.play_kalah_in::<false>(i)
+        } else {
+            self.play_kalah_in::<true>(i)
+        }
+    }
+
+    #[inline(always)]
+    fn play_kalah_in<const WIDE: bool>(&mut self, i: usize) {
         let Some(side) = self.mover else { return };
         let n = self.ruleset.pits();
-        let off = if side == Side::South { 0 } else { n + 1 };
-        let seeds = self.cells[off + i];
-        self.cells[off + i] = 0;
-        let last = sow_path(&mut self.cells, n, off, i, seeds as u32);
+        let off = row_offset(n, side);
+        let mut cells = Packed::load::<WIDE>(&self.cells);
+        let last = cells.sow::<WIDE>(n, off, i, off + i, self.cells[off + i]);
 
         let mut next = side.other();
         if last == n {
             next = side; // last seed in the own store: extra turn (rule 3)
         } else if last < n {
             let a = off + last;
-            if self.cells[a] == 1 {
+            if cells.get::<WIDE>(a) == 1 {
                 // The pit was empty before the last seed landed (rule 4).
                 let o = cell_of(n, off, 2 * n - last);
-                let opposite = self.cells[o];
+                let opposite = cells.get::<WIDE>(o);
                 if opposite != 0 || self.ruleset.empty_capture() {
-                    self.cells[store_index(n, side)] += opposite + 1;
-                    self.cells[a] = 0;
-                    self.cells[o] = 0;
+                    cells.sub_at::<WIDE>(a, 1);
+                    cells.sub_at::<WIDE>(o, opposite);
+                    cells.add_at::<WIDE>(store_index(n, side), opposite + 1);
                 }
             }
         }
+        cells.store::<WIDE>(&mut self.cells);
         self.sows += 1;
         self.pie_after_sow(next);
 
+        let rows = &TABLES[n].row;
         if self.ruleset.end_on_no_move() {
-            if self.row_empty(next) {
+            if cells.is_zero_under::<WIDE>(rows[next.index()]) {
                 self.finish(EndReason::NoMove);
                 return;
             }
-        } else if self.row_empty(Side::South) || self.row_empty(Side::North) {
+        } else if cells.is_zero_under::<WIDE>(rows[0]) || cells.is_zero_under::<WIDE>(rows[1]) {
             self.finish(EndReason::SideEmpty);
             return;
         }

@@ -26,6 +26,7 @@ mod board;
 mod congkak;
 mod kalah;
 mod oware;
+mod packed;
 mod position;
 mod ruleset;
 mod state;
