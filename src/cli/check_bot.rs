@@ -64,7 +64,7 @@ pub fn run(args: &CheckBotArgs) -> Result<ExitCode> {
         transcript,
     };
     mancala_arena::engine::become_subreaper();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
+    let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
     let report = match runtime.block_on(check_bot(&config)) {

@@ -186,7 +186,7 @@ pub fn run(args: &SprtArgs) -> Result<ExitCode> {
     let mut tracker = PairTracker::default();
     let mut last: Option<SprtStatus> = None;
     let quiet = args.quiet;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
+    let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
     mancala_arena::engine::become_subreaper();

@@ -488,7 +488,7 @@ pub async fn run(args: &RunArgs) -> Result<(RunConfig, PathBuf, runner::RunOutco
 /// The `run` subcommand's entry point: a tokio runtime around [`run`], then the summary.
 pub fn main(args: &RunArgs) -> Result<()> {
     mancala_arena::engine::become_subreaper();
-    let runtime = tokio::runtime::Builder::new_multi_thread()
+    let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
     let (_config, dir, outcome) = runtime.block_on(run(args))?;

@@ -239,12 +239,9 @@ impl Engine {
         limits: GoLimits,
         limit: Duration,
     ) -> Result<Answer, Fault> {
-        self.send(&ToBot::Position {
-            start: start.clone(),
-            moves: moves.to_vec(),
-        })
-        .await?;
-        self.send(&ToBot::Go(limits)).await?;
+        // One write for both lines: one wake-up of the bot instead of two.
+        let position = ToBot::Position { start: start.clone(), moves: moves.to_vec() };
+        self.process.write_line(&format!("{position}\n{}", ToBot::Go(limits))).await?;
         let started = Instant::now();
         let deadline = started + limit;
         let mut last_info = None;
