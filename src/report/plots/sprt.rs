@@ -180,7 +180,8 @@ impl Plot for SprtPlot {
         let lower = colour(3);
         chart
             .draw_series(LineSeries::new(
-                self.trace.iter().map(|p| (p.pairs, p.upper)),
+                std::iter::once((0, self.trace[0].upper))
+                    .chain(self.trace.iter().map(|p| (p.pairs, p.upper))),
                 upper.stroke_width(2),
             ))
             .drawn()?
@@ -190,7 +191,8 @@ impl Plot for SprtPlot {
             });
         chart
             .draw_series(LineSeries::new(
-                self.trace.iter().map(|p| (p.pairs, p.lower)),
+                std::iter::once((0, self.trace[0].lower))
+                    .chain(self.trace.iter().map(|p| (p.pairs, p.lower))),
                 lower.stroke_width(2),
             ))
             .drawn()?

@@ -374,3 +374,64 @@ mod tests {
         assert_eq!((one.q1, one.median, one.q3), (7.0, 7.0, 7.0));
     }
 }
+
+#[cfg(test)]
+mod attribution_tests {
+    use super::*;
+    use crate::tournament::results::GameRow;
+
+    fn record(opening: &str, moves: &[&str], think: &[u64]) -> GameRecord {
+        GameRecord {
+            row: GameRow {
+                game_id: 7,
+                pair_id: 3,
+                round: 0,
+                first: "a".into(),
+                second: "b".into(),
+                rules: "kalah".into(),
+                opening: opening.into(),
+                result: "1-0".into(),
+                score_first: 0,
+                score_second: 0,
+                sows: moves.len() as u32,
+                termination: "normal".into(),
+                forfeit: String::new(),
+                detail: String::new(),
+                wall_ms: 0,
+                first_think_ms: 0,
+                first_max_ms: 0,
+                second_think_ms: 0,
+                second_max_ms: 0,
+            },
+            moves: moves.iter().map(|m| m.to_string()).collect(),
+            think_ms: think.to_vec(),
+        }
+    }
+
+    #[test]
+    fn extra_turns_keep_the_mover() {
+        // Kalah(6,4): pit 3's four seeds end in the store (extra turn); pit 1's do not.
+        let r = record("", &["3", "1", "1"], &[10, 20, 30]);
+        assert_eq!(sow_players(&r).unwrap(), vec![0, 0, 1]);
+    }
+
+    #[test]
+    fn opening_moves_have_no_think_time() {
+        // After the opening `3 1` north is to move: the first timed sow is the second player's,
+        // the next the first player's.
+        let r = record("3 1", &["3", "1", "1", "2"], &[30, 40]);
+        assert_eq!(sow_players(&r).unwrap(), vec![1, 0]);
+        let names = vec!["a".to_string(), "b".to_string()];
+        let (times, problems) = think_times(&names, &[r]);
+        assert!(problems.is_empty());
+        assert_eq!(times, vec![vec![40], vec![30]]);
+    }
+
+    #[test]
+    fn mismatched_records_are_reported_not_attributed() {
+        let r = record("", &["3", "1"], &[10]);
+        assert!(sow_players(&r).unwrap_err().contains("game 7"));
+        let bad = record("", &["9"], &[10]);
+        assert!(sow_players(&bad).is_err());
+    }
+}
