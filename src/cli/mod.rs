@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand};
 mod check_bot;
 mod merge;
 mod perft;
+mod plot;
 mod rate;
 mod replay;
 mod sprt;
@@ -35,6 +36,8 @@ pub enum Command {
     CheckBot(check_bot::CheckBotArgs),
     /// Rate a results folder: Elo with confidence intervals, pairwise table, site ladder.
     Rate(rate::RateArgs),
+    /// Rate a results folder and draw its plots, report.html and summary.md into it.
+    Plot(plot::PlotArgs),
     /// Sequential probability ratio test between a base and a test bot (exit 0 H1, 3 H0, 4 inconclusive).
     Sprt(sprt::SprtArgs),
     /// Combine shard folders (`run --shard I/N`) into one run folder.
@@ -57,6 +60,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Replay(args) => replay::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Perft(args) => perft::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Rate(args) => rate::run(&args).map(|()| ExitCode::SUCCESS),
+        Command::Plot(args) => plot::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Sprt(args) => sprt::run(&args),
         Command::Merge(args) => merge::run(&args).map(|()| ExitCode::SUCCESS),
         Command::CheckBot(args) => check_bot::run(&args),

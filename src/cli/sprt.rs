@@ -12,6 +12,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use mancala_arena::rating::pairwise::PentaCounts;
 use mancala_arena::rating::sprt::{Sprt, SprtModel, SprtResult, SprtStatus};
+use mancala_arena::report::rate::{rate_dir, RateOptions};
 use mancala_arena::tournament::runner::{self, RunOptions};
 use serde::Serialize;
 
@@ -85,6 +86,9 @@ pub struct SprtArgs {
     /// Run folder [default: results/sprt-<timestamp>/].
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Do not rate the folder and draw its plots, report.html and summary.md at the end.
+    #[arg(long)]
+    pub no_plots: bool,
     #[arg(long, short)]
     pub quiet: bool,
 }
@@ -255,6 +259,21 @@ pub fn run(args: &SprtArgs) -> Result<ExitCode> {
         dir.join("sprt.json"),
         serde_json::to_string_pretty(&file)? + "\n",
     )?;
+    if !args.no_plots {
+        // Two players: a few hundred bootstrap samples are plenty and keep this quick.
+        let opts = RateOptions {
+            bootstrap: 300,
+            ..RateOptions::default()
+        };
+        match rate_dir(&dir, &opts) {
+            Ok(rated) => {
+                if let Err(err) = super::plot::report(&dir, &rated, &opts, true) {
+                    eprintln!("no report: {err:#}");
+                }
+            }
+            Err(err) => eprintln!("no ratings, no report: {err:#}"),
+        }
+    }
     let (verdict, code) = match status.result {
         SprtResult::AcceptH1 => ("H1 accepted: the test bot is stronger", EXIT_H1),
         SprtResult::AcceptH0 => ("H0 accepted: the test bot is not stronger", EXIT_H0),

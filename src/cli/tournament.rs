@@ -83,6 +83,9 @@ pub struct RunArgs {
     pub shard: Option<String>,
     #[command(flatten)]
     pub rating: super::rate::RatingFlags,
+    /// Do not draw the plots, report.html and summary.md at the end.
+    #[arg(long)]
+    pub no_plots: bool,
     /// No progress output.
     #[arg(long, short)]
     pub quiet: bool,
@@ -502,8 +505,17 @@ pub fn main(args: &RunArgs) -> Result<()> {
         );
     }
     if outcome.played + outcome.skipped > 0 || dir.join("games.csv").exists() {
-        match mancala_arena::report::rate::rate_dir(&dir, &args.rating.options()?) {
-            Ok(rated) => print!("\n{}", rated.table),
+        let opts = args.rating.options()?;
+        match mancala_arena::report::rate::rate_dir(&dir, &opts) {
+            Ok(rated) => {
+                print!("\n{}", rated.table);
+                if !args.no_plots {
+                    // A report that cannot be drawn does not make the run fail.
+                    if let Err(err) = super::plot::report(&dir, &rated, &opts, true) {
+                        eprintln!("no report: {err:#}");
+                    }
+                }
+            }
             Err(err) => eprintln!("no ratings: {err:#}"),
         }
     }

@@ -1,5 +1,10 @@
-//! Outputs for people and programs: the rating files and terminal tables of a results folder,
-//! and (later) plots and the HTML report. Reads what `tournament/` wrote; the maths is
-//! [`crate::rating`].
+//! Outputs for people and programs: the rating files and terminal tables of a results folder
+//! ([`rate`]), its figures ([`plots`]), and the two documents made from them, `report.html`
+//! ([`html`]) and `summary.md` ([`markdown`]), written together by [`output::write_report`].
+//! Reads what `tournament/` wrote; the maths is [`crate::rating`].
 
+pub mod html;
+pub mod markdown;
+pub mod output;
+pub mod plots;
 pub mod rate;

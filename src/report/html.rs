@@ -1,0 +1,294 @@
+//! `report.html`: one self-contained static page per results folder. No network, no scripts, no
+//! external CSS: the figures are inlined as SVG, the style sheet is in the page.
+//!
+//! Sections (each an element with this `id`): `summary` (ratings with intervals, first-mover
+//! advantage, warnings, game ends), `sprt` (only for SPRT runs), `pairwise`, `plots`,
+//! `configuration` (run.json), `reproduce` (the command lines). Every piece of text from the
+//! folder (player names, commands, run.json) goes through [`escape`].
+
+use std::fmt::Write as _;
+
+use super::output::{command_line, pair_elo, pct, signed, ReportInput};
+
+/// Escapes text for HTML element content and attribute values.
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Strips the XML prolog, if any, so the SVG can sit inside the page.
+fn inline_svg(svg: &str) -> &str {
+    let svg = svg.trim_start();
+    match svg.strip_prefix("<?xml") {
+        Some(rest) => rest.find("?>").map_or(svg, |i| rest[i + 2..].trim_start()),
+        None => svg,
+    }
+}
+
+const STYLE: &str = "
+body { font-family: sans-serif; margin: 2em auto; max-width: 1000px; padding: 0 1em; color: #222; }
+h1 { font-size: 1.6em; } h2 { margin-top: 2em; border-bottom: 1px solid #ccc; }
+table { border-collapse: collapse; margin: 1em 0; font-size: 0.92em; }
+th, td { border: 1px solid #ccc; padding: 0.25em 0.6em; text-align: right; }
+th { background: #f2f2f2; } td.name, th.name { text-align: left; }
+figure { margin: 1.5em 0; } figcaption { color: #555; font-size: 0.9em; }
+svg { max-width: 100%; height: auto; }
+pre { background: #f6f6f6; padding: 1em; overflow-x: auto; font-size: 0.85em; }
+.warning { color: #a00; } .missing { color: #666; font-style: italic; }
+";
+
+/// The page.
+pub fn render(input: &ReportInput<'_>) -> String {
+    let s = input.summary;
+    let mut h = String::new();
+    let name = input
+        .run
+        .as_ref()
+        .map_or_else(|| "results".to_string(), |r| r.config.name.clone());
+    let _ = write!(
+        h,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <title>{} – mancala-arena report</title>\n<style>{STYLE}</style>\n</head>\n<body>\n",
+        escape(&name)
+    );
+    let _ = writeln!(h, "<h1>{} – mancala-arena report</h1>", escape(&name));
+    let _ = writeln!(
+        h,
+        "<p>Folder <code>{}</code>: {} games in {} game pairs among {} players{}.</p>",
+        escape(&input.dir.display().to_string()),
+        s.games,
+        s.game_pairs,
+        s.players.len(),
+        input.run.as_ref().map_or(String::new(), |r| format!(
+            ", started {}, arena {}",
+            escape(&r.started),
+            escape(&r.arena_version)
+        ))
+    );
+
+    // Summary.
+    let ci = if s.bootstrap_samples > 0 {
+        format!(
+            "{:.0}% bootstrap intervals over game pairs ({} samples)",
+            s.level * 100.0,
+            s.bootstrap_samples
+        )
+    } else {
+        format!("{:.0}% normal intervals", s.level * 100.0)
+    };
+    let _ = writeln!(h, "<section id=\"summary\">\n<h2>Ratings</h2>");
+    let _ = writeln!(
+        h,
+        "<p>Elo with {}, anchored at {}.</p>",
+        escape(&ci),
+        escape(&s.anchor)
+    );
+    h.push_str(
+        "<table>\n<tr><th>rank</th><th class=\"name\">player</th><th>Elo</th><th>interval</th>\
+         <th>games</th><th>W-D-L</th><th>score</th><th>draws</th><th>P(top)</th></tr>\n",
+    );
+    for r in &s.ratings {
+        let _ = writeln!(
+            h,
+            "<tr><td>{}</td><td class=\"name\">{}{}</td><td>{:.0}</td><td>[{:.0}, {:.0}]</td>\
+             <td>{}</td><td>{}-{}-{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            r.rank,
+            escape(&r.name),
+            if r.unbounded { " *" } else { "" },
+            r.elo,
+            r.ci_low,
+            r.ci_high,
+            r.games,
+            r.wins,
+            r.draws,
+            r.losses,
+            pct(r.score_pct),
+            pct(r.draw_pct),
+            r.p_best.map_or("–".to_string(), |p| format!("{p:.3}")),
+        );
+    }
+    h.push_str("</table>\n");
+    if s.ratings.iter().any(|r| r.unbounded) {
+        h.push_str(
+            "<p>* never lost or never scored: the rating rests on the prior, not the games.</p>\n",
+        );
+    }
+    let fm = &s.first_move_advantage;
+    let _ = writeln!(
+        h,
+        "<p id=\"first-move\">First-mover advantage: <b>{} Elo</b> [{}, {}]; the first players \
+         scored {:.1}% of the points.</p>",
+        signed(fm.elo),
+        signed(fm.ci_low),
+        signed(fm.ci_high),
+        fm.first_player_score * 100.0
+    );
+    if s.warnings.is_empty() {
+        h.push_str("<p id=\"warnings\">No warnings.</p>\n");
+    } else {
+        h.push_str("<ul id=\"warnings\">\n");
+        for w in &s.warnings {
+            let _ = writeln!(h, "<li class=\"warning\">{}</li>", escape(w));
+        }
+        h.push_str("</ul>\n");
+    }
+    if !input.terminations.is_empty() {
+        h.push_str("<table>\n<tr><th class=\"name\">game end</th><th>games</th></tr>\n");
+        for (t, n) in &input.terminations {
+            let _ = writeln!(
+                h,
+                "<tr><td class=\"name\">{}</td><td>{n}</td></tr>",
+                escape(t)
+            );
+        }
+        h.push_str("</table>\n");
+    }
+    h.push_str("</section>\n");
+
+    if let Some(sprt) = &input.sprt {
+        let _ = writeln!(
+            h,
+            "<section id=\"sprt\">\n<h2>SPRT</h2>\n<p><b>{}</b> after {} game pairs: LLR {:+.3}, \
+             bounds [{:.3}, {:.3}]; H0 {} Elo, H1 {} Elo ({} model), α = {}, β = {}; \
+             pentanomial counts {:?}.</p>\n</section>",
+            escape(sprt.verdict()),
+            sprt.pairs,
+            sprt.status.llr,
+            sprt.status.lower,
+            sprt.status.upper,
+            sprt.elo0,
+            sprt.elo1,
+            escape(&sprt.model),
+            sprt.alpha,
+            sprt.beta,
+            sprt.penta
+        );
+    }
+
+    // Pairwise.
+    h.push_str("<section id=\"pairwise\">\n<h2>Pairwise</h2>\n");
+    if s.pairwise.is_empty() {
+        h.push_str("<p>No encounters.</p>\n");
+    } else {
+        let _ = writeln!(
+            h,
+            "<p>From the first player's view; Elo ± {:.0}% from the pentanomial model over game \
+             pairs (trinomial when games are unpaired).</p>",
+            s.level * 100.0
+        );
+        h.push_str(
+            "<table>\n<tr><th class=\"name\">player</th><th class=\"name\">opponent</th>\
+             <th>games</th><th>W-D-L</th><th>pairs LL LD DD/WL WD WW</th><th>score</th>\
+             <th>Elo</th><th>LOS</th></tr>\n",
+        );
+        for p in &s.pairwise {
+            let _ = writeln!(
+                h,
+                "<tr><td class=\"name\">{}</td><td class=\"name\">{}</td><td>{}</td>\
+                 <td>{}-{}-{}</td><td>{} {} {} {} {}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                escape(&p.player),
+                escape(&p.opponent),
+                p.games,
+                p.wins,
+                p.draws,
+                p.losses,
+                p.penta_ll,
+                p.penta_ld,
+                p.penta_dd_wl,
+                p.penta_wd,
+                p.penta_ww,
+                pct(p.score_pct),
+                pair_elo(p),
+                p.los.map_or("–".to_string(), |l| format!("{l:.3}")),
+            );
+        }
+        h.push_str("</table>\n");
+    }
+    h.push_str("</section>\n");
+
+    // Plots.
+    h.push_str("<section id=\"plots\">\n<h2>Plots</h2>\n");
+    for f in &input.figures {
+        let _ = writeln!(
+            h,
+            "<figure id=\"plot-{}\">\n<h3>{}</h3>",
+            f.stem,
+            escape(f.title)
+        );
+        match &f.svg {
+            Ok(svg) => {
+                h.push_str(inline_svg(svg));
+                let _ = writeln!(h, "\n<figcaption>{}</figcaption>", escape(&f.caption));
+            }
+            Err(why) => {
+                let _ = writeln!(h, "<p class=\"missing\">Not drawn: {}</p>", escape(why));
+            }
+        }
+        h.push_str("</figure>\n");
+    }
+    h.push_str("</section>\n");
+
+    // Configuration.
+    h.push_str("<section id=\"configuration\">\n<h2>Configuration</h2>\n");
+    match &input.run_json {
+        Some(json) => {
+            let _ = writeln!(
+                h,
+                "<p>The run's <code>run.json</code>:</p>\n<pre>{}</pre>",
+                escape(json)
+            );
+        }
+        None => h.push_str("<p>This folder has no readable <code>run.json</code>.</p>\n"),
+    }
+    h.push_str("</section>\n");
+
+    // Reproduce.
+    let dir = shlex::try_quote(&input.dir.display().to_string())
+        .map_or_else(|_| input.dir.display().to_string(), |q| q.into_owned());
+    h.push_str("<section id=\"reproduce\">\n<h2>Reproduce</h2>\n");
+    if let Some(run) = &input.run {
+        let _ = writeln!(
+            h,
+            "<p>The command that played these games (the same seed gives the same games with \
+             deterministic bots):</p>\n<pre>{}</pre>",
+            escape(&command_line(run))
+        );
+    }
+    let _ = writeln!(
+        h,
+        "<p>Rate the folder again, and redraw this report:</p>\n<pre>arena rate {d}\narena plot {d}</pre>",
+        d = escape(&dir)
+    );
+    h.push_str("</section>\n</body>\n</html>\n");
+    h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_markup_and_quotes() {
+        assert_eq!(
+            escape(r#"<b>"a" & 'b'</b>"#),
+            "&lt;b&gt;&quot;a&quot; &amp; &#39;b&#39;&lt;/b&gt;"
+        );
+    }
+
+    #[test]
+    fn strips_the_xml_prolog() {
+        assert_eq!(inline_svg("<?xml version=\"1.0\"?>\n<svg/>"), "<svg/>");
+        assert_eq!(inline_svg("<svg/>"), "<svg/>");
+    }
+}

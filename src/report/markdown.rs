@@ -1,0 +1,137 @@
+//! `summary.md`: the results as GitHub-flavoured Markdown, to paste into a pull request: the
+//! ratings table, the first-mover advantage, the SPRT verdict (SPRT runs), the pairwise table,
+//! warnings, and the command that played the games.
+
+use std::fmt::Write as _;
+
+use super::output::{command_line, pair_elo, pct, signed, ReportInput};
+
+/// Escapes the characters that would break a table cell or start markup.
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '|' | '\\' | '*' | '_' | '`' | '<' | '>' | '[' | ']' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '\n' | '\r' => out.push(' '),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The document.
+pub fn render(input: &ReportInput<'_>) -> String {
+    let s = input.summary;
+    let mut m = String::new();
+    let name = input
+        .run
+        .as_ref()
+        .map_or_else(|| "results".to_string(), |r| r.config.name.clone());
+    let _ = writeln!(m, "### mancala-arena: {}\n", escape(&name));
+    let _ = writeln!(
+        m,
+        "{} games in {} game pairs; Elo anchored at {}, {:.0}% {} intervals.\n",
+        s.games,
+        s.game_pairs,
+        escape(&s.anchor),
+        s.level * 100.0,
+        if s.bootstrap_samples > 0 {
+            "bootstrap"
+        } else {
+            "normal"
+        }
+    );
+    if let Some(sprt) = &input.sprt {
+        let _ = writeln!(
+            m,
+            "**SPRT: {}** after {} pairs (LLR {:+.3}, bounds [{:.3}, {:.3}]; H0 {} / H1 {} Elo, \
+             {}, α = {}, β = {}).\n",
+            sprt.verdict(),
+            sprt.pairs,
+            sprt.status.llr,
+            sprt.status.lower,
+            sprt.status.upper,
+            sprt.elo0,
+            sprt.elo1,
+            escape(&sprt.model),
+            sprt.alpha,
+            sprt.beta
+        );
+    }
+    m.push_str("| rank | player | Elo | interval | games | W-D-L | score |\n");
+    m.push_str("|---:|:---|---:|---:|---:|---:|---:|\n");
+    for r in &s.ratings {
+        let _ = writeln!(
+            m,
+            "| {} | {}{} | {:.0} | [{:.0}, {:.0}] | {} | {}-{}-{} | {} |",
+            r.rank,
+            escape(&r.name),
+            if r.unbounded { " \\*" } else { "" },
+            r.elo,
+            r.ci_low,
+            r.ci_high,
+            r.games,
+            r.wins,
+            r.draws,
+            r.losses,
+            pct(r.score_pct)
+        );
+    }
+    let fm = &s.first_move_advantage;
+    let _ = writeln!(
+        m,
+        "\nFirst-mover advantage: {} Elo [{}, {}]; first players scored {:.1}% of the points.\n",
+        signed(fm.elo),
+        signed(fm.ci_low),
+        signed(fm.ci_high),
+        fm.first_player_score * 100.0
+    );
+    if !s.pairwise.is_empty() {
+        m.push_str("| player | opponent | games | W-D-L | score | Elo | LOS |\n");
+        m.push_str("|:---|:---|---:|---:|---:|---:|---:|\n");
+        for p in &s.pairwise {
+            let _ = writeln!(
+                m,
+                "| {} | {} | {} | {}-{}-{} | {} | {} | {} |",
+                escape(&p.player),
+                escape(&p.opponent),
+                p.games,
+                p.wins,
+                p.draws,
+                p.losses,
+                pct(p.score_pct),
+                pair_elo(p),
+                p.los.map_or("–".to_string(), |l| format!("{l:.3}"))
+            );
+        }
+        m.push('\n');
+    }
+    for w in &s.warnings {
+        let _ = writeln!(m, "> warning: {}", escape(w));
+    }
+    if !s.warnings.is_empty() {
+        m.push('\n');
+    }
+    if let Some(run) = &input.run {
+        let _ = writeln!(
+            m,
+            "<details><summary>command</summary>\n\n```sh\n{}\n```\n</details>",
+            command_line(run).replace("```", "` ` `")
+        );
+    }
+    m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_table_breakers() {
+        assert_eq!(escape("a|b*c_d"), "a\\|b\\*c\\_d");
+        assert_eq!(escape("x\ny"), "x y");
+    }
+}

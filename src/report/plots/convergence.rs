@@ -1,0 +1,209 @@
+//! `convergence.svg/png`: how the ratings settle as games accumulate. The games, in game-id
+//! order, are rated again at about twenty checkpoints (prefixes), with normal (Hessian)
+//! intervals for speed; each player is a line with its interval as a shaded band.
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+
+use super::{colour, finite_range, font, padded, short, Drawn, Plot, PlotError, GREY};
+use crate::rating::Game;
+use crate::report::rate::{rate_games, RateOptions};
+
+/// A player's rating after the first `games` games of the run.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Point {
+    pub games: usize,
+    pub elo: f64,
+    pub low: f64,
+    pub high: f64,
+}
+
+/// The convergence figure's data: one series per player (in `names` order).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConvergencePlot {
+    pub names: Vec<String>,
+    pub series: Vec<Vec<Point>>,
+    pub total_games: usize,
+    pub level: f64,
+}
+
+/// About `want` prefix lengths from small to `total`, rounded up to whole game pairs (even
+/// numbers) where possible, strictly increasing, always ending with `total`.
+pub fn checkpoints(total: usize, want: usize) -> Vec<usize> {
+    let want = want.max(1);
+    let mut out: Vec<usize> = Vec::with_capacity(want);
+    for k in 1..=want {
+        let mut c = (total * k).div_ceil(want);
+        if c % 2 == 1 && c < total {
+            c += 1;
+        }
+        let c = c.clamp(1, total.max(1));
+        if out.last().map_or(true, |&last| c > last) && c <= total {
+            out.push(c);
+        }
+    }
+    out
+}
+
+impl ConvergencePlot {
+    /// Rates the prefixes of `games` (in game-id order) among `names`.
+    pub fn new(names: &[String], games: &[Game], opts: &RateOptions) -> Result<Self, PlotError> {
+        if games.is_empty() {
+            return Err(PlotError::NoData("no games to rate".into()));
+        }
+        let quick = RateOptions {
+            bootstrap: 0,
+            ..opts.clone()
+        };
+        let mut series = vec![Vec::new(); names.len()];
+        for c in checkpoints(games.len(), 20) {
+            // A prefix where the fit fails (too few games) simply has no point.
+            let Ok(rated) = rate_games(names, &games[..c], &quick, 0) else {
+                continue;
+            };
+            for row in &rated.summary.ratings {
+                let Some(i) = names.iter().position(|n| *n == row.name) else {
+                    continue;
+                };
+                if row.games > 0 && row.elo.is_finite() {
+                    series[i].push(Point {
+                        games: c,
+                        elo: row.elo,
+                        low: row.ci_low,
+                        high: row.ci_high,
+                    });
+                }
+            }
+        }
+        if series.iter().all(Vec::is_empty) {
+            return Err(PlotError::NoData(
+                "no prefix of the games could be rated".into(),
+            ));
+        }
+        Ok(ConvergencePlot {
+            names: names.to_vec(),
+            series,
+            total_games: games.len(),
+            level: opts.level,
+        })
+    }
+}
+
+impl Plot for ConvergencePlot {
+    fn stem(&self) -> &'static str {
+        "convergence"
+    }
+
+    fn caption(&self) -> String {
+        format!(
+            "Each player's Elo (line) and {:.0}% normal interval (band) after the first N games, \
+             in game-id order.",
+            self.level * 100.0
+        )
+    }
+
+    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> Result<(), PlotError>
+    where
+        DB::ErrorType: 'static,
+    {
+        let points = self.series.iter().flatten();
+        let (lo, hi) = finite_range(points.flat_map(|p| [p.low, p.high, p.elo]))
+            .ok_or_else(|| PlotError::NoData("no finite rating".into()))?;
+        // A first checkpoint with wild intervals would flatten the rest: clip the y range to
+        // what the later half of the run shows, widened a little.
+        let late = self
+            .series
+            .iter()
+            .flatten()
+            .filter(|p| p.games * 2 >= self.total_games);
+        let (lo, hi) = match finite_range(late.flat_map(|p| [p.low, p.high])) {
+            Some((l, h)) => {
+                let span = (h - l).max(50.0);
+                (lo.max(l - span), hi.min(h + span))
+            }
+            None => (lo, hi),
+        };
+        let (lo, hi) = padded(lo, hi);
+        let mut chart = ChartBuilder::on(area)
+            .caption("Rating convergence", font(24.0))
+            .margin(16)
+            .x_label_area_size(44)
+            .y_label_area_size(64)
+            .build_cartesian_2d(0usize..self.total_games.max(2), lo..hi)
+            .drawn()?;
+        chart
+            .configure_mesh()
+            .x_desc("games played")
+            .y_desc("Elo")
+            .y_label_formatter(&|x| format!("{x:.0}"))
+            .label_style(font(16.0))
+            .axis_desc_style(font(16.0))
+            .light_line_style(WHITE.mix(0.0))
+            .bold_line_style(BLACK.mix(0.08))
+            .draw()
+            .drawn()?;
+        chart
+            .draw_series(std::iter::once(PathElement::new(
+                vec![(0, 1200.0), (self.total_games.max(2), 1200.0)],
+                GREY.stroke_width(1),
+            )))
+            .drawn()?;
+        let clip = |v: f64| v.clamp(lo, hi);
+        for (i, (name, series)) in self.names.iter().zip(&self.series).enumerate() {
+            if series.is_empty() {
+                continue;
+            }
+            let c = colour(i);
+            let mut band: Vec<(usize, f64)> =
+                series.iter().map(|p| (p.games, clip(p.high))).collect();
+            band.extend(series.iter().rev().map(|p| (p.games, clip(p.low))));
+            chart
+                .draw_series(std::iter::once(Polygon::new(band, c.mix(0.15).filled())))
+                .drawn()?;
+            chart
+                .draw_series(LineSeries::new(
+                    series.iter().map(|p| (p.games, clip(p.elo))),
+                    c.stroke_width(3),
+                ))
+                .drawn()?
+                .label(short(name, 20))
+                .legend(move |(x, y)| {
+                    PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(3))
+                });
+            chart
+                .draw_series(
+                    series
+                        .iter()
+                        .map(|p| Circle::new((p.games, clip(p.elo)), 3, c.filled())),
+                )
+                .drawn()?;
+        }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperRight)
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK.mix(0.3))
+            .label_font(font(14.0))
+            .draw()
+            .drawn()?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn checkpoints_increase_and_end_at_the_total() {
+        assert_eq!(checkpoints(1, 20), vec![1]);
+        assert_eq!(checkpoints(3, 20), vec![2, 3]);
+        let c = checkpoints(400, 20);
+        assert_eq!(c.len(), 20);
+        assert_eq!(c[0], 20);
+        assert_eq!(*c.last().unwrap(), 400);
+        assert!(c.windows(2).all(|w| w[0] < w[1]));
+        assert!(c.iter().all(|x| x % 2 == 0));
+        assert!(checkpoints(0, 20).is_empty());
+    }
+}

@@ -1,0 +1,213 @@
+//! The figures of a results folder, one file per figure.
+//!
+//! Each figure is two steps, so that the numbers can be tested without drawing and the drawing
+//! without a tournament:
+//!
+//! 1. a pure function builds the figure's data from the rated folder (`RatingsPlot::new`,
+//!    `MatrixPlot::new`, ...): no I/O, except that the think-time and SPRT figures read their own
+//!    input file through a `from_dir` constructor;
+//! 2. the [`Plot`] trait draws that data on any plotters backend. [`render_svg`] returns the SVG
+//!    text (written to `NAME.svg` and inlined in `report.html`), [`render_png`] writes `NAME.png`.
+//!
+//! Drawing failures come back as [`PlotError`], never as a panic. A figure that has nothing to
+//! show (no SPRT trace, no think times) is a [`PlotError::NoData`] with a sentence saying why, which
+//! the report prints instead of the picture.
+//!
+//! Text: SVG files name the `sans-serif` family and are rendered with the viewer's fonts; PNG
+//! text is drawn with DejaVu Sans, embedded in the binary (`assets/fonts/`), so PNGs come out the
+//! same on a machine without any system font. Colours are the Okabe–Ito palette (safe for the
+//! common colour-vision deficiencies) and Paul Tol's blue–red diverging scale for the matrix.
+
+use std::path::Path;
+use std::sync::OnceLock;
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::{register_font, FontStyle, RGBColor};
+
+pub mod convergence;
+pub mod ladder;
+pub mod matrix;
+pub mod ratings;
+pub mod sprt;
+pub mod think_time;
+
+pub use convergence::ConvergencePlot;
+pub use ladder::LadderPlot;
+pub use matrix::MatrixPlot;
+pub use ratings::RatingsPlot;
+pub use sprt::SprtPlot;
+pub use think_time::ThinkTimePlot;
+
+/// Why a figure was not drawn.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum PlotError {
+    /// The input has nothing this figure can show; the message says what is missing.
+    #[error("{0}")]
+    NoData(String),
+    /// The drawing backend failed (the message is the backend's).
+    #[error("drawing failed: {0}")]
+    Draw(String),
+    /// The embedded font could not be loaded.
+    #[error("the embedded font could not be loaded")]
+    Font,
+    /// Reading the figure's input or writing the picture.
+    #[error("{context}: {source}")]
+    Io {
+        context: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// Turns a plotters drawing error into a [`PlotError`].
+pub(crate) trait Drawn<T> {
+    fn drawn(self) -> Result<T, PlotError>;
+}
+
+impl<T, E: std::error::Error + Send + Sync> Drawn<T> for Result<T, DrawingAreaErrorKind<E>> {
+    fn drawn(self) -> Result<T, PlotError> {
+        self.map_err(|e| PlotError::Draw(e.to_string()))
+    }
+}
+
+/// One figure: its data, already computed, and how to draw it.
+pub trait Plot {
+    /// The file stem: `ratings` gives `ratings.svg` and `ratings.png`.
+    fn stem(&self) -> &'static str;
+    /// A caption for the report.
+    fn caption(&self) -> String;
+    /// Picture size in pixels.
+    fn size(&self) -> (u32, u32) {
+        (900, 540)
+    }
+    /// Draws the figure on `area` (already filled white).
+    fn draw<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> Result<(), PlotError>
+    where
+        DB::ErrorType: 'static;
+}
+
+/// The embedded font for PNG text (and for text measurement in both formats).
+static DEJAVU_SANS: &[u8] = include_bytes!("../../../assets/fonts/DejaVuSans.ttf");
+
+/// Registers the embedded font as `sans-serif` once per process.
+fn ensure_font() -> Result<(), PlotError> {
+    static REGISTERED: OnceLock<bool> = OnceLock::new();
+    let ok = *REGISTERED.get_or_init(|| {
+        register_font("sans-serif", FontStyle::Normal, DEJAVU_SANS).is_ok()
+            && register_font("sans-serif", FontStyle::Bold, DEJAVU_SANS).is_ok()
+    });
+    if ok {
+        Ok(())
+    } else {
+        Err(PlotError::Font)
+    }
+}
+
+/// Draws `plot` as an SVG document.
+pub fn render_svg<P: Plot>(plot: &P) -> Result<String, PlotError> {
+    ensure_font()?;
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, plot.size()).into_drawing_area();
+        root.fill(&WHITE).drawn()?;
+        plot.draw(&root)?;
+        root.present().drawn()?;
+    }
+    Ok(svg)
+}
+
+/// Draws `plot` into the PNG file `path`.
+pub fn render_png<P: Plot>(plot: &P, path: &Path) -> Result<(), PlotError> {
+    ensure_font()?;
+    let root = BitMapBackend::new(path, plot.size()).into_drawing_area();
+    root.fill(&WHITE).drawn()?;
+    plot.draw(&root)?;
+    root.present().drawn()?;
+    Ok(())
+}
+
+/// The Okabe–Ito palette without its yellow (too pale on white) and with black last.
+pub const PALETTE: [RGBColor; 7] = [
+    RGBColor(0x00, 0x72, 0xB2), // blue
+    RGBColor(0xE6, 0x9F, 0x00), // orange
+    RGBColor(0x00, 0x9E, 0x73), // bluish green
+    RGBColor(0xD5, 0x5E, 0x00), // vermillion
+    RGBColor(0x56, 0xB4, 0xE9), // sky blue
+    RGBColor(0xCC, 0x79, 0xA7), // reddish purple
+    RGBColor(0x00, 0x00, 0x00), // black
+];
+
+/// The colour of the `i`-th series (cycles after seven).
+pub fn colour(i: usize) -> RGBColor {
+    PALETTE[i % PALETTE.len()]
+}
+
+/// Grey for reference lines.
+pub const GREY: RGBColor = RGBColor(0x88, 0x88, 0x88);
+
+/// The text style of the figures.
+pub fn font(size: f64) -> TextStyle<'static> {
+    ("sans-serif", size).into_font().color(&BLACK)
+}
+
+/// `(low, high)` padded by 8% on both sides (and widened if empty), for an axis range.
+pub(crate) fn padded(low: f64, high: f64) -> (f64, f64) {
+    let (low, high) = if low.is_finite() && high.is_finite() && low <= high {
+        (low, high)
+    } else {
+        (0.0, 1.0)
+    };
+    let span = (high - low).max(1.0);
+    (low - 0.08 * span, high + 0.08 * span)
+}
+
+/// The finite minimum and maximum of `values` (`None` when there is none).
+pub(crate) fn finite_range(values: impl IntoIterator<Item = f64>) -> Option<(f64, f64)> {
+    values
+        .into_iter()
+        .filter(|v| v.is_finite())
+        .fold(None, |acc, v| match acc {
+            None => Some((v, v)),
+            Some((lo, hi)) => Some((f64::min(lo, v), f64::max(hi, v))),
+        })
+}
+
+/// A name shortened to `max` characters for an axis label.
+pub(crate) fn short(name: &str, max: usize) -> String {
+    if name.chars().count() <= max {
+        name.to_string()
+    } else {
+        let mut s: String = name.chars().take(max.saturating_sub(1)).collect();
+        s.push('…');
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn padded_handles_empty_and_degenerate_ranges() {
+        assert_eq!(padded(f64::NAN, 1.0), (-0.08, 1.08));
+        let (lo, hi) = padded(5.0, 5.0);
+        assert!(lo < 5.0 && hi > 5.0);
+    }
+
+    #[test]
+    fn finite_range_skips_nan_and_infinity() {
+        assert_eq!(
+            finite_range([f64::NAN, 3.0, f64::INFINITY, -1.0]),
+            Some((-1.0, 3.0))
+        );
+        assert_eq!(finite_range([f64::NAN]), None);
+    }
+
+    #[test]
+    fn short_names_keep_their_start() {
+        assert_eq!(short("alphabeta-hard", 6), "alpha…");
+        assert_eq!(short("ab", 6), "ab");
+    }
+}
