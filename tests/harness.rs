@@ -37,6 +37,7 @@ fn run_args(out: &Path, extra: &[&str], bots: &[Vec<String>]) -> Vec<String> {
     let mut args: Vec<String> = vec![
         "run".into(),
         "--quiet".into(),
+        "--no-plots".into(),
         "--out".into(),
         out.display().to_string(),
     ];
@@ -174,6 +175,7 @@ cmd = "{random}"
     arena_ok(&[
         "run",
         "--quiet",
+        "--no-plots",
         file.to_str().unwrap(),
         "--out",
         out.to_str().unwrap(),
@@ -423,7 +425,7 @@ fn resume_after_kill_9_finishes_exactly_the_missing_games() {
         .write_all(b"999,4,0,g,r,kal")
         .unwrap();
 
-    let o = arena(&["run", "--quiet", "--resume", cut.to_str().unwrap()]);
+    let o = arena(&["run", "--quiet", "--no-plots", "--resume", cut.to_str().unwrap()]);
     assert!(o.status.success(), "{}", text(&o.stderr));
     assert_eq!(without_timing(games(&cut)), without_timing(games(&full)));
 }

@@ -235,10 +235,13 @@ fn plot_no_panic(out: &Path) -> std::process::Output {
     o
 }
 
+/// A hand-made folder: its name and its games as (first, second, result).
+type Case = (&'static str, Vec<(&'static str, &'static str, &'static str)>);
+
 #[test]
 fn degenerate_folders_give_plots_or_a_clear_message() {
     let dir = Dir::new("report-degenerate");
-    let cases: Vec<(&str, Vec<(&str, &str, &str)>)> = vec![
+    let cases: Vec<Case> = vec![
         ("one-game", vec![("a", "b", "1-0")]),
         (
             "all-draws",
