@@ -89,7 +89,10 @@ pub fn rating_rows(
                 losses: p.losses,
                 score_pct: p.score.map(|s| 100.0 * s),
                 draw_pct: pct(p.draws),
-                unbounded: p.unbounded_above || p.unbounded_below,
+                // Only a player who itself never lost (or never scored) is flagged here; a
+                // group-level gap to the rest of the pool is the fit's warning.
+                unbounded: (p.unbounded_above && p.score == Some(1.0))
+                    || (p.unbounded_below && p.score == Some(0.0)),
             }
         })
         .collect())

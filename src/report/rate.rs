@@ -402,8 +402,8 @@ pub fn format_table(rated: &Rated, opts: &RateOptions) -> String {
             r.draw_pct.unwrap_or(f64::NAN),
             r.p_best.map_or("-".to_string(), |p| format!("{p:.3}")),
             match r.score_pct {
-                Some(p) if r.unbounded && p >= 100.0 => "  (never lost: a bound set by the prior)",
-                Some(p) if r.unbounded && p <= 0.0 => "  (never scored: a bound set by the prior)",
+                Some(p) if r.unbounded && p >= 50.0 => "  (never lost: a bound set by the prior)",
+                Some(_) if r.unbounded => "  (never scored: a bound set by the prior)",
                 _ => "",
             }
         );
