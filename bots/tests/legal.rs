@@ -79,7 +79,7 @@ fn self_play(which: usize, ruleset: Ruleset, games: u64, seed: u64) -> Vec<Vec<M
             moves.push(mv);
         }
         while !pos.is_over() && moves.len() < 150 {
-            let mv = think(bot.as_mut(), &pos, limits.clone());
+            let mv = think(bot.as_mut(), &pos, limits);
             assert!(
                 pos.is_legal(mv),
                 "bot {which} played illegal {mv} in {ruleset} at {pos}"
