@@ -5,8 +5,11 @@
 # Usage: scripts/strength.sh [MATCH...]   (default: all; MATCH is e.g. hard-normal)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release --workspace -q
-B=target/release
+# B=DIR uses already built binaries from DIR (e.g. a copy, while the tree is being rebuilt).
+if [ -z "${B:-}" ]; then
+  cargo build --release --workspace -q
+  B=target/release
+fi
 OUT=${OUT:-results/strength}
 PAIRS=${PAIRS:-100}
 declare -A SPEC=(

@@ -12,7 +12,9 @@
 //!   *same* window and no sign flip, and the sow is **free**: depth counts turns (changes of the
 //!   player to move), not sows. This keeps a whole extra-turn chain inside the horizon (cutting
 //!   a chain half-way misjudges it badly) and terminates because every extra-turn sow puts a seed
-//!   into a store; [`MAX_PLY`] bounds it anyway. `swap` (pie rule) keeps the seat but changes the
+//!   into a store; [`MAX_PLY`] bounds it anyway. Congkak is the exception: its relay sowing makes
+//!   extra turns so frequent and chains so long that free chains blow the tree up, so there an
+//!   extra-turn sow costs a ply like any other (depth counts sows). `swap` (pie rule) keeps the seat but changes the
 //!   player, so it flips the sign and costs a ply like any other change of player.
 //! - **Proofs:** a subtree whose every leaf was a finished game is *solved*; its TT entry gets the
 //!   depth [`SOLVED`] so later iterations may use it at any depth. An iteration that used no
@@ -34,7 +36,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use mancala_arena::protocol::{Info, OptionDecl, OptionKind, Score};
-use mancala_arena::rules::{Move, Position, Ruleset, MAX_MOVES};
+use mancala_arena::rules::{Game, Move, Position, Ruleset, MAX_MOVES};
 
 use crate::engine_loop::{Bot, Search};
 use crate::state::{same_player, with_state, State, WithState};
@@ -224,6 +226,8 @@ struct Searcher<'s, 'a> {
     /// Horizon evaluations and unsolved TT cutoffs so far: unchanged over a subtree = solved.
     heuristic: u64,
     abort: bool,
+    /// Extra-turn sows cost no depth (Kalah, Oware); in Congkak they cost a ply like any sow.
+    free_extra: bool,
 }
 
 /// The static evaluation of `pos` (not over) from its mover's view.
@@ -244,6 +248,16 @@ fn terminal<S: State>(parent: &S, mv: Move, child: &S) -> i32 {
 }
 
 impl Searcher<'_, '_> {
+    /// The depth left after an extra-turn sow from a node with `depth` left.
+    #[inline]
+    fn extra_depth(&self, depth: u32) -> u32 {
+        if self.free_extra {
+            depth
+        } else {
+            depth - 1
+        }
+    }
+
     #[inline]
     fn check_limits(&mut self) {
         // The clock and the stop signal are read every 1024 nodes.
@@ -341,7 +355,7 @@ impl Searcher<'_, '_> {
             let v = if child.mover().is_none() {
                 terminal(pos, *mv, child)
             } else if same_player(pos, *mv, child) {
-                self.negamax(child, depth, alpha, beta, ply + 1)
+                self.negamax(child, self.extra_depth(depth), alpha, beta, ply + 1)
             } else {
                 -self.negamax(child, depth - 1, -beta, -alpha, ply + 1)
             };
@@ -390,7 +404,7 @@ impl Searcher<'_, '_> {
             let v = if child.mover().is_none() {
                 terminal(pos, *mv, child)
             } else if same_player(pos, *mv, child) {
-                self.negamax(child, depth, a, beta, 1)
+                self.negamax(child, self.extra_depth(depth), a, beta, 1)
             } else {
                 -self.negamax(child, depth - 1, -beta, -a, 1)
             };
@@ -444,6 +458,7 @@ struct Deepen<'x, 'a> {
     tt: &'x mut Tt,
     search: &'x mut Search<'a>,
     settings: Settings,
+    free_extra: bool,
 }
 
 impl WithState for Deepen<'_, '_> {
@@ -453,6 +468,7 @@ impl WithState for Deepen<'_, '_> {
             tt,
             search,
             settings,
+            free_extra,
         } = self;
         let budget = search.time_budget();
         let node_limit = search
@@ -475,6 +491,7 @@ impl WithState for Deepen<'_, '_> {
                 nodes,
                 heuristic,
                 abort: false,
+                free_extra,
             };
             let it = s.root(&root, depth, settings.noise > 0.0);
             nodes = s.nodes;
@@ -524,6 +541,7 @@ pub fn search(pos: &Position, settings: Settings, tt: &mut Tt, search: &mut Sear
             tt,
             search,
             settings,
+            free_extra: pos.ruleset().kind() != Game::Congkak,
         },
     )
 }

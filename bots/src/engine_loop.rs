@@ -2,9 +2,10 @@
 //! talking (docs/protocol.md).
 //!
 //! A reader thread turns stdin into messages and raises the stop signal the moment `stop` (or a
-//! `quit` after a `go` without a clock limit) arrives, so a search in progress can end at once; the main thread handles the messages
-//! in order and runs the search. The whole game is resent before every `go`, so the loop keeps no
-//! game state beyond the current ruleset and seed.
+//! `quit` after a `go` without a clock limit) arrives, so a search in progress can end at once;
+//! the main thread handles the messages in order and runs the search. The signal names the `go`
+//! it ends, because the reader reads ahead of the main thread. The whole game is resent before
+//! every `go`, so the loop keeps no game state beyond the current ruleset and seed.
 
 use std::io::{BufRead, Write};
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -3,7 +3,8 @@
 //! A turn is followed through extra turns: when a sow gives the mover another sow, greedy
 //! continues with the continuation that maximises its store at the end of the turn (a full
 //! search over its own chain of sows, the opponent never moves), and the move's value is that
-//! maximum. After `swap` (pie rule) the mover's store is the store of the seat it takes over.
+//! maximum (within [`CHAIN_BUDGET`] positions per move, which only Congkak's long relay chains
+//! reach). After `swap` (pie rule) the mover's store is the store of the seat it takes over.
 //! A sow that ends the game is valued after the end-of-game sweep. Ties between first sows are
 //! broken uniformly at random with the game seed's generator, so a game repeats with its seed.
 //! It looks no further than its own turn: it never considers the opponent's reply.
@@ -29,23 +30,38 @@ impl Default for GreedyBot {
     }
 }
 
+/// Positions greedy may visit in the extra-turn chains of one move choice. Kalah chains stay far
+/// below it; Congkak's relay sowing can chain many sows, and there the chain search stops
+/// (deterministically) when the budget is spent.
+pub const CHAIN_BUDGET: u32 = 20_000;
+
 /// The most seeds `player` (a seat) can have in its store when the turn that `pos` is in ends,
 /// if `player` keeps sowing greedily while it is to move. Chains are finite: every extra-turn
-/// sow puts a seed into the store.
-fn best_turn_store(pos: &Position, player: Side) -> u32 {
-    let mut best = 0;
+/// sow puts a seed into the store. Once `budget` is spent, a position counts as its store.
+fn best_turn_store(pos: &Position, player: Side, budget: &mut u32) -> u32 {
+    let mut best = pos.store(player);
     for &mv in pos.legal_moves().iter() {
+        if *budget == 0 {
+            break;
+        }
+        *budget -= 1;
         let mut child = pos.clone();
         child.play_unchecked(mv);
-        best = best.max(turn_value(pos, mv, &child, player));
+        best = best.max(turn_value(pos, mv, &child, player, budget));
     }
     best
 }
 
 /// The value for `player` (the seat that moved in `parent`) of `child`, reached by `mv`.
-fn turn_value(parent: &Position, mv: Move, child: &Position, player: Side) -> u32 {
+fn turn_value(
+    parent: &Position,
+    mv: Move,
+    child: &Position,
+    player: Side,
+    budget: &mut u32,
+) -> u32 {
     if same_player(parent, mv, child) {
-        best_turn_store(child, player)
+        best_turn_store(child, player, budget)
     } else if mv == Move::Swap {
         // The mover takes over the other seat.
         child.store(player.other())
@@ -63,10 +79,11 @@ impl GreedyBot {
         let moves = pos.legal_moves();
         let mut best: Vec<Move> = Vec::with_capacity(moves.len());
         let mut best_value = 0;
+        let mut budget = CHAIN_BUDGET;
         for &mv in moves.iter() {
             let mut child = pos.clone();
             child.play_unchecked(mv);
-            let v = turn_value(pos, mv, &child, me);
+            let v = turn_value(pos, mv, &child, me, &mut budget);
             if best.is_empty() || v > best_value {
                 best.clear();
                 best_value = v;
@@ -114,7 +131,10 @@ mod tests {
         // 6, 5, 6 again: store 10 -> 13 through the chain (then South's row is empty and the
         // game ends); 5 first gives 11, then 6 (now 2 seeds) ends on North's side: 12.
         assert_eq!(bot.choose(&pos), Move::Pit(6));
-        assert_eq!(best_turn_store(&pos, Side::South), 13);
+        assert_eq!(
+            best_turn_store(&pos, Side::South, &mut CHAIN_BUDGET.clone()),
+            13
+        );
     }
 
     #[test]
