@@ -4,4 +4,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --workspace --bins
-cargo test --workspace
+cargo test --workspace --no-fail-fast

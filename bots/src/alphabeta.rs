@@ -124,7 +124,7 @@ pub struct Settings {
     pub nodes: Option<u64>,
 }
 
-/// One TT slot: 16 bytes.
+/// One TT slot (16 bytes packed, see [`Tt`]).
 #[derive(Clone, Copy, Default)]
 struct Entry {
     key: u64,
@@ -155,44 +155,69 @@ fn decode(code: u8) -> Option<Move> {
 }
 
 /// The transposition table: a power-of-two array of [`Entry`], always-replace.
+///
+/// Slots are stored packed as two zero-initialised words, so a table of any size is allocated
+/// (and cleared) with zeroed pages from the operating system instead of being written slot by
+/// slot: a `Hash` of gigabytes costs nothing until the search touches it.
 pub struct Tt {
-    entries: Vec<Entry>,
+    slots: Vec<[u64; 2]>,
     mask: usize,
+}
+
+impl Entry {
+    fn pack(self) -> [u64; 2] {
+        let meta = u64::from(self.score as u32)
+            | u64::from(self.mv) << 32
+            | u64::from(self.depth) << 40
+            | u64::from(self.bound) << 48;
+        [self.key, meta]
+    }
+
+    fn unpack([key, meta]: [u64; 2]) -> Entry {
+        Entry {
+            key,
+            score: meta as u32 as i32,
+            mv: (meta >> 32) as u8,
+            depth: (meta >> 40) as u8,
+            bound: (meta >> 48) as u8,
+        }
+    }
 }
 
 impl Tt {
     /// A table of at most `mb` megabytes (at least 1024 entries).
     pub fn new(mb: usize) -> Tt {
-        let want = (mb.max(1) << 20) / std::mem::size_of::<Entry>();
+        let want = (mb.max(1) << 20) / std::mem::size_of::<[u64; 2]>();
         let mut n = 1024;
         while n * 2 <= want {
             n *= 2;
         }
         Tt {
-            entries: vec![Entry::default(); n],
+            slots: vec![[0; 2]; n],
             mask: n - 1,
         }
     }
 
     pub fn clear(&mut self) {
-        self.entries.fill(Entry::default());
+        self.slots = vec![[0; 2]; self.slots.len()];
     }
 
     #[inline]
     fn probe(&self, key: u64) -> Option<Entry> {
-        let e = self.entries[key as usize & self.mask];
+        let e = Entry::unpack(self.slots[key as usize & self.mask]);
         (e.key == key && e.bound != 0).then_some(e)
     }
 
     #[inline]
     fn store(&mut self, key: u64, score: i32, mv: Move, depth: u8, bound: u8) {
-        self.entries[key as usize & self.mask] = Entry {
+        self.slots[key as usize & self.mask] = Entry {
             key,
             score,
             mv: encode(mv),
             depth,
             bound,
-        };
+        }
+        .pack();
     }
 }
 
