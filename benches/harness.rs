@@ -4,6 +4,13 @@
 //!
 //! `cargo bench --bench harness` (needs `cargo build --release --workspace` first for the bots).
 //! Set `HARNESS_GAMES` to change the size of the forfeit run (default 10,000 games).
+//!
+//! The arena's turnaround is measured from the bots' side: this binary re-runs itself as a
+//! minimal single-threaded bot (`ARENA_BENCH_BOT=1`) that logs, on a monotonic clock shared by all
+//! processes, when it wrote each `bestmove` and when the next `go` arrived. The gap from one
+//! bot's `bestmove` to the next `go` either bot receives is the arena's cost per sow (two pipe
+//! transfers, reading, refereeing, writing), the quantity the issue compares with a bare round
+//! trip (also two pipe transfers).
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
@@ -90,6 +97,25 @@ fn config(pairs: u32, movetime: Option<u64>) -> RunConfig {
     }
 }
 
+/// Plays the run and returns its logs folder (kept for the caller).
+fn play_keep_logs(cfg: &RunConfig, concurrency: usize) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("arena-bench-logs-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let opts = RunOptions {
+        dir: dir.clone(),
+        concurrency,
+        resume: false,
+        shard: None,
+        progress: false,
+    };
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(run(cfg, &opts)).expect("run");
+    dir.join("logs")
+}
+
 /// Plays the run and returns (games, sows, wall seconds, time forfeits).
 fn play(cfg: &RunConfig, concurrency: usize) -> (usize, u64, f64, usize) {
     let dir = std::env::temp_dir().join(format!(
@@ -119,10 +145,106 @@ fn play(cfg: &RunConfig, concurrency: usize) -> (usize, u64, f64, usize) {
     (rows.len(), sows, wall, timeouts)
 }
 
+/// Nanoseconds on CLOCK_MONOTONIC, comparable across processes.
+fn now_ns() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes into the timespec we own.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// The minimal bot: blocking reads on one thread, the first legal move, timestamps on stderr.
+fn null_bot() {
+    use mancala_arena::rules::{Move, Position, Ruleset};
+    let stdin = std::io::stdin();
+    let mut out = std::io::stdout().lock();
+    let mut err = std::io::stderr().lock();
+    let mut ruleset = Ruleset::default();
+    let mut pos = Position::new(ruleset);
+    for line in stdin.lock().lines() {
+        let Ok(line) = line else { return };
+        let mut words = line.split_whitespace();
+        match words.next() {
+            Some("mancala") => writeln!(out, "id name null\nmancalaok").unwrap(),
+            Some("isready") => writeln!(out, "readyok").unwrap(),
+            Some("newgame") => {
+                ruleset = words
+                    .next()
+                    .and_then(|r| r.parse().ok())
+                    .unwrap_or_default()
+            }
+            Some("position") => {
+                pos = Position::new(ruleset);
+                for w in words.skip(2) {
+                    if let Ok(mv) = w.parse::<Move>() {
+                        pos.play_unchecked(mv);
+                    }
+                }
+            }
+            Some("go") => {
+                let got_go = now_ns();
+                let mv = pos.legal_moves()[0];
+                // Stamped before the write: the pipe transfer belongs to the turnaround.
+                let answered = now_ns();
+                writeln!(out, "bestmove {mv}").unwrap();
+                out.flush().unwrap();
+                writeln!(err, "G {got_go}\nB {answered}").unwrap();
+                continue;
+            }
+            Some("quit") => return,
+            _ => {}
+        }
+        out.flush().unwrap();
+    }
+}
+
+/// Turnarounds (µs) from the bots' logs: each `bestmove` to the next `go` of either bot.
+fn turnarounds(logs: &std::path::Path) -> Vec<f64> {
+    let mut events: Vec<(u64, bool)> = Vec::new();
+    for entry in std::fs::read_dir(logs).unwrap() {
+        let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+        for line in text.lines() {
+            if let Some((kind, t)) = line.split_once(' ') {
+                events.push((t.parse().unwrap(), kind == "B"));
+            }
+        }
+    }
+    events.sort();
+    events
+        .windows(2)
+        .filter(|w| w[0].1 && !w[1].1)
+        .map(|w| (w[1].0 - w[0].0) as f64 / 1000.0)
+        .collect()
+}
+
 fn main() {
+    if std::env::var_os("ARENA_BENCH_BOT").is_some() {
+        null_bot();
+        return;
+    }
     mancala_arena::engine::become_subreaper();
     let rtt = pipe_round_trip_us(20_000);
     println!("bare pipe round trip (cat, blocking): {rtt:.1} us");
+    let mut cfg = config(500, None);
+    let me = std::env::current_exe().unwrap();
+    for p in &mut cfg.players {
+        p.program = Program::Shell {
+            command: format!("ARENA_BENCH_BOT=1 exec {}", me.display()),
+        };
+    }
+    let logs = play_keep_logs(&cfg, 1);
+    let mut t = turnarounds(&logs);
+    t.sort_by(f64::total_cmp);
+    let median = t[t.len() / 2];
+    println!(
+        "arena turnaround per sow (bestmove written -> next go read, {} sows, concurrency 1): median {median:.1} us, p90 {:.1} us = {:.2}x the bare round trip",
+        t.len(),
+        t[t.len() * 9 / 10],
+        median / rtt
+    );
     for concurrency in [1, 2] {
         let (games, sows, wall, _) = play(&config(500, None), concurrency);
         let per_sow_us = wall * 1e6 / sows as f64 * concurrency as f64;
