@@ -435,3 +435,108 @@ fn resume_after_kill_9_finishes_exactly_the_missing_games() {
     assert!(o.status.success(), "{}", text(&o.stderr));
     assert_eq!(without_timing(games(&cut)), without_timing(games(&full)));
 }
+
+#[test]
+fn adjudication_ends_decided_games_early_with_the_same_winner() {
+    let dir = Dir::new("adjudicate");
+    let bots = [bot_arg("g", &bot("greedy")), bot_arg("r", &bot("random"))];
+    let plain = dir.join("plain");
+    let adj = dir.join("adj");
+    let common = ["--pairs", "10", "--seed", "3"];
+    assert!(arena_run(&plain, &common, &bots).status.success());
+    assert!(
+        arena_run(&adj, &[&common[..], &["--adjudicate"]].concat(), &bots)
+            .status
+            .success()
+    );
+    let (a, b) = (without_timing(games(&plain)), without_timing(games(&adj)));
+    let mut adjudicated = 0;
+    for (p, q) in a.iter().zip(&b) {
+        // The bots are seeded per game: the adjudicated game is a prefix of the full one.
+        assert_eq!(
+            p["result"], q["result"],
+            "adjudication must not change the outcome"
+        );
+        if q["termination"] == "adjudicated" {
+            adjudicated += 1;
+            let (full, cut): (u32, u32) = (p["sows"].parse().unwrap(), q["sows"].parse().unwrap());
+            assert!(cut < full, "{q:?}");
+            // A store holds more than half the 48 seeds.
+            assert!(
+                q["score_first"].parse::<u32>().unwrap() > 24
+                    || q["score_second"].parse::<u32>().unwrap() > 24
+            );
+        }
+    }
+    assert!(
+        adjudicated > 0,
+        "greedy vs random always has decided positions"
+    );
+}
+
+#[test]
+fn an_openings_file_sets_the_start_of_every_pair() {
+    let dir = Dir::new("openings");
+    let file = dir.join("openings.txt");
+    std::fs::write(&file, "# comments and blank lines are skipped\n\n3 1\n6\n").unwrap();
+    let out = dir.join("run");
+    let bots = [bot_arg("a", &bot("random")), bot_arg("b", &bot("random"))];
+    let o = arena_run(
+        &out,
+        &["--pairs", "3", "--openings", file.to_str().unwrap()],
+        &bots,
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let openings: Vec<String> = without_timing(games(&out))
+        .iter()
+        .map(|r| r["opening"].clone())
+        .collect();
+    assert_eq!(
+        openings,
+        ["3 1", "3 1", "6", "6", "3 1", "3 1"],
+        "used in order and cycled"
+    );
+
+    std::fs::write(&file, "3 3\n").unwrap();
+    let o = arena_run(
+        &dir.join("bad"),
+        &["--openings", file.to_str().unwrap()],
+        &bots,
+    );
+    assert!(!o.status.success());
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("openings.txt:1") && err.contains("empty"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_game_clock_forfeits_a_slow_bot() {
+    // 1 s for the whole game and no per-sow limit: a bot that takes 1.5 s for its 4th sow loses
+    // on its clock.
+    let dir = Dir::new("clock");
+    let out = dir.join("run");
+    let bad = format!(
+        "python3 {} slow --after 3 -- {}",
+        misbehave(),
+        bot("random")
+    );
+    let bots = [bot_arg("bad", &bad), bot_arg("good", &bot("random"))];
+    let o = arena_run(&out, &["--pairs", "1", "--tc", "1+0"], &bots);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let rows = games(&out);
+    assert_eq!(rows.len(), 2);
+    for row in &rows {
+        assert_eq!(row["termination"], "timeout", "{row:?}");
+        assert_eq!(row["forfeit"], "bad");
+        assert!(row["detail"].starts_with("no bestmove within"), "{row:?}");
+    }
+    let run: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
+    assert_eq!(run["config"]["time"]["clock"]["base_ms"], 1000);
+    assert!(
+        run["config"]["time"]["movetime_ms"].is_null(),
+        "--tc replaces the per-sow default"
+    );
+}
