@@ -272,17 +272,6 @@ impl Engine {
         }
     }
 
-    /// Asks the bot to answer at once (`stop`) and waits up to `grace` for its `bestmove`.
-    pub async fn stop(&mut self, grace: Duration) -> Result<Move, Fault> {
-        self.send(&ToBot::Stop).await?;
-        let deadline = Instant::now() + grace;
-        loop {
-            if let FromBot::BestMove(mv) = self.recv_until(deadline).await? {
-                return Ok(mv);
-            }
-        }
-    }
-
     /// Sends a message line.
     pub async fn send(&mut self, msg: &ToBot) -> Result<(), Fault> {
         self.process.write_line(&msg.to_string()).await
@@ -320,11 +309,6 @@ impl Engine {
     /// Kills the bot's whole process group and reaps it.
     pub async fn kill(&mut self) {
         self.process.kill().await;
-    }
-
-    /// The operating-system process id (also the process group id).
-    pub fn pid(&self) -> Option<u32> {
-        self.process.pid()
     }
 }
 

@@ -76,10 +76,6 @@ impl BotProcess {
         })
     }
 
-    pub fn pid(&self) -> Option<u32> {
-        self.pid
-    }
-
     /// Writes one line and flushes it.
     pub async fn write_line(&mut self, line: &str) -> Result<(), Fault> {
         let stdin = self

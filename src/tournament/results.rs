@@ -125,8 +125,8 @@ impl ResultsWriter {
     }
 }
 
-/// Reads `games.csv`. A torn last line (no trailing newline, from a crash mid-write) is reported
-/// as an error unless `repair` is set, in which case it is cut off the file.
+/// Reads `games.csv`. A torn last line (a crash mid-write) is an error naming the row; [`repair`]
+/// cuts it off.
 pub fn read_games(dir: &Path) -> Result<Vec<GameRow>> {
     let path = dir.join(GAMES_CSV);
     if !path.exists() {
