@@ -11,6 +11,7 @@ mod merge;
 mod perft;
 mod rate;
 mod replay;
+mod solve;
 mod sprt;
 mod tournament;
 
@@ -31,6 +32,8 @@ pub enum Command {
     Replay(replay::ReplayArgs),
     /// Count the move sequences of each length from the start (rules engine check and benchmark).
     Perft(perft::PerftArgs),
+    /// Solve a Kalah position: the perfect-play margin and every optimal move.
+    Solve(solve::SolveArgs),
     /// Run a bot through the whole protocol and report what it does wrong.
     CheckBot(check_bot::CheckBotArgs),
     /// Rate a results folder: Elo with confidence intervals, pairwise table, site ladder.
@@ -55,6 +58,7 @@ pub fn with_grouped_values(mut cli: Cli, matches: &clap::ArgMatches) -> Cli {
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Replay(args) => replay::run(&args).map(|()| ExitCode::SUCCESS),
+        Command::Solve(args) => solve::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Perft(args) => perft::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Rate(args) => rate::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Sprt(args) => sprt::run(&args),

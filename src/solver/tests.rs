@@ -1,0 +1,154 @@
+//! Solver tests: brute force cross-checks on tiny boards, hand-worked positions, known values.
+
+use std::sync::Arc;
+
+use super::*;
+use crate::rules::Ruleset;
+
+fn spec(rules: &str) -> Spec {
+    Spec::from_ruleset(&rules.parse::<Ruleset>().unwrap()).unwrap()
+}
+
+fn never(_: u64) -> bool {
+    false
+}
+
+/// Start-position value of `rules` with a fresh solver (TT `mib` MiB, database up to `k`).
+fn start_value(rules: &str, db_seeds: Option<usize>) -> i32 {
+    let r: Ruleset = rules.parse().unwrap();
+    let sp = Spec::from_ruleset(&r).unwrap();
+    let db = db_seeds.map(|k| Arc::new(Db::build(sp, k)));
+    let mut s = Solver::new(sp, 16, db);
+    s.solve(&sp.start(r.seeds() as u8), 0, &mut never).unwrap()
+}
+
+#[test]
+fn hand_worked_positions() {
+    let sp = spec("kalah:pits=2,seeds=1");
+    // Mover: pits [1, 0]; opponent [0, 1]. Pit 1 -> lands in own empty pit 2, captures the
+    // opponent's pit 1 (0 seeds): no capture under standard rules; then the opponent plays its
+    // pit 2 into its store, its side is empty: game over, we sweep 1. Value 0 (1 - 1).
+    let mut b = SBoard::default();
+    b.c[0] = 1;
+    b.c[9] = 1;
+    assert_eq!(minimax(&sp, &b), 0);
+    // Mover [0, 1], opponent [1, 0]: pit 2 goes to the store (+1), our side is empty: game over,
+    // opponent sweeps 1. Value 0.
+    let mut b = SBoard::default();
+    b.c[1] = 1;
+    b.c[8] = 1;
+    assert_eq!(minimax(&sp, &b), 0);
+    // Mover [0, 2], opponent [0, 3]: pit 2 sows store + opponent pit 1; opponent [1,3] vs our
+    // empty side: game over, value 1 - 4 = -3.
+    let mut b = SBoard::default();
+    b.c[1] = 2;
+    b.c[9] = 3;
+    assert_eq!(minimax(&sp, &b), -3);
+    // Kalah(1,1): pit 1 (1 seed) into the store, our side empties, opponent sweeps 1: value 0.
+    let sp1 = spec("kalah:pits=1,seeds=1");
+    assert_eq!(minimax(&sp1, &sp1.start(1)), 0);
+}
+
+#[test]
+fn matches_brute_force_on_tiny_boards() {
+    for rules in [
+        "kalah:pits=2,seeds=2",
+        "kalah:pits=2,seeds=3",
+        "kalah:pits=3,seeds=2",
+        "kalah:pits=3,seeds=2,empty_capture=true",
+        "kalah:pits=2,seeds=4,sweep=none",
+        "kalah:pits=3,seeds=1,end_on_no_move=true",
+        "kalah:pits=1,seeds=6",
+    ] {
+        let r: Ruleset = rules.parse().unwrap();
+        let sp = Spec::from_ruleset(&r).unwrap();
+        let start = sp.start(r.seeds() as u8);
+        let want = minimax(&sp, &start);
+        for db in [None, Some(3), Some(6)] {
+            assert_eq!(start_value(rules, db), want, "{rules} db {db:?}");
+        }
+        // Every position reached by a few random-ish moves, too.
+        let mut s = Solver::new(sp, 1, None);
+        let mut b = start;
+        for step in 0..20 {
+            if !b.mover_can_move() {
+                break;
+            }
+            assert_eq!(
+                s.solve(&b, step % 3 - 1, &mut never),
+                Some(minimax(&sp, &b))
+            );
+            let moves: Vec<usize> = (0..sp.pits).filter(|&i| b.c[i] != 0).collect();
+            let sow = b.sow(&sp, moves[step as usize % moves.len()]);
+            if sow.over {
+                break;
+            }
+            b = sow.next;
+        }
+    }
+}
+
+#[test]
+fn database_matches_brute_force() {
+    let sp = spec("kalah:pits=3,seeds=1");
+    let db = Db::build(sp, 7);
+    // Every non-terminal position with up to 7 seeds over 6 pits.
+    let mut checked = 0;
+    for code in 0..8u32.pow(6) {
+        let mut b = SBoard::default();
+        let mut x = code;
+        for j in 0..6 {
+            b.c[if j < 3 { j } else { 8 + j - 3 }] = (x % 8) as u8;
+            x /= 8;
+        }
+        let seeds = b.seeds();
+        if seeds > 7 || !b.mover_can_move() || (b.key() >> 64) == 0 {
+            continue;
+        }
+        assert_eq!(db.get(&b, seeds), Some(minimax(&sp, &b)));
+        checked += 1;
+    }
+    assert!(checked > 1000);
+}
+
+#[test]
+fn best_moves_are_optimal() {
+    let sp = spec("kalah:pits=3,seeds=3");
+    let mut s = Solver::new(sp, 4, None);
+    let b = sp.start(3);
+    let (v, best) = s.best_moves(&b, &mut never).unwrap();
+    assert_eq!(v, minimax(&sp, &b));
+    for i in 0..3 {
+        let mv = s.move_value(&b, i, 0, &mut never).unwrap();
+        assert_eq!(best.contains(&i), mv == v, "pit {}", i + 1);
+        assert!(mv <= v);
+    }
+}
+
+#[test]
+fn abort_reports_none() {
+    let sp = spec("kalah:pits=6,seeds=4");
+    let mut s = Solver::new(sp, 1, None);
+    let mut calls = 0;
+    let got = s.solve(&sp.start(4), 0, &mut |_| {
+        calls += 1;
+        true
+    });
+    assert_eq!(got, None);
+    assert_eq!(calls, 1);
+}
+
+#[test]
+#[ignore = "prints the table for docs/solved.md"]
+fn print_small_table() {
+    for n in 1..=4u8 {
+        for sd in 1..=4u8 {
+            let a = start_value(&format!("kalah:pits={n},seeds={sd}"), Some(12));
+            let b = start_value(
+                &format!("kalah:pits={n},seeds={sd},empty_capture=true"),
+                Some(12),
+            );
+            println!("({n}, {sd}, {a}, {b}),");
+        }
+    }
+}
