@@ -29,17 +29,12 @@ pub struct SolveArgs {
     /// Transposition table size in MiB.
     #[arg(long, default_value_t = 1024)]
     pub tt_mib: usize,
+    /// Deepest iterative-deepening pass (sows) before the exact search (0 = none).
+    #[arg(long, default_value_t = 16)]
+    pub id_depth: u8,
     /// Do not read or write the database cache folder (build in memory).
     #[arg(long)]
     pub no_db_cache: bool,
-}
-
-/// The default database size K for a board: about 30 MiB or less.
-pub fn default_db_seeds(pits: usize) -> usize {
-    (0..=db::MAX_DB_SEEDS)
-        .rev()
-        .find(|&k| db::db_entries(pits, k) <= 32 << 20)
-        .unwrap_or(0)
 }
 
 pub fn run(args: &SolveArgs) -> anyhow::Result<()> {
@@ -55,7 +50,9 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<()> {
         bail!("nothing to solve: the game is over, or `swap` is legal (pie rule)");
     };
     let mut out = std::io::stdout().lock();
-    let k = args.db_seeds.unwrap_or_else(|| default_db_seeds(spec.pits));
+    let k = args
+        .db_seeds
+        .unwrap_or_else(|| db::default_db_seeds(spec.pits, 32 << 20));
     let db = if k > 0 {
         let dir = if args.no_db_cache {
             None
@@ -78,6 +75,7 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<()> {
         None
     };
     let mut solver = Solver::new(spec, args.tt_mib, db);
+    solver.set_id_depth(args.id_depth);
     let started = Instant::now();
     let (value, best) = solver
         .best_moves(&board, &mut |_| false)

@@ -254,6 +254,14 @@ impl Db {
     }
 }
 
+/// The largest K whose database has at most `max_entries` entries for `pits` pits per side.
+pub fn default_db_seeds(pits: usize, max_entries: usize) -> usize {
+    (0..=MAX_DB_SEEDS)
+        .rev()
+        .find(|&k| db_entries(pits, k) <= max_entries)
+        .unwrap_or(0)
+}
+
 /// The documented cache folder for databases: `$MANCALA_SOLVER_DB`, else
 /// `$XDG_CACHE_HOME/mancala-arena/solver`, else `$HOME/.cache/mancala-arena/solver`.
 pub fn default_dir() -> Option<PathBuf> {

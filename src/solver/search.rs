@@ -24,7 +24,7 @@ use std::sync::Arc;
 use super::board::{SBoard, Sow, Spec};
 use super::db::Db;
 
-/// One TT slot (24 bytes): the key, proven bounds, best move, log2 of the subtree's nodes.
+/// One TT slot (24 bytes): the key, bounds, best move, log2 of the subtree's nodes, depth.
 #[derive(Clone, Copy, Default)]
 struct Entry {
     key_lo: u64,
@@ -33,7 +33,13 @@ struct Entry {
     hi: i8,
     mv: u8,
     work: u8,
+    /// [`EXACT`]: the bounds are proven. Otherwise the bounds of a depth-limited search of this
+    /// many sows (heuristic, used only by the iterative-deepening passes).
+    depth: u8,
 }
+
+/// Depth of a proven entry, and the depth argument of an exact search.
+pub const EXACT: u8 = u8::MAX;
 
 /// The transposition table: two-slot buckets, the slot with less work is replaced.
 pub struct Tt {
@@ -85,26 +91,43 @@ impl Tt {
     }
 
     #[inline(always)]
-    fn store(&mut self, key: u128, lo: i32, hi: i32, mv: u8, work: u8) {
+    fn store(&mut self, key: u128, lo: i32, hi: i32, mv: u8, work: u8, depth: u8) {
         let i = self.bucket(key);
         let (klo, khi) = (key as u64, (key >> 64) as u64);
         let pair = &mut self.slots[i..i + 2];
+        let fresh = |e: &mut Entry| {
+            *e = Entry::default();
+            e.lo = i8::MIN;
+            e.hi = i8::MAX;
+        };
         let slot = if pair[0].key_lo == klo && pair[0].key_hi == khi {
             0
         } else if pair[1].key_lo == klo && pair[1].key_hi == khi {
             1
-        } else if pair[0].work <= pair[1].work {
-            pair[0] = Entry::default();
-            pair[0].lo = i8::MIN;
-            pair[0].hi = i8::MAX;
-            0
         } else {
-            pair[1] = Entry::default();
-            pair[1].lo = i8::MIN;
-            pair[1].hi = i8::MAX;
-            1
+            // Replace the cheaper entry; heuristic entries go before proven ones.
+            let cost = |e: &Entry| (e.depth == EXACT) as u16 * 256 + e.work as u16;
+            let s = if cost(&pair[0]) <= cost(&pair[1]) {
+                0
+            } else {
+                1
+            };
+            fresh(&mut pair[s]);
+            pair[s].depth = depth;
+            s
         };
         let e = &mut pair[slot];
+        if e.depth == EXACT && depth != EXACT {
+            return; // never weaken a proof with a heuristic result
+        }
+        if e.depth != depth {
+            // A deeper or proven result replaces a shallower one.
+            if depth < e.depth {
+                return;
+            }
+            fresh(e);
+            e.depth = depth;
+        }
         e.key_lo = klo;
         e.key_hi = khi;
         e.lo = e.lo.max(lo as i8);
@@ -112,13 +135,6 @@ impl Tt {
         e.mv = mv;
         e.work = e.work.max(work);
     }
-}
-
-/// How a search ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Solved {
-    /// Exact future gain for the mover.
-    pub value: i32,
 }
 
 /// The solver: a TT, an optional endgame database and counters. Reuse one across positions of
@@ -133,6 +149,10 @@ pub struct Solver {
     /// Endgame database hits.
     pub db_hits: u64,
     aborted: bool,
+    id_depth: u8,
+    /// Enhanced transposition cutoffs (a TT probe per child) only at nodes with at least this
+    /// many seeds in the pits: the probes are cache misses, worth it only high in the tree.
+    etc_min: i32,
 }
 
 /// Upper bound of moves (pits) per side.
@@ -154,6 +174,11 @@ impl Solver {
             nodes: 0,
             db_hits: 0,
             aborted: false,
+            id_depth: 16,
+            etc_min: std::env::var("SOLVER_ETC_MIN")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0),
         }
     }
 
@@ -200,14 +225,39 @@ impl Solver {
     ) -> Option<(i32, i32)> {
         assert!(b.mover_can_move(), "solve called on a finished position");
         self.aborted = false;
+        let mut g = guess;
+        // Iterative deepening with the heuristic leaf fills the TT with good moves and gives
+        // MTD(f) a close first guess; worth it only above the database.
+        if b.seeds() > self.db_seeds + 4 {
+            let mut d = 2;
+            while d <= self.id_depth {
+                let (lo, hi) = self.mtd(b, g, d, abort);
+                if self.aborted {
+                    return Some((-b.seeds(), b.seeds()));
+                }
+                g = lo.max(hi.min(g));
+                d += 2;
+            }
+        }
+        Some(self.mtd(b, g, EXACT, abort))
+    }
+
+    /// MTD(f) at `depth`: null-window passes until the bounds meet (or an abort).
+    fn mtd(
+        &mut self,
+        b: &SBoard,
+        guess: i32,
+        depth: u8,
+        abort: &mut dyn FnMut(u64) -> bool,
+    ) -> (i32, i32) {
         let seeds = b.seeds();
         let (mut lo, mut hi) = (-seeds, seeds);
         let mut g = guess.clamp(lo, hi);
         while lo < hi {
             let beta = if g == lo { g + 1 } else { g };
-            let r = self.ab(b, beta - 1, beta, abort);
+            let r = self.ab(b, beta - 1, beta, depth, abort);
             if self.aborted {
-                return Some((lo, hi));
+                return (lo, hi);
             }
             g = r;
             if g < beta {
@@ -216,7 +266,12 @@ impl Solver {
                 lo = g;
             }
         }
-        Some((lo, hi))
+        (lo, hi)
+    }
+
+    /// Deepest iterative-deepening pass (sows) before the exact search; 0 turns it off.
+    pub fn set_id_depth(&mut self, depth: u8) {
+        self.id_depth = depth.min(EXACT - 1);
     }
 
     /// Whether sowing pit `i` in `b` is worth at least `t` (`None` if aborted).
@@ -234,11 +289,11 @@ impl Solver {
         } else if s.extra {
             // gain + v >= t  <=>  v >= t - gain
             let u = t - s.gain;
-            self.ab(&s.next, u - 1, u, abort) >= u
+            self.ab(&s.next, u - 1, u, EXACT, abort) >= u
         } else {
             // gain - v >= t  <=>  v <= gain - t
             let u = s.gain - t;
-            self.ab(&s.next, u, u + 1, abort) <= u
+            self.ab(&s.next, u, u + 1, EXACT, abort) <= u
         };
         (!self.aborted).then_some(ok)
     }
@@ -295,12 +350,15 @@ impl Solver {
         None
     }
 
-    /// Fail-soft alpha-beta on the future gain of `b` (a position with a legal move).
+    /// Fail-soft alpha-beta on the future gain of `b` (a position with a legal move). `depth`
+    /// is [`EXACT`] for a proof; otherwise sows left before the heuristic leaf value (the
+    /// future gain estimated as 0, clamped into the proven bounds).
     fn ab(
         &mut self,
         b: &SBoard,
         mut alpha: i32,
         mut beta: i32,
+        depth: u8,
         abort: &mut dyn FnMut(u64) -> bool,
     ) -> i32 {
         self.nodes += 1;
@@ -318,8 +376,10 @@ impl Solver {
         let (mut lo, mut hi) = (-seeds, seeds);
         let mut tt_mv = u8::MAX;
         if let Some(e) = self.tt.probe(key) {
-            lo = lo.max(e.lo as i32);
-            hi = hi.min(e.hi as i32);
+            if e.depth == EXACT || (depth != EXACT && e.depth >= depth) {
+                lo = lo.max(e.lo as i32);
+                hi = hi.min(e.hi as i32);
+            }
             tt_mv = e.mv;
         }
         if lo >= beta || lo == hi {
@@ -328,9 +388,13 @@ impl Solver {
         if hi <= alpha {
             return hi;
         }
+        if depth == 0 {
+            return 0.clamp(lo, hi);
+        }
         alpha = alpha.max(lo);
         beta = beta.min(hi);
         let nodes_before = self.nodes;
+        let child_depth = if depth == EXACT { EXACT } else { depth - 1 };
 
         // Make every child once; look each up (finished game, database, TT) for cutoffs and
         // ordering.
@@ -354,14 +418,26 @@ impl Solver {
                 continue;
             }
             let s = b.sow(&self.spec, i);
+            let mut hint = 0;
             let (l, h) = if s.over {
                 (s.gain, s.gain)
             } else {
                 let cs = s.next.seeds();
+                let probe = seeds >= self.etc_min;
                 let (cl, ch) = match self.exact_of(&s.next, cs) {
                     Some(v) => (v, v),
+                    None if !probe => (-cs, cs),
                     None => match self.tt.probe(s.next.key()) {
-                        Some(e) => ((e.lo as i32).max(-cs), (e.hi as i32).min(cs)),
+                        Some(e) => {
+                            // Any entry's bounds order the moves; only usable ones prune.
+                            let (el, eh) = (e.lo as i32, e.hi as i32);
+                            hint = if s.extra { el.max(-cs) } else { -eh.min(cs) };
+                            if e.depth == EXACT || (depth != EXACT && e.depth >= child_depth) {
+                                (el.max(-cs), eh.min(cs))
+                            } else {
+                                (-cs, cs)
+                            }
+                        }
                         None => (-cs, cs),
                     },
                 };
@@ -373,7 +449,7 @@ impl Solver {
             };
             if l >= beta {
                 // Enhanced transposition cutoff.
-                self.tt.store(key, l, hi, i as u8, 0);
+                self.tt.store(key, l, hi, i as u8, 0, depth);
                 return l;
             }
             if l > best {
@@ -383,7 +459,7 @@ impl Solver {
             sows[i] = s;
             mlo[i] = l;
             mhi[i] = h;
-            let mut sc = h * 4 + l;
+            let mut sc = (s.gain + hint) * 8;
             if i as u8 == tt_mv {
                 sc += 1 << 20;
             }
@@ -404,7 +480,7 @@ impl Solver {
         }
         let alpha_t = alpha;
         alpha = alpha.max(best);
-        // The largest proven upper bound over the moves: what a fail-low returns.
+        // The largest upper bound over the moves: what a fail-low returns.
         let mut upper = i32::MIN;
         let mut cut = false;
         for &i in &order[..count] {
@@ -416,9 +492,9 @@ impl Solver {
             }
             let s = sows[i];
             let v = if s.extra {
-                s.gain + self.ab(&s.next, alpha - s.gain, beta - s.gain, abort)
+                s.gain + self.ab(&s.next, alpha - s.gain, beta - s.gain, child_depth, abort)
             } else {
-                s.gain - self.ab(&s.next, s.gain - beta, s.gain - alpha, abort)
+                s.gain - self.ab(&s.next, s.gain - beta, s.gain - alpha, child_depth, abort)
             };
             if self.aborted {
                 return 0;
@@ -444,7 +520,7 @@ impl Solver {
         } else {
             (best, best, best)
         };
-        self.tt.store(key, nlo, nhi, best_mv, work);
+        self.tt.store(key, nlo, nhi, best_mv, work, depth);
         ret
     }
 }
