@@ -138,17 +138,86 @@ fn abort_reports_none() {
     assert_eq!(calls, 1);
 }
 
+/// Kalah(N,S) start values for N, S <= 4 (docs/solved.md): (pits, seeds, standard capture,
+/// empty capture), the first player's margin with perfect play.
+pub const SMALL_TABLE: [(u8, u8, i32, i32); 16] = [
+    (1, 1, 0, 0),
+    (1, 2, -2, -2),
+    (1, 3, 6, 6),
+    (1, 4, -2, -2),
+    (2, 1, 2, 2),
+    (2, 2, -2, -2),
+    (2, 3, -2, -2),
+    (2, 4, -10, -12),
+    (3, 1, 0, 0),
+    (3, 2, 4, 4),
+    (3, 3, 2, 2),
+    (3, 4, 2, 2),
+    (4, 1, 2, 2),
+    (4, 2, 6, 6),
+    (4, 3, 6, 8),
+    (4, 4, 2, 2),
+];
+
 #[test]
-#[ignore = "prints the table for docs/solved.md"]
-fn print_small_table() {
-    for n in 1..=4u8 {
-        for sd in 1..=4u8 {
-            let a = start_value(&format!("kalah:pits={n},seeds={sd}"), Some(12));
-            let b = start_value(
-                &format!("kalah:pits={n},seeds={sd},empty_capture=true"),
-                Some(12),
-            );
-            println!("({n}, {sd}, {a}, {b}),");
-        }
+fn small_boards_table() {
+    for (n, sd, standard, empty) in SMALL_TABLE {
+        let db = if n >= 3 { Some(10) } else { None };
+        let a = start_value(&format!("kalah:pits={n},seeds={sd}"), db);
+        let b = start_value(&format!("kalah:pits={n},seeds={sd},empty_capture=true"), db);
+        assert_eq!((a, b), (standard, empty), "Kalah({n},{sd})");
     }
+}
+
+#[test]
+fn small_boards_match_brute_force_without_tables() {
+    // The table's smallest entries, from plain minimax (no TT, no database).
+    for (n, sd, standard, empty) in SMALL_TABLE {
+        if 2 * n as u32 * sd as u32 > 12 {
+            continue;
+        }
+        let a = spec(&format!("kalah:pits={n},seeds={sd}"));
+        let b = spec(&format!("kalah:pits={n},seeds={sd},empty_capture=true"));
+        assert_eq!(minimax(&a, &a.start(sd)), standard, "Kalah({n},{sd})");
+        assert_eq!(
+            minimax(&b, &b.start(sd)),
+            empty,
+            "Kalah({n},{sd}) empty capture"
+        );
+    }
+}
+
+/// The published answers on the standard board; slow in the dev profile, so ignored. Run with
+/// `cargo test --release -p mancala-arena solver::tests::known -- --ignored`.
+#[test]
+#[ignore = "Kalah(6,3): seconds in release"]
+fn known_kalah_6_3() {
+    assert_eq!(start_value("kalah:seeds=3", Some(14)), 2);
+}
+
+#[test]
+#[ignore = "Kalah(6,4): minutes"]
+fn known_kalah_6_4() {
+    assert_eq!(start_value_big("kalah", 16), 8);
+}
+
+#[test]
+#[ignore = "Kalah(6,4) empty capture: minutes"]
+fn known_kalah_6_4_empty_capture() {
+    assert_eq!(start_value_big("kalah:empty_capture=true", 16), 10);
+}
+
+#[test]
+#[ignore = "Kalah(6,5): long"]
+fn known_kalah_6_5() {
+    assert_eq!(start_value_big("kalah:seeds=5", 16), 10);
+}
+
+/// Like [`start_value`] with a 1 GiB TT and the cached database.
+fn start_value_big(rules: &str, k: usize) -> i32 {
+    let r: Ruleset = rules.parse().unwrap();
+    let sp = Spec::from_ruleset(&r).unwrap();
+    let db = Arc::new(Db::load_or_build(sp, k, db::default_dir().as_deref()));
+    let mut s = Solver::new(sp, 1024, Some(db));
+    s.solve(&sp.start(r.seeds() as u8), 0, &mut never).unwrap()
 }
