@@ -59,10 +59,7 @@ impl Spec {
     /// values pit moves.
     pub fn board_of(&self, b: &Board) -> Option<(SBoard, i32)> {
         let side = b.to_move()?;
-        if b.legal_moves()
-            .iter()
-            .any(|m| *m == crate::rules::Move::Swap)
-        {
+        if b.legal_moves().contains(&crate::rules::Move::Swap) {
             return None;
         }
         let mut c = [0u8; 16];
