@@ -10,4 +10,5 @@ pub mod protocol;
 pub mod rating;
 pub mod report;
 pub mod rules;
+pub mod solver;
 pub mod tournament;

@@ -5,6 +5,7 @@
 //! - [`greedy`]: the move that fills its own store most by the end of its turn.
 //! - [`alphabeta`]: negamax alpha-beta with iterative deepening and a TT; the Easy, Normal and
 //!   Hard levels.
+//! - [`solver`]: perfect Kalah play from the exact solver (`mancala_arena::solver`).
 //! - [`mcts`]: UCT with random playouts.
 //!
 //! [`state`] lets the searches run on the `Copy` board (Kalah, Congkak) or the full position
@@ -15,4 +16,5 @@ pub mod engine_loop;
 pub mod greedy;
 pub mod mcts;
 pub mod random;
+pub mod solver;
 pub mod state;

@@ -6,12 +6,14 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod analyse;
 mod check_bot;
 mod merge;
 mod perft;
 mod plot;
 mod rate;
 mod replay;
+mod solve;
 mod sprt;
 mod tournament;
 
@@ -32,6 +34,11 @@ pub enum Command {
     Replay(replay::ReplayArgs),
     /// Count the move sequences of each length from the start (rules engine check and benchmark).
     Perft(perft::PerftArgs),
+    /// Mistake meter: replay a results folder with the solver, per-player error rates.
+    #[command(visible_alias = "analyze")]
+    Analyse(analyse::AnalyseArgs),
+    /// Solve a Kalah position: the perfect-play margin and every optimal move.
+    Solve(solve::SolveArgs),
     /// Run a bot through the whole protocol and report what it does wrong.
     CheckBot(check_bot::CheckBotArgs),
     /// Rate a results folder: Elo with confidence intervals, pairwise table, site ladder.
@@ -58,6 +65,8 @@ pub fn with_grouped_values(mut cli: Cli, matches: &clap::ArgMatches) -> Cli {
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Replay(args) => replay::run(&args).map(|()| ExitCode::SUCCESS),
+        Command::Analyse(args) => analyse::run(&args).map(|()| ExitCode::SUCCESS),
+        Command::Solve(args) => solve::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Perft(args) => perft::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Rate(args) => rate::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Plot(args) => plot::run(&args).map(|()| ExitCode::SUCCESS),

@@ -1,0 +1,221 @@
+//! `solver`: perfect play for Kalah with the exact solver of `mancala_arena::solver`
+//! (docs/bots.md, docs/solved.md).
+//!
+//! Design decisions, and why:
+//!
+//! - **Proven moves inside the budget**: the exact MTD(f) search runs for at most half of the
+//!   move's time budget (with `go infinite`, until `stop`; a bare `go`: [`BARE_GO`]). If it finishes, the move
+//!   played is proven optimal and `info ... score exact <margin>` reports the final store
+//!   difference with perfect play. If not, the remaining half goes to the `alphabeta` bot's Hard
+//!   level, and its move is played: the best the search has, never a claim of perfection.
+//! - **Tables persist**: the solver's TT is kept across moves and games of the same rules (a
+//!   position's value never depends on its history); the endgame database is loaded from the
+//!   documented cache folder or built at `newgame` (before `isready`) and then saved there.
+//! - **`go depth N`** is answered by alpha-beta at that depth (the exact search has no depth);
+//!   `go nodes N` caps the exact search's nodes (then alpha-beta as above).
+//! - **Other rules**: Oware, Congkak, and a Kalah position where `swap` is legal (pie rule) are
+//!   played by the alpha-beta fallback, and an `info string` says so once per game.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use mancala_arena::protocol::{Info, OptionDecl, OptionKind, Score};
+use mancala_arena::rules::{Move, Position, Ruleset};
+use mancala_arena::solver::{db, Db, Solver, Spec};
+
+use crate::alphabeta::AlphaBetaBot;
+use crate::engine_loop::{Bot, Search};
+
+/// How long the exact search may run on a `go` without any limit.
+pub const BARE_GO: Duration = Duration::from_secs(2);
+
+/// The solver bot; see the module docs.
+pub struct SolverBot {
+    tt_mib: usize,
+    /// `None`: the default for the board size ([`db::default_db_seeds`] capped for the bot).
+    db_seeds: Option<usize>,
+    db_cache: bool,
+    solver: Option<Solver>,
+    fallback: AlphaBetaBot,
+    warned: bool,
+}
+
+impl Default for SolverBot {
+    fn default() -> Self {
+        SolverBot {
+            tt_mib: 256,
+            db_seeds: None,
+            db_cache: true,
+            solver: None,
+            fallback: AlphaBetaBot::default(),
+            warned: false,
+        }
+    }
+}
+
+/// The bot's default database size: at most about 4 M entries, so building it at the first
+/// `newgame` takes about a second; `arena solve` uses larger ones.
+pub fn bot_db_seeds(pits: usize) -> usize {
+    db::default_db_seeds(pits, 4 << 20)
+}
+
+impl SolverBot {
+    fn prepare(&mut self, ruleset: Ruleset) {
+        let Ok(spec) = Spec::from_ruleset(&ruleset) else {
+            return;
+        };
+        if self.solver.as_ref().is_some_and(|s| s.spec() == spec) {
+            return;
+        }
+        let k = self.db_seeds.unwrap_or_else(|| bot_db_seeds(spec.pits));
+        let db = (k > 0).then(|| {
+            let dir = if self.db_cache {
+                db::default_dir()
+            } else {
+                None
+            };
+            Arc::new(Db::load_or_build(spec, k, dir.as_deref()))
+        });
+        self.solver = Some(Solver::new(spec, self.tt_mib, db));
+    }
+}
+
+impl Bot for SolverBot {
+    fn name(&self) -> String {
+        format!("solver {}", env!("CARGO_PKG_VERSION"))
+    }
+
+    fn options(&self) -> Vec<OptionDecl> {
+        vec![
+            OptionDecl {
+                name: "Hash".into(),
+                kind: OptionKind::Spin {
+                    default: 256,
+                    min: 1,
+                    max: 16384,
+                },
+            },
+            OptionDecl {
+                name: "DbSeeds".into(),
+                kind: OptionKind::Spin {
+                    default: -1,
+                    min: -1,
+                    max: db::MAX_DB_SEEDS as i64,
+                },
+            },
+            OptionDecl {
+                name: "DbCache".into(),
+                kind: OptionKind::Check { default: true },
+            },
+        ]
+    }
+
+    fn set_option(&mut self, name: &str, value: &str) -> Result<(), String> {
+        let int = || value.trim().parse::<i64>().map_err(|e| e.to_string());
+        match name {
+            "Hash" => self.tt_mib = int()?.clamp(1, 16384) as usize,
+            "DbSeeds" => {
+                let k = int()?;
+                self.db_seeds = (k >= 0).then(|| (k as usize).min(db::MAX_DB_SEEDS));
+            }
+            "DbCache" => self.db_cache = value.trim() == "true",
+            _ => return Err(format!("unknown option `{name}`")),
+        }
+        self.solver = None; // rebuilt with the new settings at the next game
+        Ok(())
+    }
+
+    fn new_game(&mut self, ruleset: Ruleset, seed: u64) {
+        self.fallback.new_game(ruleset, seed);
+        self.warned = false;
+        self.prepare(ruleset);
+    }
+
+    fn think(&mut self, pos: &Position, search: &mut Search<'_>) -> Move {
+        self.prepare(pos.ruleset());
+        let spec = Spec::from_ruleset(&pos.ruleset());
+        let board = spec.as_ref().ok().and_then(|s| s.board_of(pos.board()));
+        if search.limits.depth.is_some() {
+            // The exact search has no depth; a depth-limited `go` is alpha-beta's to answer.
+            return self.fallback.think(pos, search);
+        }
+        let (Some(solver), Some((b, diff))) = (self.solver.as_mut(), board) else {
+            if !self.warned {
+                self.warned = true;
+                let why = spec.err().unwrap_or_else(|| "swap is legal here".into());
+                search.info(&Info {
+                    string: Some(format!("solver: {why}; playing alpha-beta")),
+                    ..Info::default()
+                });
+            }
+            return self.fallback.think(pos, search);
+        };
+        let budget = search.time_budget();
+        // A bare `go` (no clock, not `infinite`) lets the bot choose: a few seconds.
+        let solve_for = match budget {
+            Some(b) => Some(b / 2),
+            None if search.limits.infinite => None,
+            None => Some(BARE_GO),
+        };
+        let node_cap = search.limits.nodes;
+        let started = search.started;
+        solver.reset_nodes();
+        let result = {
+            let s: &Search<'_> = search;
+            let mut abort = |n: u64| {
+                s.stopped()
+                    || solve_for.is_some_and(|d| started.elapsed() >= d)
+                    || node_cap.is_some_and(|c| n >= c)
+            };
+            solver.solve(&b, 0, &mut abort).and_then(|v| {
+                // An optimal move: the TT move if it proves itself, else the first that does.
+                let mut order: Vec<usize> =
+                    (0..spec_pits(solver)).filter(|&i| b.c[i] != 0).collect();
+                if let Some(m) = solver.tt_move(&b) {
+                    order.retain(|&i| i != m);
+                    order.insert(0, m);
+                }
+                for i in order {
+                    if solver.move_at_least(&b, i, v, &mut abort)? {
+                        return Some((v, i));
+                    }
+                }
+                None
+            })
+        };
+        let elapsed = started.elapsed();
+        let nodes = solver.nodes;
+        match result {
+            Some((v, i)) => {
+                let mv = Move::Pit(i as u8 + 1);
+                search.info(&Info {
+                    score: Some(Score::Exact(diff + v)),
+                    nodes: Some(nodes),
+                    nps: Some(nps(nodes, elapsed)),
+                    time: Some(elapsed.as_millis() as u64),
+                    pv: vec![mv],
+                    ..Info::default()
+                });
+                mv
+            }
+            None => {
+                search.info(&Info {
+                    string: Some(format!(
+                        "solver: not proven in {} ms ({nodes} nodes); alpha-beta picks the move",
+                        elapsed.as_millis()
+                    )),
+                    ..Info::default()
+                });
+                self.fallback.think(pos, search)
+            }
+        }
+    }
+}
+
+fn spec_pits(s: &Solver) -> usize {
+    s.spec().pits
+}
+
+fn nps(nodes: u64, t: Duration) -> u64 {
+    (nodes as f64 / t.as_secs_f64().max(1e-6)) as u64
+}

@@ -1,0 +1,229 @@
+//! `arena analyse DIR`: the mistake meter. Replays every game of a results folder with the exact
+//! solver and reports, per player, the share of their sows that lose value against perfect play
+//! and the seeds lost per game (the exact analogue of chess's average centipawn loss), into
+//! `DIR/analysis.csv` and a terminal table.
+//!
+//! A sow's *loss* is `v(best) - v(played)` from the mover's view, both exact. Opening sows (the
+//! run's `opening`, not chosen by the players) and `swap` are not counted. Each position gets a
+//! node budget; a position the solver cannot prove within it is counted as *unproven* and left
+//! out of the rates, and the table says how many there were. One solver (TT) per ruleset is
+//! shared by all games, so positions seen in several games are solved once.
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::{bail, Context};
+use clap::Args;
+use mancala_arena::rules::{Move, Ruleset, Side};
+use mancala_arena::solver::{db, Db, Solver, Spec};
+use mancala_arena::tournament::config::Opening;
+use mancala_arena::tournament::results::read_records;
+
+#[derive(Debug, Args)]
+pub struct AnalyseArgs {
+    /// The results folder (its games.jsonl).
+    pub dir: PathBuf,
+    /// Node budget per position; positions not proven within it are reported as unproven.
+    #[arg(long, default_value_t = 20_000_000)]
+    pub nodes: u64,
+    /// Endgame database size (seeds in the pits); default about 30 MiB for the board.
+    #[arg(long)]
+    pub db_seeds: Option<usize>,
+    /// Transposition table size in MiB (one per ruleset).
+    #[arg(long, default_value_t = 1024)]
+    pub tt_mib: usize,
+}
+
+/// Per-player totals.
+#[derive(Default, Debug, Clone)]
+pub struct PlayerStats {
+    pub games: u64,
+    pub sows: u64,
+    pub proven: u64,
+    pub mistakes: u64,
+    pub seeds_lost: i64,
+    pub worst: i32,
+}
+
+pub fn run(args: &AnalyseArgs) -> anyhow::Result<()> {
+    let records = read_records(&args.dir)?;
+    if records.is_empty() {
+        bail!(
+            "{}: no games (games.jsonl missing or empty)",
+            args.dir.display()
+        );
+    }
+    let started = Instant::now();
+    let mut solvers: HashMap<Spec, Solver> = HashMap::new();
+    let mut stats: BTreeMap<String, PlayerStats> = BTreeMap::new();
+    let mut skipped_games = 0;
+    let mut err = std::io::stderr();
+    for (g, rec) in records.iter().enumerate() {
+        let ruleset: Ruleset = rec.row.rules.parse().context("rules of a game")?;
+        let Ok(spec) = Spec::from_ruleset(&ruleset) else {
+            skipped_games += 1;
+            continue;
+        };
+        let solver = solvers.entry(spec).or_insert_with(|| {
+            let k = args
+                .db_seeds
+                .unwrap_or_else(|| db::default_db_seeds(spec.pits, 32 << 20));
+            let db =
+                (k > 0).then(|| Arc::new(Db::load_or_build(spec, k, db::default_dir().as_deref())));
+            Solver::new(spec, args.tt_mib, db)
+        });
+        let opening = Opening::parse(ruleset, &rec.row.opening).map_err(anyhow::Error::msg)?;
+        let mut pos = match &opening.state {
+            Some(s) => mancala_arena::rules::Position::from_state(ruleset, s)?,
+            None => mancala_arena::rules::Position::new(ruleset),
+        };
+        for name in [&rec.row.first, &rec.row.second] {
+            stats.entry(name.clone()).or_default().games += 1;
+        }
+        for (ply, text) in rec.moves.iter().enumerate() {
+            let mv: Move = text.parse()?;
+            let chosen = ply >= opening.moves.len();
+            if let (true, Move::Pit(k), Some(side)) = (chosen, mv, pos.to_move()) {
+                // The first player sits south unless a swap exchanged the seats.
+                let first = (side == Side::South) != pos.swapped();
+                let name = if first {
+                    &rec.row.first
+                } else {
+                    &rec.row.second
+                };
+                let st = stats.entry(name.clone()).or_default();
+                st.sows += 1;
+                if let Some((b, _)) = spec.board_of(pos.board()) {
+                    if let Some(loss) = sow_loss(solver, &b, k as usize - 1, args.nodes) {
+                        st.proven += 1;
+                        if loss > 0 {
+                            st.mistakes += 1;
+                            st.seeds_lost += loss as i64;
+                            st.worst = st.worst.max(loss);
+                        }
+                    }
+                }
+            }
+            pos.play(mv)
+                .with_context(|| format!("game {}: move {}", rec.row.game_id, ply + 1))?;
+        }
+        if (g + 1) % 10 == 0 {
+            let _ = writeln!(
+                err,
+                "analysed {}/{} games ({:.0}s)",
+                g + 1,
+                records.len(),
+                started.elapsed().as_secs_f64()
+            );
+        }
+    }
+    write_csv(args, &stats)?;
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "{:<16} {:>6} {:>7} {:>9} {:>9} {:>11} {:>13} {:>6}",
+        "player", "games", "sows", "unproven", "mistakes", "mistake %", "seeds lost/g", "worst"
+    )?;
+    for (name, s) in &stats {
+        writeln!(
+            out,
+            "{:<16} {:>6} {:>7} {:>9} {:>9} {:>10.1}% {:>13.2} {:>6}",
+            name,
+            s.games,
+            s.sows,
+            s.sows - s.proven,
+            s.mistakes,
+            rate(s) * 100.0,
+            per_game(s),
+            s.worst
+        )?;
+    }
+    let nodes: u64 = solvers.values().map(|s| s.nodes).sum();
+    writeln!(
+        out,
+        "{} games in {:.1}s, {nodes} solver nodes{}; wrote {}",
+        records.len() - skipped_games,
+        started.elapsed().as_secs_f64(),
+        if skipped_games > 0 {
+            format!(", {skipped_games} non-Kalah games skipped")
+        } else {
+            String::new()
+        },
+        args.dir.join("analysis.csv").display()
+    )?;
+    Ok(())
+}
+
+/// The share of proven sows that lose value.
+fn rate(s: &PlayerStats) -> f64 {
+    if s.proven == 0 {
+        0.0
+    } else {
+        s.mistakes as f64 / s.proven as f64
+    }
+}
+
+/// Seeds lost per game, counting proven sows only.
+fn per_game(s: &PlayerStats) -> f64 {
+    if s.games == 0 {
+        0.0
+    } else {
+        s.seeds_lost as f64 / s.games as f64
+    }
+}
+
+/// The exact loss of sowing pit `i` in `b`, or `None` when the budget ran out.
+pub fn sow_loss(
+    solver: &mut Solver,
+    b: &mancala_arena::solver::SBoard,
+    i: usize,
+    budget: u64,
+) -> Option<i32> {
+    let start = solver.nodes;
+    let mut abort = |n: u64| n - start > budget;
+    let v = solver.solve(b, 0, &mut abort)?;
+    if solver.move_at_least(b, i, v, &mut abort)? {
+        return Some(0);
+    }
+    let played = solver.move_value(b, i, v, &mut abort)?;
+    Some(v - played)
+}
+
+fn write_csv(args: &AnalyseArgs, stats: &BTreeMap<String, PlayerStats>) -> anyhow::Result<()> {
+    let path = args.dir.join("analysis.csv");
+    let mut w = csv::Writer::from_path(&path)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    w.write_record([
+        "player",
+        "games",
+        "sows",
+        "proven",
+        "unproven",
+        "mistakes",
+        "mistake_rate",
+        "seeds_lost",
+        "seeds_lost_per_game",
+        "worst_loss",
+        "node_budget",
+    ])?;
+    for (name, s) in stats {
+        w.write_record([
+            name.clone(),
+            s.games.to_string(),
+            s.sows.to_string(),
+            s.proven.to_string(),
+            (s.sows - s.proven).to_string(),
+            s.mistakes.to_string(),
+            format!("{:.4}", rate(s)),
+            s.seeds_lost.to_string(),
+            format!("{:.3}", per_game(s)),
+            s.worst.to_string(),
+            args.nodes.to_string(),
+        ])?;
+    }
+    w.flush()?;
+    Ok(())
+}

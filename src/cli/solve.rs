@@ -1,0 +1,107 @@
+//! `arena solve --rules SPEC [--position STATE] [--moves M...]`: the perfect-play margin for
+//! the side to move and every optimal move, with the search's nodes, time and database size.
+//! One core; see docs/solved.md for the method and measured figures.
+
+use std::io::Write;
+use std::sync::Arc;
+use std::time::Instant;
+
+use anyhow::{anyhow, bail};
+use clap::Args;
+use mancala_arena::rules::{Move, Position, Ruleset};
+use mancala_arena::solver::{db, Db, Solver, Spec};
+
+#[derive(Debug, Args)]
+pub struct SolveArgs {
+    /// The ruleset (Kalah only), e.g. `kalah:pits=6,seeds=5,empty_capture=true`.
+    #[arg(long = "rules", default_value = "kalah")]
+    pub rules: Ruleset,
+    /// Start from this position string (docs/position.md) instead of the start position.
+    #[arg(long)]
+    pub position: Option<String>,
+    /// Moves to play first (after `--position`), e.g. `--moves 3 6`.
+    #[arg(long, num_args = 1..)]
+    pub moves: Vec<Move>,
+    /// Endgame database: positions with at most this many seeds in the pits (0 = none).
+    /// Default: 16 for up to 6 pits per side, fewer for larger boards.
+    #[arg(long)]
+    pub db_seeds: Option<usize>,
+    /// Transposition table size in MiB.
+    #[arg(long, default_value_t = 1024)]
+    pub tt_mib: usize,
+    /// Deepest iterative-deepening pass (sows) before the exact search (0 = none).
+    #[arg(long, default_value_t = 16)]
+    pub id_depth: u8,
+    /// Do not read or write the database cache folder (build in memory).
+    #[arg(long)]
+    pub no_db_cache: bool,
+}
+
+pub fn run(args: &SolveArgs) -> anyhow::Result<()> {
+    let spec = Spec::from_ruleset(&args.rules).map_err(|e| anyhow!(e))?;
+    let mut pos = match &args.position {
+        Some(state) => Position::from_state(args.rules, state)?,
+        None => Position::new(args.rules),
+    };
+    for &mv in &args.moves {
+        pos.play(mv)?;
+    }
+    let Some((board, diff)) = spec.board_of(pos.board()) else {
+        bail!("nothing to solve: the game is over, or `swap` is legal (pie rule)");
+    };
+    let mut out = std::io::stdout().lock();
+    let k = args
+        .db_seeds
+        .unwrap_or_else(|| db::default_db_seeds(spec.pits, 32 << 20));
+    let db = if k > 0 {
+        let dir = if args.no_db_cache {
+            None
+        } else {
+            db::default_dir()
+        };
+        let db = Db::load_or_build(spec, k, dir.as_deref());
+        writeln!(
+            out,
+            "database  seeds<={k}  entries {}  ({:.1} MiB)  {} in {:.2}s{}",
+            db.bytes(),
+            db.bytes() as f64 / (1 << 20) as f64,
+            if db.loaded { "loaded" } else { "built" },
+            db.build_time.as_secs_f64(),
+            dir.map(|d| format!("  cache {}", d.display()))
+                .unwrap_or_default()
+        )?;
+        Some(Arc::new(db))
+    } else {
+        None
+    };
+    let mut solver = Solver::new(spec, args.tt_mib, db);
+    solver.set_id_depth(args.id_depth);
+    let started = Instant::now();
+    let (value, best) = solver
+        .best_moves(&board, &mut |_| false)
+        .expect("never aborted");
+    let secs = started.elapsed().as_secs_f64();
+    let side = pos.to_move().expect("not over");
+    let moves: Vec<String> = best.iter().map(|i| (i + 1).to_string()).collect();
+    writeln!(out, "rules     {}", args.rules)?;
+    writeln!(out, "to move   {side}  (store difference so far {diff:+})")?;
+    writeln!(
+        out,
+        "value     {value:+}  (seeds the mover gains from here with perfect play)"
+    )?;
+    writeln!(
+        out,
+        "margin    {:+}  (final store difference, mover's view)",
+        diff + value
+    )?;
+    writeln!(out, "best      {}", moves.join(" "))?;
+    writeln!(
+        out,
+        "nodes     {}  time {secs:.3}s  nps {:.0}  db hits {}  tt {} MiB",
+        solver.nodes,
+        solver.nodes as f64 / secs.max(1e-9),
+        solver.db_hits,
+        solver.tt_bytes() >> 20
+    )?;
+    Ok(())
+}

@@ -1,0 +1,319 @@
+//! Endgame databases: the exact value of every position with at most `K` seeds left in the pits.
+//!
+//! Why: near the end of a Kalah game most of the search tree is positions with few seeds, which
+//! transpose heavily and are cheap to enumerate. Storing all of them (one `i8` per position,
+//! indexed by the position's rank among the ways to put `k` seeds into `2N` pits) turns every
+//! such subtree into one table lookup.
+//!
+//! Build: level by level, `k = 0, 1, ..., K`. A sow never adds seeds to the pits, so a child is
+//! either in a lower level (already complete) or in the same level (seeds only moved between
+//! pits); the same level is filled by memoised recursion, which terminates because such sows
+//! strictly advance seeds toward the mover's store (Kalah is acyclic). Sizes for 6 pits:
+//! `C(K+12, 12)` bytes in all levels, e.g. K=16: 30 M entries (29 MiB), K=18: 86 M (82 MiB).
+//!
+//! Caching: [`Db::load_or_build`] keeps a built database in a file named after the rules and K
+//! under [`default_dir`] (`$MANCALA_SOLVER_DB`, else `$XDG_CACHE_HOME/mancala-arena/solver`,
+//! else `~/.cache/mancala-arena/solver`). The file is the raw table behind a one-line header; a
+//! file of the wrong size is rebuilt. The values do not depend on seeds per pit.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use super::board::{SBoard, Spec};
+
+const UNKNOWN: i8 = i8::MIN;
+/// Largest supported K (values must fit in `i8`, and the table in memory).
+pub const MAX_DB_SEEDS: usize = 40;
+const BINOM_ROWS: usize = MAX_DB_SEEDS + 17;
+
+/// An endgame database; see the module docs.
+pub struct Db {
+    spec: Spec,
+    max_seeds: usize,
+    levels: Vec<Vec<i8>>,
+    binom: Vec<[u64; 17]>,
+    /// How long building (or loading) took.
+    pub build_time: Duration,
+    /// Whether it came from the cache file.
+    pub loaded: bool,
+}
+
+fn binomials() -> Vec<[u64; 17]> {
+    let mut t = vec![[0u64; 17]; BINOM_ROWS];
+    for a in 0..BINOM_ROWS {
+        t[a][0] = 1;
+        for b in 1..17.min(a + 1) {
+            t[a][b] = t[a - 1][b - 1] + if b < a { t[a - 1][b] } else { 0 };
+        }
+    }
+    t
+}
+
+/// Entries in the database level with `k` seeds over `m` pits: C(k+m-1, m-1).
+pub fn level_size(k: usize, m: usize) -> usize {
+    let t = binomials();
+    t[k + m - 1][m - 1] as usize
+}
+
+/// Total entries (bytes) of a database with levels `0..=k` for `pits` pits per side.
+pub fn db_entries(pits: usize, k: usize) -> usize {
+    (0..=k).map(|j| level_size(j, 2 * pits)).sum()
+}
+
+impl Db {
+    /// Builds the database of levels `0..=max_seeds` in memory.
+    pub fn build(spec: Spec, max_seeds: usize) -> Db {
+        assert!(max_seeds <= MAX_DB_SEEDS);
+        let started = Instant::now();
+        let m = 2 * spec.pits;
+        let binom = binomials();
+        let mut db = Db {
+            spec,
+            max_seeds,
+            levels: Vec::new(),
+            binom,
+            build_time: Duration::ZERO,
+            loaded: false,
+        };
+        for k in 0..=max_seeds {
+            let size = db.binom[k + m - 1][m - 1] as usize;
+            db.levels.push(vec![UNKNOWN; size]);
+            let mut cells = [0u8; 16];
+            db.fill_level(k, 0, k, &mut cells);
+        }
+        db.build_time = started.elapsed();
+        db
+    }
+
+    fn fill_level(&mut self, k: usize, j: usize, left: usize, cells: &mut [u8; 16]) {
+        let m = 2 * self.spec.pits;
+        let n = self.spec.pits;
+        let at = |j: usize| if j < n { j } else { 8 + j - n };
+        if j == m - 1 {
+            cells[at(j)] = left as u8;
+            let b = SBoard { c: *cells };
+            if !self.is_terminal(&b) {
+                self.compute(&b, k);
+            }
+            return;
+        }
+        for x in 0..=left {
+            cells[at(j)] = x as u8;
+            self.fill_level(k, j + 1, left - x, cells);
+        }
+        cells[at(j)] = 0;
+    }
+
+    /// Positions that never need a value: the game is already over in them.
+    fn is_terminal(&self, b: &SBoard) -> bool {
+        let theirs = (b.key() >> 64) as u64;
+        !b.mover_can_move() || (!self.spec.end_on_no_move && theirs == 0)
+    }
+
+    fn compute(&mut self, b: &SBoard, k: usize) -> i32 {
+        let idx = self.rank(b, k);
+        let v = self.levels[k][idx];
+        if v != UNKNOWN {
+            return v as i32;
+        }
+        let mut best = i32::MIN;
+        for i in 0..self.spec.pits {
+            if b.c[i] == 0 {
+                continue;
+            }
+            let s = b.sow(&self.spec, i);
+            let v = if s.over {
+                s.gain
+            } else {
+                let ks = s.next.seeds() as usize;
+                let cv = if ks < k {
+                    self.levels[ks][self.rank(&s.next, ks)] as i32
+                } else {
+                    self.compute(&s.next, k)
+                };
+                if s.extra {
+                    s.gain + cv
+                } else {
+                    s.gain - cv
+                }
+            };
+            best = best.max(v);
+        }
+        self.levels[k][idx] = best as i8;
+        best
+    }
+
+    /// The position's index in its level (combinatorial number system over the 2N pits).
+    #[inline]
+    fn rank(&self, b: &SBoard, k: usize) -> usize {
+        let n = self.spec.pits;
+        let m = 2 * n;
+        let mut r = k;
+        let mut idx = 0u64;
+        for j in 0..m - 1 {
+            let x = b.c[if j < n { j } else { 8 + j - n }] as usize;
+            let t = m - 1 - j;
+            idx += self.binom[r + t][t] - self.binom[r - x + t][t];
+            r -= x;
+        }
+        idx as usize
+    }
+
+    /// The exact value of a (not finished) position with `seeds` seeds in the pits, if the
+    /// database covers it.
+    #[inline]
+    pub fn get(&self, b: &SBoard, seeds: i32) -> Option<i32> {
+        let k = seeds as usize;
+        if k > self.max_seeds {
+            return None;
+        }
+        let v = self.levels[k][self.rank(b, k)];
+        (v != UNKNOWN).then_some(v as i32)
+    }
+
+    /// Largest number of seeds in the pits the database covers.
+    pub fn max_seeds(&self) -> usize {
+        self.max_seeds
+    }
+
+    /// Bytes of table.
+    pub fn bytes(&self) -> usize {
+        self.levels.iter().map(Vec::len).sum()
+    }
+
+    pub fn spec(&self) -> Spec {
+        self.spec
+    }
+
+    /// The cache file name for these rules and K.
+    pub fn file_name(spec: &Spec, max_seeds: usize) -> String {
+        format!("{}-k{max_seeds}.db", spec.tag())
+    }
+
+    /// Loads the database from `dir` if a good file is there; otherwise builds it and (if `dir`
+    /// is given) writes it there. Write errors are not fatal: the built table is returned.
+    pub fn load_or_build(spec: Spec, max_seeds: usize, dir: Option<&Path>) -> Db {
+        if let Some(dir) = dir {
+            let path = dir.join(Db::file_name(&spec, max_seeds));
+            let started = Instant::now();
+            if let Some(mut db) = Db::load(&path, spec, max_seeds) {
+                db.build_time = started.elapsed();
+                return db;
+            }
+            let db = Db::build(spec, max_seeds);
+            let _ = db.save(&path);
+            return db;
+        }
+        Db::build(spec, max_seeds)
+    }
+
+    fn header(spec: &Spec, max_seeds: usize) -> String {
+        format!("mancala-arena solver db v1 {} k{max_seeds}\n", spec.tag())
+    }
+
+    fn load(path: &Path, spec: Spec, max_seeds: usize) -> Option<Db> {
+        let bytes = std::fs::read(path).ok()?;
+        let header = Db::header(&spec, max_seeds);
+        let body = bytes.strip_prefix(header.as_bytes())?;
+        let m = 2 * spec.pits;
+        let binom = binomials();
+        let sizes: Vec<usize> = (0..=max_seeds)
+            .map(|k| binom[k + m - 1][m - 1] as usize)
+            .collect();
+        if body.len() != sizes.iter().sum::<usize>() {
+            return None;
+        }
+        let mut levels = Vec::new();
+        let mut at = 0;
+        for s in sizes {
+            levels.push(body[at..at + s].iter().map(|&b| b as i8).collect());
+            at += s;
+        }
+        Some(Db {
+            spec,
+            max_seeds,
+            levels,
+            binom,
+            build_time: Duration::ZERO,
+            loaded: true,
+        })
+    }
+
+    fn save(&self, path: &Path) -> std::io::Result<()> {
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        let mut bytes = Db::header(&self.spec, self.max_seeds).into_bytes();
+        for level in &self.levels {
+            bytes.extend(level.iter().map(|&v| v as u8));
+        }
+        // Write then rename, so a concurrent reader never sees half a file.
+        let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+        std::fs::write(&tmp, &bytes)?;
+        std::fs::rename(&tmp, path)
+    }
+}
+
+/// The largest K whose database has at most `max_entries` entries for `pits` pits per side.
+pub fn default_db_seeds(pits: usize, max_entries: usize) -> usize {
+    (0..=MAX_DB_SEEDS)
+        .rev()
+        .find(|&k| db_entries(pits, k) <= max_entries)
+        .unwrap_or(0)
+}
+
+/// The documented cache folder for databases: `$MANCALA_SOLVER_DB`, else
+/// `$XDG_CACHE_HOME/mancala-arena/solver`, else `$HOME/.cache/mancala-arena/solver`.
+pub fn default_dir() -> Option<PathBuf> {
+    if let Some(d) = std::env::var_os("MANCALA_SOLVER_DB") {
+        return Some(PathBuf::from(d));
+    }
+    if let Some(d) = std::env::var_os("XDG_CACHE_HOME") {
+        return Some(PathBuf::from(d).join("mancala-arena/solver"));
+    }
+    std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/mancala-arena/solver"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rules::Ruleset;
+
+    #[test]
+    fn ranks_are_a_bijection() {
+        let spec = Spec::from_ruleset(&Ruleset::kalah(2, 1)).unwrap();
+        let db = Db::build(spec, 5);
+        for k in 0..=5 {
+            let size = db.levels[k].len();
+            let mut seen = vec![false; size];
+            for a in 0..=k {
+                for b in 0..=k - a {
+                    for c in 0..=k - a - b {
+                        let d = k - a - b - c;
+                        let mut s = SBoard::default();
+                        s.c[0] = a as u8;
+                        s.c[1] = b as u8;
+                        s.c[8] = c as u8;
+                        s.c[9] = d as u8;
+                        let r = db.rank(&s, k);
+                        assert!(!seen[r]);
+                        seen[r] = true;
+                    }
+                }
+            }
+            assert!(seen.iter().all(|&x| x));
+        }
+    }
+
+    #[test]
+    fn save_and_load_round_trip() {
+        let spec = Spec::from_ruleset(&Ruleset::kalah(3, 1)).unwrap();
+        let dir = std::env::temp_dir().join(format!("mancala-db-test-{}", std::process::id()));
+        let built = Db::load_or_build(spec, 6, Some(&dir));
+        assert!(!built.loaded);
+        let loaded = Db::load_or_build(spec, 6, Some(&dir));
+        assert!(loaded.loaded);
+        assert_eq!(built.levels, loaded.levels);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -1,0 +1,526 @@
+//! The exact search: MTD(f) over a fail-soft alpha-beta with a bounds transposition table.
+//!
+//! Design decisions, and why:
+//!
+//! - **Value = future gain** (see `board.rs`): `v(p) = max over sows of gain + (extra turn ?
+//!   v(child) : -v(child))`, so an extra turn keeps the window and the sign, a change of player
+//!   negates both. Values are small integers in `[-seeds, +seeds]` (seeds left in the pits), which
+//!   also bounds every node before searching it.
+//! - **TT of bounds, exact keys**: an entry keeps a proven lower and upper bound of the exact
+//!   value (never a depth: every result here is exact), the best move and a work estimate for
+//!   replacement. Keys are the full 128-bit pit vector, so a hit can never be a collision.
+//!   MTD(f)'s null-window passes refine the same bounds until they meet.
+//! - **Enhanced transposition cutoffs**: before searching any child, every child is looked up
+//!   (TT, endgame database, or a finished game); if one already proves `>= beta` the node is cut
+//!   without a search, and the known bounds order the rest.
+//! - **Move ordering**: the TT move, then extra-turn sows, then by the child's best known bound
+//!   and the sow's immediate gain (captures).
+//! - **Endgame databases** (`db.rs`) answer every position with few seeds at once.
+//! - **Aborting**: a caller's check runs every 4096 nodes; an aborted search stores nothing more
+//!   and reports `None`, so the table only ever holds proven bounds.
+
+use std::sync::Arc;
+
+use super::board::{SBoard, Sow, Spec};
+use super::db::Db;
+
+/// One TT slot (24 bytes): the key, bounds, best move, log2 of the subtree's nodes, depth.
+#[derive(Clone, Copy, Default)]
+struct Entry {
+    key_lo: u64,
+    key_hi: u64,
+    lo: i8,
+    hi: i8,
+    mv: u8,
+    work: u8,
+    /// [`EXACT`]: the bounds are proven. Otherwise the bounds of a depth-limited search of this
+    /// many sows (heuristic, used only by the iterative-deepening passes).
+    depth: u8,
+}
+
+/// Depth of a proven entry, and the depth argument of an exact search.
+pub const EXACT: u8 = u8::MAX;
+
+/// The transposition table: two-slot buckets, the slot with less work is replaced.
+pub struct Tt {
+    slots: Vec<Entry>,
+    mask: usize,
+}
+
+impl Tt {
+    /// A table of about `mib` MiB (rounded down to a power of two buckets, at least 1024 slots).
+    pub fn new(mib: usize) -> Tt {
+        let want = (mib << 20) / (2 * std::mem::size_of::<Entry>());
+        let mut buckets = 512usize;
+        while buckets * 2 <= want {
+            buckets *= 2;
+        }
+        Tt {
+            slots: vec![Entry::default(); buckets * 2],
+            mask: buckets - 1,
+        }
+    }
+
+    pub fn bytes(&self) -> usize {
+        self.slots.len() * std::mem::size_of::<Entry>()
+    }
+
+    pub fn clear(&mut self) {
+        self.slots.fill(Entry::default());
+    }
+
+    #[inline(always)]
+    fn bucket(&self, key: u128) -> usize {
+        let lo = key as u64;
+        let hi = (key >> 64) as u64;
+        let h = (lo ^ hi.rotate_left(29).wrapping_mul(0x9E37_79B9_7F4A_7C15))
+            .wrapping_mul(0xD6E8_FEB8_6659_FD93);
+        ((h >> 32) as usize & self.mask) * 2
+    }
+
+    #[inline(always)]
+    fn probe(&self, key: u128) -> Option<Entry> {
+        let i = self.bucket(key);
+        let (lo, hi) = (key as u64, (key >> 64) as u64);
+        for e in &self.slots[i..i + 2] {
+            if e.key_lo == lo && e.key_hi == hi {
+                return Some(*e);
+            }
+        }
+        None
+    }
+
+    #[inline(always)]
+    fn store(&mut self, key: u128, lo: i32, hi: i32, mv: u8, work: u8, depth: u8) {
+        let i = self.bucket(key);
+        let (klo, khi) = (key as u64, (key >> 64) as u64);
+        let pair = &mut self.slots[i..i + 2];
+        let fresh = |e: &mut Entry| {
+            *e = Entry::default();
+            e.lo = i8::MIN;
+            e.hi = i8::MAX;
+        };
+        let slot = if pair[0].key_lo == klo && pair[0].key_hi == khi {
+            0
+        } else if pair[1].key_lo == klo && pair[1].key_hi == khi {
+            1
+        } else {
+            // Replace the cheaper entry; heuristic entries go before proven ones.
+            let cost = |e: &Entry| (e.depth == EXACT) as u16 * 256 + e.work as u16;
+            let s = if cost(&pair[0]) <= cost(&pair[1]) {
+                0
+            } else {
+                1
+            };
+            fresh(&mut pair[s]);
+            pair[s].depth = depth;
+            s
+        };
+        let e = &mut pair[slot];
+        if e.depth == EXACT && depth != EXACT {
+            return; // never weaken a proof with a heuristic result
+        }
+        if e.depth != depth {
+            // A deeper or proven result replaces a shallower one.
+            if depth < e.depth {
+                return;
+            }
+            fresh(e);
+            e.depth = depth;
+        }
+        e.key_lo = klo;
+        e.key_hi = khi;
+        e.lo = e.lo.max(lo as i8);
+        e.hi = e.hi.min(hi as i8);
+        e.mv = mv;
+        e.work = e.work.max(work);
+    }
+}
+
+/// The solver: a TT, an optional endgame database and counters. Reuse one across positions of
+/// the same rules (the TT then carries over; values never depend on the history).
+pub struct Solver {
+    spec: Spec,
+    tt: Tt,
+    db: Option<Arc<Db>>,
+    db_seeds: i32,
+    /// Nodes (calls of the alpha-beta) since the solver was made or [`Solver::reset_nodes`].
+    pub nodes: u64,
+    /// Endgame database hits.
+    pub db_hits: u64,
+    aborted: bool,
+    id_depth: u8,
+    /// Enhanced transposition cutoffs (a TT probe per child) only at nodes with at least this
+    /// many seeds in the pits: the probes are cache misses, worth it only high in the tree.
+    etc_min: i32,
+}
+
+/// Upper bound of moves (pits) per side.
+const MAXP: usize = 8;
+
+impl Solver {
+    /// A solver for `spec` with a TT of `tt_mib` MiB and an optional database (for the same
+    /// spec).
+    pub fn new(spec: Spec, tt_mib: usize, db: Option<Arc<Db>>) -> Solver {
+        if let Some(db) = &db {
+            assert_eq!(db.spec(), spec, "database built for other rules");
+        }
+        let db_seeds = db.as_ref().map_or(-1, |d| d.max_seeds() as i32);
+        Solver {
+            spec,
+            tt: Tt::new(tt_mib),
+            db,
+            db_seeds,
+            nodes: 0,
+            db_hits: 0,
+            aborted: false,
+            id_depth: 16,
+            etc_min: std::env::var("SOLVER_ETC_MIN")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0),
+        }
+    }
+
+    pub fn spec(&self) -> Spec {
+        self.spec
+    }
+
+    pub fn db(&self) -> Option<&Db> {
+        self.db.as_deref()
+    }
+
+    pub fn tt_bytes(&self) -> usize {
+        self.tt.bytes()
+    }
+
+    pub fn reset_nodes(&mut self) {
+        self.nodes = 0;
+        self.db_hits = 0;
+    }
+
+    pub fn clear_tt(&mut self) {
+        self.tt.clear();
+    }
+
+    /// Exact value of `b` (mover's future gain), or `None` if `abort` said stop. `guess` is the
+    /// first MTD(f) probe (any value; a close one saves passes).
+    pub fn solve(
+        &mut self,
+        b: &SBoard,
+        guess: i32,
+        abort: &mut dyn FnMut(u64) -> bool,
+    ) -> Option<i32> {
+        self.bounds(b, guess, abort)
+            .and_then(|(lo, hi)| (lo == hi).then_some(lo))
+    }
+
+    /// MTD(f) toward the exact value; returns the proven `(lo, hi)` bounds (equal when solved,
+    /// or the bounds reached when aborted — `None` only if nothing at all is known).
+    pub fn bounds(
+        &mut self,
+        b: &SBoard,
+        guess: i32,
+        abort: &mut dyn FnMut(u64) -> bool,
+    ) -> Option<(i32, i32)> {
+        assert!(b.mover_can_move(), "solve called on a finished position");
+        self.aborted = false;
+        let mut g = guess;
+        // Iterative deepening with the heuristic leaf fills the TT with good moves and gives
+        // MTD(f) a close first guess; worth it only above the database.
+        if b.seeds() > self.db_seeds + 4 {
+            let mut d = 2;
+            while d <= self.id_depth {
+                let (lo, hi) = self.mtd(b, g, d, abort);
+                if self.aborted {
+                    return Some((-b.seeds(), b.seeds()));
+                }
+                g = lo.max(hi.min(g));
+                d += 2;
+            }
+        }
+        Some(self.mtd(b, g, EXACT, abort))
+    }
+
+    /// MTD(f) at `depth`: null-window passes until the bounds meet (or an abort).
+    fn mtd(
+        &mut self,
+        b: &SBoard,
+        guess: i32,
+        depth: u8,
+        abort: &mut dyn FnMut(u64) -> bool,
+    ) -> (i32, i32) {
+        let seeds = b.seeds();
+        let (mut lo, mut hi) = (-seeds, seeds);
+        let mut g = guess.clamp(lo, hi);
+        while lo < hi {
+            let beta = if g == lo { g + 1 } else { g };
+            let r = self.ab(b, beta - 1, beta, depth, abort);
+            if self.aborted {
+                return (lo, hi);
+            }
+            g = r;
+            if g < beta {
+                hi = g;
+            } else {
+                lo = g;
+            }
+        }
+        (lo, hi)
+    }
+
+    /// Deepest iterative-deepening pass (sows) before the exact search; 0 turns it off.
+    pub fn set_id_depth(&mut self, depth: u8) {
+        self.id_depth = depth.min(EXACT - 1);
+    }
+
+    /// Whether sowing pit `i` in `b` is worth at least `t` (`None` if aborted).
+    pub fn move_at_least(
+        &mut self,
+        b: &SBoard,
+        i: usize,
+        t: i32,
+        abort: &mut dyn FnMut(u64) -> bool,
+    ) -> Option<bool> {
+        self.aborted = false;
+        let s = b.sow(&self.spec, i);
+        let ok = if s.over {
+            s.gain >= t
+        } else if s.extra {
+            // gain + v >= t  <=>  v >= t - gain
+            let u = t - s.gain;
+            self.ab(&s.next, u - 1, u, EXACT, abort) >= u
+        } else {
+            // gain - v >= t  <=>  v <= gain - t
+            let u = s.gain - t;
+            self.ab(&s.next, u, u + 1, EXACT, abort) <= u
+        };
+        (!self.aborted).then_some(ok)
+    }
+
+    /// The exact value of sowing pit `i` in `b` (`None` if aborted).
+    pub fn move_value(
+        &mut self,
+        b: &SBoard,
+        i: usize,
+        guess: i32,
+        abort: &mut dyn FnMut(u64) -> bool,
+    ) -> Option<i32> {
+        let s = b.sow(&self.spec, i);
+        if s.over {
+            return Some(s.gain);
+        }
+        let sign = if s.extra { 1 } else { -1 };
+        let v = self.solve(&s.next, sign * (guess - s.gain), abort)?;
+        Some(s.gain + sign * v)
+    }
+
+    /// The exact value and every optimal move (0-based pits) of `b`.
+    pub fn best_moves(
+        &mut self,
+        b: &SBoard,
+        abort: &mut dyn FnMut(u64) -> bool,
+    ) -> Option<(i32, Vec<usize>)> {
+        let v = self.solve(b, 0, abort)?;
+        let mut best = Vec::new();
+        for i in 0..self.spec.pits {
+            if b.c[i] != 0 && self.move_at_least(b, i, v, abort)? {
+                best.push(i);
+            }
+        }
+        Some((v, best))
+    }
+
+    /// The move the TT holds for `b` (after a solve: an optimal one), if any.
+    pub fn tt_move(&self, b: &SBoard) -> Option<usize> {
+        self.tt
+            .probe(b.key())
+            .map(|e| e.mv as usize)
+            .filter(|&m| m < self.spec.pits && b.c[m] != 0)
+    }
+
+    #[inline(always)]
+    fn exact_of(&mut self, b: &SBoard, seeds: i32) -> Option<i32> {
+        if seeds <= self.db_seeds {
+            if let Some(db) = &self.db {
+                self.db_hits += 1;
+                return db.get(b, seeds);
+            }
+        }
+        None
+    }
+
+    /// Fail-soft alpha-beta on the future gain of `b` (a position with a legal move). `depth`
+    /// is [`EXACT`] for a proof; otherwise sows left before the heuristic leaf value (the
+    /// future gain estimated as 0, clamped into the proven bounds).
+    fn ab(
+        &mut self,
+        b: &SBoard,
+        mut alpha: i32,
+        mut beta: i32,
+        depth: u8,
+        abort: &mut dyn FnMut(u64) -> bool,
+    ) -> i32 {
+        self.nodes += 1;
+        if self.nodes & 4095 == 0 && abort(self.nodes) {
+            self.aborted = true;
+        }
+        if self.aborted {
+            return 0;
+        }
+        let seeds = b.seeds();
+        if let Some(v) = self.exact_of(b, seeds) {
+            return v;
+        }
+        let key = b.key();
+        let (mut lo, mut hi) = (-seeds, seeds);
+        let mut tt_mv = u8::MAX;
+        if let Some(e) = self.tt.probe(key) {
+            if e.depth == EXACT || (depth != EXACT && e.depth >= depth) {
+                lo = lo.max(e.lo as i32);
+                hi = hi.min(e.hi as i32);
+            }
+            tt_mv = e.mv;
+        }
+        if lo >= beta || lo == hi {
+            return lo;
+        }
+        if hi <= alpha {
+            return hi;
+        }
+        if depth == 0 {
+            return 0.clamp(lo, hi);
+        }
+        alpha = alpha.max(lo);
+        beta = beta.min(hi);
+        let nodes_before = self.nodes;
+        let child_depth = if depth == EXACT { EXACT } else { depth - 1 };
+
+        // Make every child once; look each up (finished game, database, TT) for cutoffs and
+        // ordering.
+        let n = self.spec.pits;
+        let mut sows = [Sow {
+            next: SBoard::default(),
+            gain: 0,
+            extra: false,
+            over: true,
+        }; MAXP];
+        // Bounds of each move's value (from the mover's view).
+        let mut mlo = [0i32; MAXP];
+        let mut mhi = [0i32; MAXP];
+        let mut order = [0u8; MAXP];
+        let mut score = [0i32; MAXP];
+        let mut count = 0usize;
+        let mut best = i32::MIN;
+        let mut best_mv = 0u8;
+        for i in 0..n {
+            if b.c[i] == 0 {
+                continue;
+            }
+            let s = b.sow(&self.spec, i);
+            let mut hint = 0;
+            let (l, h) = if s.over {
+                (s.gain, s.gain)
+            } else {
+                let cs = s.next.seeds();
+                let probe = seeds >= self.etc_min;
+                let (cl, ch) = match self.exact_of(&s.next, cs) {
+                    Some(v) => (v, v),
+                    None if !probe => (-cs, cs),
+                    None => match self.tt.probe(s.next.key()) {
+                        Some(e) => {
+                            // Any entry's bounds order the moves; only usable ones prune.
+                            let (el, eh) = (e.lo as i32, e.hi as i32);
+                            hint = if s.extra { el.max(-cs) } else { -eh.min(cs) };
+                            if e.depth == EXACT || (depth != EXACT && e.depth >= child_depth) {
+                                (el.max(-cs), eh.min(cs))
+                            } else {
+                                (-cs, cs)
+                            }
+                        }
+                        None => (-cs, cs),
+                    },
+                };
+                if s.extra {
+                    (s.gain + cl, s.gain + ch)
+                } else {
+                    (s.gain - ch, s.gain - cl)
+                }
+            };
+            if l >= beta {
+                // Enhanced transposition cutoff.
+                self.tt.store(key, l, hi, i as u8, 0, depth);
+                return l;
+            }
+            if l > best {
+                best = l;
+                best_mv = i as u8;
+            }
+            sows[i] = s;
+            mlo[i] = l;
+            mhi[i] = h;
+            let mut sc = (s.gain + hint) * 8;
+            if i as u8 == tt_mv {
+                sc += 1 << 20;
+            }
+            if s.extra {
+                sc += 1 << 16;
+            }
+            score[i] = sc;
+            order[count] = i as u8;
+            count += 1;
+        }
+        // Insertion sort, best score first.
+        for a in 1..count {
+            let mut j = a;
+            while j > 0 && score[order[j] as usize] > score[order[j - 1] as usize] {
+                order.swap(j, j - 1);
+                j -= 1;
+            }
+        }
+        let alpha_t = alpha;
+        alpha = alpha.max(best);
+        // The largest upper bound over the moves: what a fail-low returns.
+        let mut upper = i32::MIN;
+        let mut cut = false;
+        for &i in &order[..count] {
+            let i = i as usize;
+            if cut || mhi[i] <= alpha || mlo[i] == mhi[i] {
+                // Cannot improve (or already exact, and counted in `best`).
+                upper = upper.max(mhi[i]);
+                continue;
+            }
+            let s = sows[i];
+            let v = if s.extra {
+                s.gain + self.ab(&s.next, alpha - s.gain, beta - s.gain, child_depth, abort)
+            } else {
+                s.gain - self.ab(&s.next, s.gain - beta, s.gain - alpha, child_depth, abort)
+            };
+            if self.aborted {
+                return 0;
+            }
+            // A result <= alpha is an upper bound, inside the window it is exact.
+            upper = upper.max(v.min(mhi[i]));
+            if v > best {
+                best = v;
+                best_mv = i as u8;
+                if v > alpha {
+                    alpha = v;
+                    if v >= beta {
+                        cut = true;
+                    }
+                }
+            }
+        }
+        let work = (64 - (self.nodes - nodes_before).leading_zeros()) as u8;
+        let (nlo, nhi, ret) = if best >= beta {
+            (best, hi, best)
+        } else if best <= alpha_t {
+            (lo, upper, upper)
+        } else {
+            (best, best, best)
+        };
+        self.tt.store(key, nlo, nhi, best_mv, work, depth);
+        ret
+    }
+}

@@ -1,0 +1,223 @@
+//! Solver tests: brute force cross-checks on tiny boards, hand-worked positions, known values.
+
+use std::sync::Arc;
+
+use super::*;
+use crate::rules::Ruleset;
+
+fn spec(rules: &str) -> Spec {
+    Spec::from_ruleset(&rules.parse::<Ruleset>().unwrap()).unwrap()
+}
+
+fn never(_: u64) -> bool {
+    false
+}
+
+/// Start-position value of `rules` with a fresh solver (TT `mib` MiB, database up to `k`).
+fn start_value(rules: &str, db_seeds: Option<usize>) -> i32 {
+    let r: Ruleset = rules.parse().unwrap();
+    let sp = Spec::from_ruleset(&r).unwrap();
+    let db = db_seeds.map(|k| Arc::new(Db::build(sp, k)));
+    let mut s = Solver::new(sp, 16, db);
+    s.solve(&sp.start(r.seeds() as u8), 0, &mut never).unwrap()
+}
+
+#[test]
+fn hand_worked_positions() {
+    let sp = spec("kalah:pits=2,seeds=1");
+    // Mover: pits [1, 0]; opponent [0, 1]. Pit 1 -> lands in own empty pit 2, captures the
+    // opponent's pit 1 (0 seeds): no capture under standard rules; then the opponent plays its
+    // pit 2 into its store, its side is empty: game over, we sweep 1. Value 0 (1 - 1).
+    let mut b = SBoard::default();
+    b.c[0] = 1;
+    b.c[9] = 1;
+    assert_eq!(minimax(&sp, &b), 0);
+    // Mover [0, 1], opponent [1, 0]: pit 2 goes to the store (+1), our side is empty: game over,
+    // opponent sweeps 1. Value 0.
+    let mut b = SBoard::default();
+    b.c[1] = 1;
+    b.c[8] = 1;
+    assert_eq!(minimax(&sp, &b), 0);
+    // Mover [0, 2], opponent [0, 3]: pit 2 sows store + opponent pit 1; opponent [1,3] vs our
+    // empty side: game over, value 1 - 4 = -3.
+    let mut b = SBoard::default();
+    b.c[1] = 2;
+    b.c[9] = 3;
+    assert_eq!(minimax(&sp, &b), -3);
+    // Kalah(1,1): pit 1 (1 seed) into the store, our side empties, opponent sweeps 1: value 0.
+    let sp1 = spec("kalah:pits=1,seeds=1");
+    assert_eq!(minimax(&sp1, &sp1.start(1)), 0);
+}
+
+#[test]
+fn matches_brute_force_on_tiny_boards() {
+    for rules in [
+        "kalah:pits=2,seeds=2",
+        "kalah:pits=2,seeds=3",
+        "kalah:pits=3,seeds=2",
+        "kalah:pits=3,seeds=2,empty_capture=true",
+        "kalah:pits=2,seeds=4,sweep=none",
+        "kalah:pits=3,seeds=1,end_on_no_move=true",
+        "kalah:pits=1,seeds=6",
+    ] {
+        let r: Ruleset = rules.parse().unwrap();
+        let sp = Spec::from_ruleset(&r).unwrap();
+        let start = sp.start(r.seeds() as u8);
+        let want = minimax(&sp, &start);
+        for db in [None, Some(3), Some(6)] {
+            assert_eq!(start_value(rules, db), want, "{rules} db {db:?}");
+        }
+        // Every position reached by a few random-ish moves, too.
+        let mut s = Solver::new(sp, 1, None);
+        let mut b = start;
+        for step in 0..20 {
+            if !b.mover_can_move() {
+                break;
+            }
+            assert_eq!(
+                s.solve(&b, step % 3 - 1, &mut never),
+                Some(minimax(&sp, &b))
+            );
+            let moves: Vec<usize> = (0..sp.pits).filter(|&i| b.c[i] != 0).collect();
+            let sow = b.sow(&sp, moves[step as usize % moves.len()]);
+            if sow.over {
+                break;
+            }
+            b = sow.next;
+        }
+    }
+}
+
+#[test]
+fn database_matches_brute_force() {
+    let sp = spec("kalah:pits=3,seeds=1");
+    let db = Db::build(sp, 7);
+    // Every non-terminal position with up to 7 seeds over 6 pits.
+    let mut checked = 0;
+    for code in 0..8u32.pow(6) {
+        let mut b = SBoard::default();
+        let mut x = code;
+        for j in 0..6 {
+            b.c[if j < 3 { j } else { 8 + j - 3 }] = (x % 8) as u8;
+            x /= 8;
+        }
+        let seeds = b.seeds();
+        if seeds > 7 || !b.mover_can_move() || (b.key() >> 64) == 0 {
+            continue;
+        }
+        assert_eq!(db.get(&b, seeds), Some(minimax(&sp, &b)));
+        checked += 1;
+    }
+    assert!(checked > 1000);
+}
+
+#[test]
+fn best_moves_are_optimal() {
+    let sp = spec("kalah:pits=3,seeds=3");
+    let mut s = Solver::new(sp, 4, None);
+    let b = sp.start(3);
+    let (v, best) = s.best_moves(&b, &mut never).unwrap();
+    assert_eq!(v, minimax(&sp, &b));
+    for i in 0..3 {
+        let mv = s.move_value(&b, i, 0, &mut never).unwrap();
+        assert_eq!(best.contains(&i), mv == v, "pit {}", i + 1);
+        assert!(mv <= v);
+    }
+}
+
+#[test]
+fn abort_reports_none() {
+    let sp = spec("kalah:pits=6,seeds=4");
+    let mut s = Solver::new(sp, 1, None);
+    let mut calls = 0;
+    let got = s.solve(&sp.start(4), 0, &mut |_| {
+        calls += 1;
+        true
+    });
+    assert_eq!(got, None);
+    assert_eq!(calls, 1);
+}
+
+/// Kalah(N,S) start values for N, S <= 4 (docs/solved.md): (pits, seeds, standard capture,
+/// empty capture), the first player's margin with perfect play.
+pub const SMALL_TABLE: [(u8, u8, i32, i32); 16] = [
+    (1, 1, 0, 0),
+    (1, 2, -2, -2),
+    (1, 3, 6, 6),
+    (1, 4, -2, -2),
+    (2, 1, 2, 2),
+    (2, 2, -2, -2),
+    (2, 3, -2, -2),
+    (2, 4, -10, -12),
+    (3, 1, 0, 0),
+    (3, 2, 4, 4),
+    (3, 3, 2, 2),
+    (3, 4, 2, 2),
+    (4, 1, 2, 2),
+    (4, 2, 6, 6),
+    (4, 3, 6, 8),
+    (4, 4, 2, 2),
+];
+
+#[test]
+fn small_boards_table() {
+    for (n, sd, standard, empty) in SMALL_TABLE {
+        let db = if n >= 3 { Some(10) } else { None };
+        let a = start_value(&format!("kalah:pits={n},seeds={sd}"), db);
+        let b = start_value(&format!("kalah:pits={n},seeds={sd},empty_capture=true"), db);
+        assert_eq!((a, b), (standard, empty), "Kalah({n},{sd})");
+    }
+}
+
+#[test]
+fn small_boards_match_brute_force_without_tables() {
+    // The table's smallest entries, from plain minimax (no TT, no database).
+    for (n, sd, standard, empty) in SMALL_TABLE {
+        if 2 * n as u32 * sd as u32 > 12 {
+            continue;
+        }
+        let a = spec(&format!("kalah:pits={n},seeds={sd}"));
+        let b = spec(&format!("kalah:pits={n},seeds={sd},empty_capture=true"));
+        assert_eq!(minimax(&a, &a.start(sd)), standard, "Kalah({n},{sd})");
+        assert_eq!(
+            minimax(&b, &b.start(sd)),
+            empty,
+            "Kalah({n},{sd}) empty capture"
+        );
+    }
+}
+
+/// The published answers on the standard board; slow in the dev profile, so ignored. Run with
+/// `cargo test --release -p mancala-arena solver::tests::known -- --ignored`.
+#[test]
+#[ignore = "Kalah(6,3): seconds in release"]
+fn known_kalah_6_3() {
+    assert_eq!(start_value("kalah:seeds=3", Some(14)), 2);
+}
+
+#[test]
+#[ignore = "Kalah(6,4): minutes"]
+fn known_kalah_6_4() {
+    assert_eq!(start_value_big("kalah", 16), 8);
+}
+
+#[test]
+#[ignore = "Kalah(6,4) empty capture: minutes"]
+fn known_kalah_6_4_empty_capture() {
+    assert_eq!(start_value_big("kalah:empty_capture=true", 16), 10);
+}
+
+#[test]
+#[ignore = "Kalah(6,5): long"]
+fn known_kalah_6_5() {
+    assert_eq!(start_value_big("kalah:seeds=5", 16), 10);
+}
+
+/// Like [`start_value`] with a 1 GiB TT and the cached database.
+fn start_value_big(rules: &str, k: usize) -> i32 {
+    let r: Ruleset = rules.parse().unwrap();
+    let sp = Spec::from_ruleset(&r).unwrap();
+    let db = Arc::new(Db::load_or_build(sp, k, db::default_dir().as_deref()));
+    let mut s = Solver::new(sp, 1024, Some(db));
+    s.solve(&sp.start(r.seeds() as u8), 0, &mut never).unwrap()
+}
