@@ -19,12 +19,19 @@ use mancala_arena::tournament::schedule::Format;
 fn release_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("bench executable");
     // target/release/deps/harness-xxxx → target/release
-    exe.parent().and_then(|p| p.parent()).expect("target dir").to_path_buf()
+    exe.parent()
+        .and_then(|p| p.parent())
+        .expect("target dir")
+        .to_path_buf()
 }
 
 /// Mean round trip of one line through `cat` over pipes (blocking I/O, no async runtime).
 fn pipe_round_trip_us(lines: usize) -> f64 {
-    let mut child = Command::new("cat").stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().expect("cat");
+    let mut child = Command::new("cat")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("cat");
     let mut stdin = child.stdin.take().expect("stdin");
     let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
     let mut line = String::new();
@@ -51,10 +58,16 @@ fn pipe_round_trip_us(lines: usize) -> f64 {
 
 fn config(pairs: u32, movetime: Option<u64>) -> RunConfig {
     let random = release_dir().join("mancala-random");
-    assert!(random.exists(), "build the bots first: cargo build --release --workspace");
+    assert!(
+        random.exists(),
+        "build the bots first: cargo build --release --workspace"
+    );
     let bot = |name: &str| BotSpec {
         name: name.to_string(),
-        program: Program::Exec { program: random.clone(), args: vec![] },
+        program: Program::Exec {
+            program: random.clone(),
+            args: vec![],
+        },
         dir: None,
         options: vec![],
     };
@@ -66,7 +79,11 @@ fn config(pairs: u32, movetime: Option<u64>) -> RunConfig {
         pairs,
         openings: OpeningSource::Random { plies: 2 },
         seed: 1,
-        time: TimeControl { movetime_ms: movetime, margin_ms: 0, ..TimeControl::default() },
+        time: TimeControl {
+            movetime_ms: movetime,
+            margin_ms: 0,
+            ..TimeControl::default()
+        },
         adjudicate: false,
         max_start_failures: 3,
         bootstrap: 0,
@@ -75,10 +92,23 @@ fn config(pairs: u32, movetime: Option<u64>) -> RunConfig {
 
 /// Plays the run and returns (games, sows, wall seconds, time forfeits).
 fn play(cfg: &RunConfig, concurrency: usize) -> (usize, u64, f64, usize) {
-    let dir = std::env::temp_dir().join(format!("arena-bench-{}-{concurrency}-{}", std::process::id(), cfg.pairs));
+    let dir = std::env::temp_dir().join(format!(
+        "arena-bench-{}-{concurrency}-{}",
+        std::process::id(),
+        cfg.pairs
+    ));
     let _ = std::fs::remove_dir_all(&dir);
-    let opts = RunOptions { dir: dir.clone(), concurrency, resume: false, shard: None, progress: false };
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let opts = RunOptions {
+        dir: dir.clone(),
+        concurrency,
+        resume: false,
+        shard: None,
+        progress: false,
+    };
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
     let started = Instant::now();
     rt.block_on(run(cfg, &opts)).expect("run");
     let wall = started.elapsed().as_secs_f64();
@@ -102,7 +132,10 @@ fn main() {
             per_sow_us / rtt
         );
     }
-    let games: u32 = std::env::var("HARNESS_GAMES").ok().and_then(|v| v.parse().ok()).unwrap_or(10_000);
+    let games: u32 = std::env::var("HARNESS_GAMES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10_000);
     let (played, _, wall, timeouts) = play(&config(games / 2, Some(10)), 2);
     println!("{played} games at 10 ms per sow (margin 0), concurrency 2: {timeouts} time forfeits, {wall:.1} s");
 }

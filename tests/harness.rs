@@ -425,7 +425,13 @@ fn resume_after_kill_9_finishes_exactly_the_missing_games() {
         .write_all(b"999,4,0,g,r,kal")
         .unwrap();
 
-    let o = arena(&["run", "--quiet", "--no-plots", "--resume", cut.to_str().unwrap()]);
+    let o = arena(&[
+        "run",
+        "--quiet",
+        "--no-plots",
+        "--resume",
+        cut.to_str().unwrap(),
+    ]);
     assert!(o.status.success(), "{}", text(&o.stderr));
     assert_eq!(without_timing(games(&cut)), without_timing(games(&full)));
 }

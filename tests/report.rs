@@ -236,7 +236,10 @@ fn plot_no_panic(out: &Path) -> std::process::Output {
 }
 
 /// A hand-made folder: its name and its games as (first, second, result).
-type Case = (&'static str, Vec<(&'static str, &'static str, &'static str)>);
+type Case = (
+    &'static str,
+    Vec<(&'static str, &'static str, &'static str)>,
+);
 
 #[test]
 fn degenerate_folders_give_plots_or_a_clear_message() {

@@ -141,7 +141,13 @@ fn a_killed_shard_resumes_and_still_merges() {
     }
     child.kill().unwrap();
     child.wait().unwrap();
-    arena_ok(&["run", "--quiet", "--no-plots", "--resume", s0.to_str().unwrap()]);
+    arena_ok(&[
+        "run",
+        "--quiet",
+        "--no-plots",
+        "--resume",
+        s0.to_str().unwrap(),
+    ]);
     let args = run_args(&s1, &["--pairs", "30", "--shard", "1/2"]);
     let refs: Vec<&str> = args.iter().map(String::as_str).collect();
     arena_ok(&refs);

@@ -240,8 +240,13 @@ impl Engine {
         limit: Duration,
     ) -> Result<Answer, Fault> {
         // One write for both lines: one wake-up of the bot instead of two.
-        let position = ToBot::Position { start: start.clone(), moves: moves.to_vec() };
-        self.process.write_line(&format!("{position}\n{}", ToBot::Go(limits))).await?;
+        let position = ToBot::Position {
+            start: start.clone(),
+            moves: moves.to_vec(),
+        };
+        self.process
+            .write_line(&format!("{position}\n{}", ToBot::Go(limits)))
+            .await?;
         let started = Instant::now();
         let deadline = started + limit;
         let mut last_info = None;
