@@ -178,7 +178,7 @@ pub fn fit_curve(
     let mut xs: Vec<f64> = obs.iter().map(|o| o.x).collect();
     xs.sort_by(f64::total_cmp);
     xs.dedup();
-    let top = max_degree.min(xs.len().saturating_sub(1)).max(0);
+    let top = max_degree.min(xs.len().saturating_sub(1));
     let mut best: Option<(f64, Curve)> = None;
     for degree in 0..=top {
         // Degree 0 only when there is one knob value: a flat curve says nothing about slope.
@@ -338,8 +338,9 @@ pub(crate) fn solve(a: &[Vec<f64>], b: &[f64]) -> Option<Vec<f64>> {
             if row != col {
                 let f = m[row][col] / m[col][col];
                 if f != 0.0 {
-                    for k in col..=n {
-                        m[row][k] -= f * m[col][k];
+                    let pivot_row = m[col].clone();
+                    for (a, p) in m[row].iter_mut().zip(&pivot_row).skip(col) {
+                        *a -= f * p;
                     }
                 }
             }

@@ -120,8 +120,16 @@ pub fn independent_grid(
     GridCost { points: k, games }
 }
 
-/// A uniform design with the calibration's own curve model: `points` evenly spaced knob values,
-/// the same number of pairs at each, the fewest pairs for which the curve (of `degree`) has a
+/// A uniform design: `points` evenly spaced knob values, the same number of pairs at each,
+/// fitted with a polynomial curve of `degree` like the calibration's.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Design {
+    pub points: usize,
+    pub degree: usize,
+}
+
+/// A uniform design with the calibration's own curve model: `design.points` evenly spaced knob
+/// values, the same number of pairs at each, the fewest pairs for which the curve has a
 /// ±tolerance interval at every target's true knob. The oracle's best case for a non-adaptive
 /// design with the same model (it knows the truth to size the grid).
 pub fn fitted_grid(
@@ -129,12 +137,12 @@ pub fn fitted_grid(
     knob: &Knob,
     opponents: &[f64],
     target_knobs: &[f64],
-    degree: usize,
-    points: usize,
+    design: Design,
     tolerance: f64,
     level: f64,
 ) -> GridCost {
     let z = z_of(level);
+    let Design { points, degree } = design;
     let xs: Vec<f64> = (0..points)
         .map(|i| knob.lo + (knob.hi - knob.lo) * i as f64 / (points - 1).max(1) as f64)
         .collect();

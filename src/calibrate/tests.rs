@@ -2,7 +2,7 @@
 //! rate within the tolerance of their targets, and cost far fewer games than a uniform grid.
 //! Run with `--nocapture` to see the game counts (docs/calibrate.md quotes them).
 
-use super::sim::{fitted_grid, independent_grid, SimulatedPlayer};
+use super::sim::{fitted_grid, independent_grid, Design, SimulatedPlayer};
 use super::*;
 
 const POOL: [f64; 3] = [950.0, 1200.0, 1450.0];
@@ -64,7 +64,18 @@ fn check_accuracy_and_cost(name: &str, truth: fn(f64) -> f64) {
         .iter()
         .map(|&t| true_knob(truth, &knob, t))
         .collect();
-    let fitted = fitted_grid(truth, &knob, &POOL, &knobs, 3, 9, 25.0, 0.95);
+    let fitted = fitted_grid(
+        truth,
+        &knob,
+        &POOL,
+        &knobs,
+        Design {
+            points: 9,
+            degree: 3,
+        },
+        25.0,
+        0.95,
+    );
     eprintln!(
         "{name}: adaptive {} games in {} batches at {} knob values; independent grid {} points {} games; \
          fitted uniform design (cubic, 9 points, oracle-sized) {} games",
