@@ -621,6 +621,47 @@ mod tests {
     use super::*;
     use mancala_arena::calibrate::sim::SimulatedPlayer;
 
+    fn args(reference: &[&str], bots: &[&str]) -> CalibrateArgs {
+        use clap::Parser;
+        #[derive(Parser)]
+        struct Wrap {
+            #[command(flatten)]
+            args: CalibrateArgs,
+        }
+        let mut argv = vec!["calibrate", "--bot", "x", "--knob", "option.Noise=0..1"];
+        for r in reference {
+            argv.extend(["--reference", r]);
+        }
+        for b in bots {
+            argv.extend(["--reference-bot", b]);
+        }
+        Wrap::parse_from(argv).args
+    }
+
+    #[test]
+    fn reference_pool_given_or_rated() {
+        let refs = references(&args(&["easy=1000,normal=1300"], &[])).unwrap();
+        assert_eq!(refs.len(), 2);
+        assert_eq!(
+            (refs[1].name.as_str(), refs[1].elo),
+            ("normal", Some(1300.0))
+        );
+        assert!(refs[1].words.contains(&"option.Level=normal".to_string()));
+        let refs = references(&args(
+            &["easy,normal"],
+            &["name=deep cmd='bot --fast' option.Depth=7"],
+        ))
+        .unwrap();
+        assert_eq!(refs.len(), 3);
+        assert!(refs.iter().all(|r| r.elo.is_none()));
+        assert_eq!(refs[2].words[1], "cmd=bot --fast");
+        // Some Elos given and some not, an unknown name, a lone unrated player: refused.
+        assert!(references(&args(&["easy=1000,normal"], &[])).is_err());
+        assert!(references(&args(&["nosuch"], &[])).is_err());
+        assert!(references(&args(&["easy"], &[])).is_err());
+        assert!(references(&args(&[], &[])).is_err());
+    }
+
     #[test]
     fn toml_snippet_parses_as_tournament_bots() {
         let pool = [1000.0, 1400.0];
