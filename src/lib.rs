@@ -5,6 +5,7 @@
 //! `tournament` (schedule, referee, results on disk) → [`rating`] (Elo, intervals, SPRT) →
 //! `report` (tables and plots). `rules` and `rating` never do I/O.
 
+pub mod calibrate;
 pub mod engine;
 pub mod protocol;
 pub mod rating;

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod analyse;
+mod calibrate;
 mod check_bot;
 mod merge;
 mod perft;
@@ -49,6 +50,8 @@ pub enum Command {
     Sprt(sprt::SprtArgs),
     /// Combine shard folders (`run --shard I/N`) into one run folder.
     Merge(merge::MergeArgs),
+    /// Find the knob value at which a bot rates at each target Elo against a fixed reference pool.
+    Calibrate(calibrate::CalibrateArgs),
     /// Play a tournament (round robin or gauntlet) and write a results folder.
     #[command(visible_alias = "tournament")]
     Run(tournament::RunArgs),
@@ -73,6 +76,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Sprt(args) => sprt::run(&args),
         Command::Merge(args) => merge::run(&args).map(|()| ExitCode::SUCCESS),
         Command::CheckBot(args) => check_bot::run(&args),
+        Command::Calibrate(args) => calibrate::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Run(args) => tournament::main(&args).map(|()| ExitCode::SUCCESS),
     }
 }

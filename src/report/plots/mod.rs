@@ -25,6 +25,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::{register_font, FontStyle, RGBColor};
 
+pub mod calibration;
 pub mod convergence;
 pub mod ladder;
 pub mod matrix;
@@ -32,6 +33,7 @@ pub mod ratings;
 pub mod sprt;
 pub mod think_time;
 
+pub use calibration::CalibrationPlot;
 pub use convergence::ConvergencePlot;
 pub use ladder::LadderPlot;
 pub use matrix::MatrixPlot;

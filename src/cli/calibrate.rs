@@ -1,0 +1,695 @@
+//! `arena calibrate --bot CMD --knob option.Noise=0.0..2.0 --targets 1000,1200,1400,1600
+//! --reference easy,normal,hard`: finds the knob value at which the bot rates at each target
+//! Elo against a fixed reference pool, and writes the table, the curve plot and paste-ready
+//! `[[bot]]` definitions.
+//!
+//! The reference pool is rated once (a round robin among its members, anchored at a mean of
+//! 1200 unless `--anchor` says otherwise) or given (`easy=1000,normal=1300`), and then held
+//! fixed: every calibration batch is a gauntlet of the candidate at one knob value against the
+//! pool, in its own run folder `step-NN-<knob>-<value>/` under the calibration folder, so every
+//! game is on disk and can be re-rated. The maths is `mancala_arena::calibrate`.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use mancala_arena::calibrate::{self, Calibration, Knob, Observation, Player, Settings, Stop};
+use mancala_arena::report::plots::{render_png, render_svg, CalibrationPlot, Plot};
+use mancala_arena::report::rate::{rate_dir, RateOptions};
+use mancala_arena::tournament::results::read_games;
+use mancala_arena::tournament::runner::{self, RunOptions};
+
+use super::tournament::{build_config, RunArgs, DEFAULT_FIELD};
+
+/// The candidate's name inside the step folders.
+const CANDIDATE: &str = "candidate";
+
+#[derive(clap::Args, Debug)]
+pub struct CalibrateArgs {
+    /// The candidate bot's command line (e.g. target/release/mancala-alphabeta).
+    #[arg(long)]
+    pub bot: String,
+    /// A fixed option for the candidate, NAME=VALUE (repeatable), e.g. Level=hard.
+    #[arg(long = "bot-option", value_name = "NAME=VALUE")]
+    pub bot_options: Vec<String>,
+    /// The knob: option.NAME=LO..HI; whole-number ends (1..8) make it an integer knob.
+    #[arg(long)]
+    pub knob: String,
+    /// Target Elos on the pool's scale.
+    #[arg(long, value_delimiter = ',', default_value = "1000,1200,1400,1600")]
+    pub targets: Vec<f64>,
+    /// Reference pool of bundled players (random, greedy, easy, normal, hard, mcts): `easy,normal,hard`
+    /// rates them against each other first; `easy=1000,normal=1300` gives their Elos.
+    #[arg(long, value_delimiter = ',')]
+    pub reference: Vec<String>,
+    /// A reference player of your own: `name=N cmd="PROGRAM ARGS" [option.K=V ...] [elo=E]`
+    /// (one string, split like a shell; repeatable).
+    #[arg(long = "reference-bot", value_name = "SPEC")]
+    pub reference_bots: Vec<String>,
+    /// Game pairs per encounter of the reference round robin.
+    #[arg(long, default_value_t = 20)]
+    pub reference_pairs: u32,
+    /// Pin one reference player's Elo (NAME=ELO) when rating the pool; default: the pool's mean is 1200.
+    #[arg(long)]
+    pub anchor: Option<String>,
+    /// Stop when every target's interval half-width is at most this (Elo).
+    #[arg(long, default_value_t = 25.0)]
+    pub tolerance: f64,
+    /// Confidence level of the intervals.
+    #[arg(long, default_value_t = 0.95)]
+    pub level: f64,
+    /// Stop, unconverged, after this many calibration games.
+    #[arg(long, default_value_t = 3000)]
+    pub max_games: usize,
+    /// Highest degree of the fitted curve.
+    #[arg(long, default_value_t = 3)]
+    pub max_degree: usize,
+    /// Evenly spaced knob values played first.
+    #[arg(long, default_value_t = 3)]
+    pub initial_points: usize,
+    /// Game pairs per reference player in a batch: at least.
+    #[arg(long, default_value_t = 1)]
+    pub min_pairs: u32,
+    /// ... and at most.
+    #[arg(long, default_value_t = 4)]
+    pub max_pairs: u32,
+    /// Ruleset string [default: kalah].
+    #[arg(long)]
+    pub rules: Option<String>,
+    /// Time per sow in ms [default: 30000].
+    #[arg(long)]
+    pub movetime: Option<u64>,
+    /// Game clock `base+inc` in seconds.
+    #[arg(long)]
+    pub tc: Option<String>,
+    #[arg(long)]
+    pub depth: Option<u32>,
+    #[arg(long)]
+    pub nodes: Option<u64>,
+    #[arg(long)]
+    pub opening_plies: Option<u32>,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    #[arg(long)]
+    pub concurrency: Option<usize>,
+    /// Calibration folder [default: results/calibrate-<timestamp>/].
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// A reference player: its `--bot` words and, if given, its fixed Elo.
+struct Reference {
+    name: String,
+    words: Vec<String>,
+    elo: Option<f64>,
+}
+
+fn references(args: &CalibrateArgs) -> Result<Vec<Reference>> {
+    let mut refs = Vec::new();
+    for entry in &args.reference {
+        let (name, elo) = match entry.split_once('=') {
+            Some((n, e)) => (
+                n.trim(),
+                Some(
+                    e.trim()
+                        .parse::<f64>()
+                        .with_context(|| format!("--reference `{entry}`: `{e}` is not an Elo"))?,
+                ),
+            ),
+            None => (entry.trim(), None),
+        };
+        let Some((_, bot, options)) = DEFAULT_FIELD.iter().find(|(n, _, _)| *n == name) else {
+            let known: Vec<&str> = DEFAULT_FIELD.iter().map(|f| f.0).collect();
+            bail!(
+                "--reference: `{name}` is not a bundled player ({}); use --reference-bot for others",
+                known.join(", ")
+            );
+        };
+        let mut words = vec![format!("name={name}"), format!("bundled={bot}")];
+        words.extend(options.iter().map(|(k, v)| format!("option.{k}={v}")));
+        refs.push(Reference {
+            name: name.to_string(),
+            words,
+            elo,
+        });
+    }
+    for spec in &args.reference_bots {
+        let all = shlex::split(spec).with_context(|| format!("--reference-bot `{spec}`"))?;
+        let mut words = Vec::new();
+        let mut elo = None;
+        let mut name = None;
+        for w in all {
+            if let Some(e) = w.strip_prefix("elo=") {
+                elo = Some(
+                    e.parse::<f64>()
+                        .with_context(|| format!("--reference-bot: `{e}` is not an Elo"))?,
+                );
+            } else {
+                if let Some(n) = w.strip_prefix("name=") {
+                    name = Some(n.to_string());
+                }
+                words.push(w);
+            }
+        }
+        let name = name.with_context(|| format!("--reference-bot `{spec}` needs name=NAME"))?;
+        refs.push(Reference { name, words, elo });
+    }
+    if refs.is_empty() {
+        bail!("--reference: give the reference pool (e.g. easy,normal,hard)");
+    }
+    if refs.iter().any(|r| r.name == CANDIDATE) {
+        bail!("a reference player may not be named `{CANDIDATE}`");
+    }
+    let given = refs.iter().filter(|r| r.elo.is_some()).count();
+    if given != 0 && given != refs.len() {
+        bail!(
+            "give every reference player an Elo, or none (then they are rated against each other)"
+        );
+    }
+    if given == 0 && refs.len() < 2 {
+        bail!(
+            "a single reference player needs an Elo (NAME=ELO): there is nobody to rate it against"
+        );
+    }
+    Ok(refs)
+}
+
+impl CalibrateArgs {
+    /// The tournament settings shared by the reference run and every step.
+    fn run_args(&self, groups: Vec<Vec<String>>, pairs: u32, seed: u64, out: PathBuf) -> RunArgs {
+        RunArgs {
+            bot_groups: groups,
+            rules: self.rules.clone(),
+            pairs: Some(pairs),
+            opening_plies: self.opening_plies,
+            seed: Some(seed),
+            concurrency: self.concurrency,
+            movetime: self.movetime,
+            tc: self.tc.clone(),
+            depth: self.depth,
+            nodes: self.nodes,
+            out: Some(out),
+            quiet: true,
+            ..RunArgs::default()
+        }
+    }
+
+    fn candidate_words(&self, knob: &Knob, x: f64) -> Vec<String> {
+        let mut words = vec![format!("name={CANDIDATE}"), format!("cmd={}", self.bot)];
+        words.extend(
+            self.bot_options
+                .iter()
+                .filter(|o| o.split_once('=').map(|(k, _)| k) != Some(knob.name.as_str()))
+                .map(|o| format!("option.{o}")),
+        );
+        words.push(format!("option.{}={}", knob.name, knob.format(x)));
+        words
+    }
+}
+
+/// Plays one tournament and returns its folder.
+fn play(runtime: &tokio::runtime::Runtime, run_args: &RunArgs) -> Result<PathBuf> {
+    let (mut config, concurrency, dir) = build_config(run_args)?;
+    config.bootstrap = 0;
+    let opts = RunOptions {
+        dir: dir.clone(),
+        concurrency,
+        resume: false,
+        shard: None,
+        progress: false,
+    };
+    let outcome = runtime.block_on(runner::run(&config, &opts))?;
+    if outcome.interrupted {
+        bail!("interrupted (results so far in {})", dir.display());
+    }
+    if !outcome.dropped.is_empty() {
+        bail!(
+            "{} could not be started; see {}",
+            outcome.dropped.join(", "),
+            dir.display()
+        );
+    }
+    Ok(dir)
+}
+
+/// The pool's Elos: given, or from a round robin among its members.
+fn rate_pool(
+    args: &CalibrateArgs,
+    refs: &[Reference],
+    runtime: &tokio::runtime::Runtime,
+    dir: &Path,
+) -> Result<Vec<f64>> {
+    if refs.iter().all(|r| r.elo.is_some()) {
+        return Ok(refs.iter().map(|r| r.elo.expect("checked")).collect());
+    }
+    let groups = refs.iter().map(|r| r.words.clone()).collect();
+    let run_args = args.run_args(
+        groups,
+        args.reference_pairs,
+        args.seed,
+        dir.join("reference"),
+    );
+    if !args.quiet {
+        eprintln!(
+            "rating the reference pool: round robin, {} pairs per encounter, in {}",
+            args.reference_pairs,
+            dir.join("reference").display()
+        );
+    }
+    let ref_dir = play(runtime, &run_args)?;
+    let anchor = match &args.anchor {
+        None => None,
+        Some(text) => {
+            let (n, e) = text
+                .split_once('=')
+                .with_context(|| format!("--anchor `{text}`: expected NAME=ELO"))?;
+            Some((
+                n.to_string(),
+                e.parse::<f64>()
+                    .with_context(|| format!("--anchor `{text}`: `{e}` is not an Elo"))?,
+            ))
+        }
+    };
+    let opts = RateOptions {
+        anchor,
+        bootstrap: 0,
+        ..RateOptions::default()
+    };
+    let rated = rate_dir(&ref_dir, &opts)?;
+    if !args.quiet {
+        eprint!("{}", rated.table);
+    }
+    refs.iter()
+        .map(|r| {
+            rated
+                .summary
+                .ratings
+                .iter()
+                .find(|row| row.name == r.name)
+                .map(|row| row.elo)
+                .with_context(|| format!("the reference run did not rate `{}`", r.name))
+        })
+        .collect()
+}
+
+/// Real games: a gauntlet of the candidate against the pool per batch.
+struct BotPlayer<'a> {
+    args: &'a CalibrateArgs,
+    knob: &'a Knob,
+    refs: &'a [Reference],
+    runtime: &'a tokio::runtime::Runtime,
+    dir: &'a Path,
+}
+
+impl Player for BotPlayer<'_> {
+    fn play(&mut self, step: usize, x: f64, pairs: u32) -> Result<Vec<Observation>, String> {
+        let value = self.knob.format(x);
+        let out = self.dir.join(format!(
+            "step-{step:02}-{}-{value}",
+            self.knob.name.to_lowercase()
+        ));
+        let mut groups = vec![self.args.candidate_words(self.knob, x)];
+        groups.extend(self.refs.iter().map(|r| r.words.clone()));
+        let mut run_args = self.args.run_args(
+            groups,
+            pairs,
+            self.args.seed.wrapping_add(1 + step as u64),
+            out,
+        );
+        run_args.gauntlet = vec![CANDIDATE.to_string()];
+        let dir = play(self.runtime, &run_args).map_err(|e| format!("{e:#}"))?;
+        let rows = read_games(&dir).map_err(|e| format!("{e:#}"))?;
+        let mut games = Vec::new();
+        for row in rows {
+            let Some(first_points) = row.first_points() else {
+                continue;
+            };
+            let candidate_first = row.first == CANDIDATE;
+            let other = if candidate_first {
+                &row.second
+            } else {
+                &row.first
+            };
+            let Some(opponent) = self.refs.iter().position(|r| &r.name == other) else {
+                continue;
+            };
+            games.push(Observation {
+                x,
+                opponent,
+                candidate_first,
+                score: if candidate_first {
+                    first_points
+                } else {
+                    1.0 - first_points
+                },
+            });
+        }
+        if !self.args.quiet {
+            let points: f64 = games.iter().map(|g| g.score).sum();
+            eprintln!(
+                "step {step:>2}: {}={value}, {} games, score {:.1}/{}",
+                self.knob.name,
+                games.len(),
+                points,
+                games.len()
+            );
+        }
+        Ok(games)
+    }
+}
+
+pub fn run(args: &CalibrateArgs) -> Result<()> {
+    let knob = Knob::parse(&args.knob).map_err(anyhow::Error::msg)?;
+    let refs = references(args)?;
+    if !(args.level > 0.0 && args.level < 1.0) || args.tolerance <= 0.0 {
+        bail!("--level must be in (0, 1) and --tolerance positive");
+    }
+    let settings = Settings {
+        targets: args.targets.clone(),
+        tolerance: args.tolerance,
+        level: args.level,
+        max_games: args.max_games,
+        max_degree: args.max_degree,
+        initial_points: args.initial_points,
+        min_pairs: args.min_pairs,
+        max_pairs: args.max_pairs.max(args.min_pairs),
+    };
+    let dir = args.out.clone().unwrap_or_else(|| {
+        PathBuf::from("results").join(format!(
+            "calibrate-{}",
+            chrono::Local::now().format("%Y%m%d-%H%M%S")
+        ))
+    });
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    mancala_arena::engine::become_subreaper();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let pool = rate_pool(args, &refs, &runtime, &dir)?;
+    if !args.quiet {
+        let list: Vec<String> = refs
+            .iter()
+            .zip(&pool)
+            .map(|(r, e)| format!("{}={e:.0}", r.name))
+            .collect();
+        eprintln!(
+            "calibrating {} over {}..{} against {}; results in {}",
+            knob.name,
+            knob.format(knob.lo),
+            knob.format(knob.hi),
+            list.join(", "),
+            dir.display()
+        );
+    }
+    let mut player = BotPlayer {
+        args,
+        knob: &knob,
+        refs: &refs,
+        runtime: &runtime,
+        dir: &dir,
+    };
+    let quiet = args.quiet;
+    let cal = calibrate::calibrate(&knob, &pool, &settings, &mut player, |_, results| {
+        if !quiet && !results.is_empty() {
+            let line: Vec<String> = results
+                .iter()
+                .map(|r| {
+                    format!(
+                        "{:.0}→{}{}±{:.0}",
+                        r.target,
+                        knob.format(r.x),
+                        if r.converged { "✓" } else { "" },
+                        r.half_width
+                    )
+                })
+                .collect();
+            eprintln!("         curve: {}", line.join("  "));
+        }
+    })
+    .map_err(anyhow::Error::msg)?;
+    write_outputs(args, &refs, &cal, &dir)?;
+    print!("{}", table(&cal));
+    println!(
+        "\n{} calibration games in {} batches ({}); results in {}",
+        cal.games,
+        cal.steps.len(),
+        match cal.stop {
+            Stop::Converged => "every target converged".to_string(),
+            Stop::Budget => "budget reached: not every target converged".to_string(),
+        },
+        dir.display()
+    );
+    Ok(())
+}
+
+/// The printed table: the targets, then every evaluated knob value.
+pub fn table(cal: &Calibration) -> String {
+    let pct = cal.settings.level * 100.0;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{:>7}  {:>8}  {:>16}  status",
+        "target",
+        cal.knob.name,
+        format!("Elo ±{pct:.0}%"),
+    );
+    for r in &cal.targets {
+        let status = match (r.reachable, r.converged) {
+            (false, _) => "out of range: the knob's end is the nearest".to_string(),
+            (true, true) => "converged".to_string(),
+            (true, false) => "NOT converged (budget)".to_string(),
+        };
+        let _ = writeln!(
+            s,
+            "{:>7.0}  {:>8}  {:>16}  {}",
+            r.target,
+            cal.knob.format(r.x),
+            format!("{:.0} ± {:.0}", r.elo, r.half_width),
+            status
+        );
+        if cal.knob.integer && r.neighbours.len() == 2 {
+            let n: Vec<String> = r
+                .neighbours
+                .iter()
+                .map(|n| {
+                    format!(
+                        "{}={} is {:.0} ± {:.0}",
+                        cal.knob.name,
+                        cal.knob.format(n.x),
+                        n.elo,
+                        n.half_width
+                    )
+                })
+                .collect();
+            let _ = writeln!(s, "{:>7}  between: {}", "", n.join(", "));
+        }
+    }
+    let _ = writeln!(
+        s,
+        "\n{:>8}  {:>6}  {:>6}  {:>22}",
+        cal.knob.name,
+        "games",
+        "score",
+        format!("Elo (own games) ±{pct:.0}%")
+    );
+    for p in &cal.points {
+        let _ = writeln!(
+            s,
+            "{:>8}  {:>6}  {:>5.1}%  {:>22}",
+            cal.knob.format(p.x),
+            p.games,
+            100.0 * p.score,
+            format!("{:.0} [{:.0}, {:.0}]", p.elo, p.ci_low, p.ci_high)
+        );
+    }
+    s
+}
+
+/// `[[bot]]` tables in the tournament file's format, one per target.
+pub fn toml_snippet(cal: &Calibration, cmd: &str, fixed: &[String], pool: &str) -> String {
+    let mut s = format!(
+        "# arena calibrate: {} against {} ({} games, {:.0}% intervals).\n",
+        cal.knob.name,
+        pool,
+        cal.games,
+        cal.settings.level * 100.0
+    );
+    for r in &cal.targets {
+        let mut options: Vec<(String, String)> = fixed
+            .iter()
+            .filter_map(|o| o.split_once('='))
+            .filter(|(k, _)| *k != cal.knob.name)
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        options.push((cal.knob.name.clone(), cal.knob.format(r.x)));
+        let _ = writeln!(s);
+        let note = match (r.reachable, r.converged) {
+            (false, _) => " — OUT OF RANGE: the nearest the knob gets".to_string(),
+            (true, false) => " — NOT converged".to_string(),
+            _ => String::new(),
+        };
+        let _ = writeln!(
+            s,
+            "# Elo {:.0} ± {:.0} on the curve{note}",
+            r.elo, r.half_width
+        );
+        if cal.knob.integer && r.neighbours.len() == 2 {
+            let _ = writeln!(
+                s,
+                "# {} is whole: {}={} rates {:.0}, {}={} rates {:.0}",
+                cal.knob.name,
+                cal.knob.name,
+                cal.knob.format(r.neighbours[0].x),
+                r.neighbours[0].elo,
+                cal.knob.name,
+                cal.knob.format(r.neighbours[1].x),
+                r.neighbours[1].elo
+            );
+        }
+        let opts: Vec<String> = options
+            .iter()
+            .map(|(k, v)| format!("{} = {}", toml_key(k), toml::Value::String(v.clone())))
+            .collect();
+        let _ = writeln!(s, "[[bot]]");
+        let _ = writeln!(s, "name = \"elo-{:.0}\"", r.target);
+        let _ = writeln!(s, "cmd = {}", toml::Value::String(cmd.to_string()));
+        let _ = writeln!(s, "options = {{ {} }}", opts.join(", "));
+    }
+    s
+}
+
+fn toml_key(k: &str) -> String {
+    if !k.is_empty()
+        && k.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    {
+        k.to_string()
+    } else {
+        toml::Value::String(k.to_string()).to_string()
+    }
+}
+
+fn write_outputs(
+    args: &CalibrateArgs,
+    refs: &[Reference],
+    cal: &Calibration,
+    dir: &Path,
+) -> Result<()> {
+    let mut w = csv::Writer::from_path(dir.join("calibration.csv"))?;
+    w.write_record(["value", "games", "score", "elo", "se", "ci_low", "ci_high"])?;
+    for p in &cal.points {
+        w.write_record([
+            cal.knob.format(p.x),
+            p.games.to_string(),
+            format!("{:.4}", p.score),
+            format!("{:.1}", p.elo),
+            format!("{:.1}", p.se),
+            format!("{:.1}", p.ci_low),
+            format!("{:.1}", p.ci_high),
+        ])?;
+    }
+    w.flush()?;
+    std::fs::write(
+        dir.join("calibration.json"),
+        serde_json::to_string_pretty(cal)? + "\n",
+    )?;
+    let pool: Vec<String> = refs
+        .iter()
+        .zip(&cal.opponents)
+        .map(|(r, e)| format!("{}={e:.0}", r.name))
+        .collect();
+    std::fs::write(
+        dir.join("calibrated.toml"),
+        toml_snippet(cal, &args.bot, &args.bot_options, &pool.join(", ")),
+    )?;
+    std::fs::write(dir.join("table.txt"), table(cal))?;
+    let plot = CalibrationPlot::new(cal);
+    match render_svg(&plot) {
+        Ok(svg) => std::fs::write(dir.join(format!("{}.svg", plot.stem())), svg)?,
+        Err(err) => eprintln!("no curve.svg: {err}"),
+    }
+    if let Err(err) = render_png(&plot, &dir.join(format!("{}.png", plot.stem()))) {
+        eprintln!("no curve.png: {err}");
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mancala_arena::calibrate::sim::SimulatedPlayer;
+
+    fn args(reference: &[&str], bots: &[&str]) -> CalibrateArgs {
+        use clap::Parser;
+        #[derive(Parser)]
+        struct Wrap {
+            #[command(flatten)]
+            args: CalibrateArgs,
+        }
+        let mut argv = vec!["calibrate", "--bot", "x", "--knob", "option.Noise=0..1"];
+        for r in reference {
+            argv.extend(["--reference", r]);
+        }
+        for b in bots {
+            argv.extend(["--reference-bot", b]);
+        }
+        Wrap::parse_from(argv).args
+    }
+
+    #[test]
+    fn reference_pool_given_or_rated() {
+        let refs = references(&args(&["easy=1000,normal=1300"], &[])).unwrap();
+        assert_eq!(refs.len(), 2);
+        assert_eq!(
+            (refs[1].name.as_str(), refs[1].elo),
+            ("normal", Some(1300.0))
+        );
+        assert!(refs[1].words.contains(&"option.Level=normal".to_string()));
+        let refs = references(&args(
+            &["easy,normal"],
+            &["name=deep cmd='bot --fast' option.Depth=7"],
+        ))
+        .unwrap();
+        assert_eq!(refs.len(), 3);
+        assert!(refs.iter().all(|r| r.elo.is_none()));
+        assert_eq!(refs[2].words[1], "cmd=bot --fast");
+        // Some Elos given and some not, an unknown name, a lone unrated player: refused.
+        assert!(references(&args(&["easy=1000,normal"], &[])).is_err());
+        assert!(references(&args(&["nosuch"], &[])).is_err());
+        assert!(references(&args(&["easy"], &[])).is_err());
+        assert!(references(&args(&[], &[])).is_err());
+    }
+
+    #[test]
+    fn toml_snippet_parses_as_tournament_bots() {
+        let pool = [1000.0, 1400.0];
+        let knob = Knob::parse("option.Noise=0..2.0").unwrap();
+        let mut player = SimulatedPlayer::new(|x: f64| 1700.0 - 400.0 * x, pool.to_vec(), 1);
+        let settings = Settings {
+            targets: vec![1200.0, 1500.0],
+            tolerance: 60.0,
+            ..Settings::default()
+        };
+        let cal = calibrate::calibrate(&knob, &pool, &settings, &mut player, |_, _| {}).unwrap();
+        let text = toml_snippet(
+            &cal,
+            "target/release/mancala-alphabeta",
+            &["Level=hard".to_string(), "Noise=9".to_string()],
+            "a=1000, b=1400",
+        );
+        let parsed: toml::Table = toml::from_str(&text).unwrap();
+        let bots = parsed["bot"].as_array().unwrap();
+        assert_eq!(bots.len(), 2);
+        assert_eq!(bots[0]["name"].as_str(), Some("elo-1200"));
+        let opts = bots[0]["options"].as_table().unwrap();
+        assert_eq!(opts["Level"].as_str(), Some("hard"));
+        assert_eq!(
+            opts["Noise"].as_str(),
+            Some(knob.format(cal.targets[0].x).as_str())
+        );
+        let table = table(&cal);
+        assert!(table.contains("1200") && table.contains("converged"));
+    }
+}
