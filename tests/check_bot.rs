@@ -6,7 +6,8 @@ mod util;
 use util::*;
 
 fn check(args: &[&str]) -> (i32, String) {
-    let mut all = vec!["check-bot", "--timeout-ms", "5000", "--"];
+    // A generous margin: these tests are about the protocol, not about speed on a loaded machine.
+    let mut all = vec!["check-bot", "--timeout-ms", "5000", "--margin-ms", "1000", "--"];
     all.extend_from_slice(args);
     let out = arena(&all);
     (
@@ -29,6 +30,8 @@ fn the_python_bot_passes_on_kalah() {
     let py = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/python/random_bot.py");
     let out = arena(&[
         "check-bot",
+        "--margin-ms",
+        "1000",
         "--ruleset",
         "kalah",
         "--ruleset",
