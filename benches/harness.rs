@@ -32,7 +32,7 @@ fn release_dir() -> PathBuf {
         .to_path_buf()
 }
 
-/// Mean round trip of one line through `cat` over pipes (blocking I/O, no async runtime).
+/// Median round trip of one line through `cat` over pipes (blocking I/O, no async runtime).
 fn pipe_round_trip_us(lines: usize) -> f64 {
     let mut child = Command::new("cat")
         .stdin(Stdio::piped())
@@ -50,14 +50,19 @@ fn pipe_round_trip_us(lines: usize) -> f64 {
         line.clear();
         stdout.read_line(&mut line).unwrap();
     }
-    let started = Instant::now();
+    // The median of single round trips: robust to the other load on a shared machine, like the
+    // median turnaround it is compared with.
+    let mut samples = Vec::with_capacity(lines);
     for _ in 0..lines {
+        let started = Instant::now();
         stdin.write_all(msg).unwrap();
         stdin.flush().unwrap();
         line.clear();
         stdout.read_line(&mut line).unwrap();
+        samples.push(started.elapsed().as_secs_f64() * 1e6);
     }
-    let us = started.elapsed().as_secs_f64() * 1e6 / lines as f64;
+    samples.sort_by(f64::total_cmp);
+    let us = samples[lines / 2];
     drop(stdin);
     let _ = child.wait();
     us
@@ -164,8 +169,16 @@ fn null_bot() {
     let mut err = std::io::stderr().lock();
     let mut ruleset = Ruleset::default();
     let mut pos = Position::new(ruleset);
+    // Kept in memory and written at the end: writing to stderr per sow would wake the arena
+    // (which drains the bot's stderr) in the middle of the measurement.
+    let mut stamps: Vec<(u64, u64)> = Vec::new();
+    let mut flush_stamps = |stamps: &mut Vec<(u64, u64)>| {
+        for (g, b) in stamps.drain(..) {
+            writeln!(err, "G {g}\nB {b}").unwrap();
+        }
+    };
     for line in stdin.lock().lines() {
-        let Ok(line) = line else { return };
+        let Ok(line) = line else { break };
         let mut words = line.split_whitespace();
         match words.next() {
             Some("mancala") => writeln!(out, "id name null\nmancalaok").unwrap(),
@@ -191,14 +204,15 @@ fn null_bot() {
                 let answered = now_ns();
                 writeln!(out, "bestmove {mv}").unwrap();
                 out.flush().unwrap();
-                writeln!(err, "G {got_go}\nB {answered}").unwrap();
+                stamps.push((got_go, answered));
                 continue;
             }
-            Some("quit") => return,
+            Some("quit") => break,
             _ => {}
         }
         out.flush().unwrap();
     }
+    flush_stamps(&mut stamps);
 }
 
 /// Turnarounds (µs) from the bots' logs: each `bestmove` to the next `go` of either bot.
@@ -227,7 +241,7 @@ fn main() {
     }
     mancala_arena::engine::become_subreaper();
     let rtt = pipe_round_trip_us(20_000);
-    println!("bare pipe round trip (cat, blocking): {rtt:.1} us");
+    println!("bare pipe round trip (cat, blocking), median: {rtt:.1} us");
     let mut cfg = config(500, None);
     let me = std::env::current_exe().unwrap();
     for p in &mut cfg.players {

@@ -7,7 +7,14 @@ use util::*;
 
 fn check(args: &[&str]) -> (i32, String) {
     // A generous margin: these tests are about the protocol, not about speed on a loaded machine.
-    let mut all = vec!["check-bot", "--timeout-ms", "5000", "--margin-ms", "1000", "--"];
+    let mut all = vec![
+        "check-bot",
+        "--timeout-ms",
+        "5000",
+        "--margin-ms",
+        "1000",
+        "--",
+    ];
     all.extend_from_slice(args);
     let out = arena(&all);
     (
