@@ -30,7 +30,7 @@ pub struct SolveArgs {
     #[arg(long, default_value_t = 1024)]
     pub tt_mib: usize,
     /// Deepest iterative-deepening pass (sows) before the exact search (0 = none).
-    #[arg(long, default_value_t = 16)]
+    #[arg(long, default_value_t = 24)]
     pub id_depth: u8,
     /// Do not read or write the database cache folder (build in memory).
     #[arg(long)]
