@@ -219,3 +219,73 @@ fn spec_pits(s: &Solver) -> usize {
 fn nps(nodes: u64, t: Duration) -> u64 {
     (nodes as f64 / t.as_secs_f64().max(1e-6)) as u64
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mancala_arena::protocol::GoLimits;
+    use mancala_arena::solver::minimax;
+    use std::sync::atomic::AtomicU64;
+
+    /// On a small board every move is proven optimal and reported with `score exact`.
+    #[test]
+    fn plays_proven_optimal_moves() {
+        let ruleset: Ruleset = "kalah:pits=3,seeds=3".parse().unwrap();
+        let spec = Spec::from_ruleset(&ruleset).unwrap();
+        let mut bot = SolverBot {
+            tt_mib: 4,
+            db_seeds: Some(6),
+            db_cache: false,
+            ..SolverBot::default()
+        };
+        bot.new_game(ruleset, 1);
+        let mut pos = Position::new(ruleset);
+        while !pos.is_over() {
+            let stop = AtomicU64::new(0);
+            let mut out = Vec::new();
+            let limits = GoLimits {
+                movetime: Some(5000),
+                ..GoLimits::default()
+            };
+            let mv = {
+                let mut search = Search::new(limits, &stop, &mut out);
+                bot.think(&pos, &mut search)
+            };
+            let (b, diff) = spec.board_of(pos.board()).unwrap();
+            let best = minimax(&spec, &b);
+            let Move::Pit(k) = mv else { panic!("swap") };
+            let s = b.sow(&spec, k as usize - 1);
+            let got = if s.over {
+                s.gain
+            } else if s.extra {
+                s.gain + minimax(&spec, &s.next)
+            } else {
+                s.gain - minimax(&spec, &s.next)
+            };
+            assert_eq!(got, best, "move {mv} is not optimal");
+            let text = String::from_utf8(out).unwrap();
+            assert!(
+                text.contains(&format!("score exact {}", diff + best)),
+                "{text}"
+            );
+            pos.play(mv).unwrap();
+        }
+    }
+
+    #[test]
+    fn other_games_fall_back_to_alphabeta() {
+        let ruleset = Ruleset::oware();
+        let mut bot = SolverBot::default();
+        bot.new_game(ruleset, 1);
+        let pos = Position::new(ruleset);
+        let stop = AtomicU64::new(0);
+        let mut out = Vec::new();
+        let limits = GoLimits {
+            depth: Some(2),
+            ..GoLimits::default()
+        };
+        let mut search = Search::new(limits, &stop, &mut out);
+        let mv = bot.think(&pos, &mut search);
+        assert!(pos.is_legal(mv));
+    }
+}

@@ -23,14 +23,14 @@ pub struct SolveArgs {
     #[arg(long, num_args = 1..)]
     pub moves: Vec<Move>,
     /// Endgame database: positions with at most this many seeds in the pits (0 = none).
-    /// Default: 16 for up to 6 pits per side, fewer for larger boards.
+    /// Default: the largest with at most 32 M entries (16 seeds for 6 pits, 20 for 5, 28 for 4).
     #[arg(long)]
     pub db_seeds: Option<usize>,
     /// Transposition table size in MiB.
     #[arg(long, default_value_t = 1024)]
     pub tt_mib: usize,
     /// Deepest iterative-deepening pass (sows) before the exact search (0 = none).
-    #[arg(long, default_value_t = 16)]
+    #[arg(long, default_value_t = 24)]
     pub id_depth: u8,
     /// Do not read or write the database cache folder (build in memory).
     #[arg(long)]

@@ -153,6 +153,8 @@ pub struct Solver {
     /// Enhanced transposition cutoffs (a TT probe per child) only at nodes with at least this
     /// many seeds in the pits: the probes are cache misses, worth it only high in the tree.
     etc_min: i32,
+    /// Heuristic leaf of the ID passes: (own pits - opponent's pits) / `leaf_div` (0: zero).
+    leaf_div: i32,
 }
 
 /// Upper bound of moves (pits) per side.
@@ -174,11 +176,9 @@ impl Solver {
             nodes: 0,
             db_hits: 0,
             aborted: false,
-            id_depth: 16,
-            etc_min: std::env::var("SOLVER_ETC_MIN")
-                .ok()
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(0),
+            id_depth: 24,
+            etc_min: env_i32("SOLVER_ETC_MIN").unwrap_or(i32::MAX),
+            leaf_div: env_i32("SOLVER_LEAF_DIV").unwrap_or(0),
         }
     }
 
@@ -389,7 +389,12 @@ impl Solver {
             return hi;
         }
         if depth == 0 {
-            return 0.clamp(lo, hi);
+            let h = if self.leaf_div > 0 {
+                (2 * b.mover_seeds() - seeds) / self.leaf_div
+            } else {
+                0
+            };
+            return h.clamp(lo, hi);
         }
         alpha = alpha.max(lo);
         beta = beta.min(hi);
@@ -523,4 +528,9 @@ impl Solver {
         self.tt.store(key, nlo, nhi, best_mv, work, depth);
         ret
     }
+}
+
+/// Tuning knobs read from the environment (documented in docs/solved.md).
+fn env_i32(name: &str) -> Option<i32> {
+    std::env::var(name).ok().and_then(|v| v.parse().ok())
 }
