@@ -19,7 +19,7 @@ use mancala_arena::report::rate::{rate_dir, RateOptions};
 use mancala_arena::tournament::results::read_games;
 use mancala_arena::tournament::runner::{self, RunOptions};
 
-use super::tournament::{build_config, RunArgs, DEFAULT_FIELD};
+use super::tournament::{build_config, GameFlags, RunArgs, DEFAULT_FIELD};
 
 /// The candidate's name inside the step folders.
 const CANDIDATE: &str = "candidate";
@@ -73,25 +73,10 @@ pub struct CalibrateArgs {
     /// ... and at most.
     #[arg(long, default_value_t = 4)]
     pub max_pairs: u32,
-    /// Ruleset string [default: kalah].
-    #[arg(long)]
-    pub rules: Option<String>,
-    /// Time per sow in ms [default: 30000].
-    #[arg(long)]
-    pub movetime: Option<u64>,
-    /// Game clock `base+inc` in seconds.
-    #[arg(long)]
-    pub tc: Option<String>,
-    #[arg(long)]
-    pub depth: Option<u32>,
-    #[arg(long)]
-    pub nodes: Option<u64>,
-    #[arg(long)]
-    pub opening_plies: Option<u32>,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    #[arg(long)]
-    pub concurrency: Option<usize>,
+    #[command(flatten)]
+    pub game: GameFlags,
     /// Calibration folder [default: results/calibrate-<timestamp>/].
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -181,15 +166,9 @@ impl CalibrateArgs {
     fn run_args(&self, groups: Vec<Vec<String>>, pairs: u32, seed: u64, out: PathBuf) -> RunArgs {
         RunArgs {
             bot_groups: groups,
-            rules: self.rules.clone(),
+            game: self.game.clone(),
             pairs: Some(pairs),
-            opening_plies: self.opening_plies,
             seed: Some(seed),
-            concurrency: self.concurrency,
-            movetime: self.movetime,
-            tc: self.tc.clone(),
-            depth: self.depth,
-            nodes: self.nodes,
             out: Some(out),
             quiet: true,
             ..RunArgs::default()

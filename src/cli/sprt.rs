@@ -16,7 +16,7 @@ use mancala_arena::report::rate::{rate_dir, RateOptions};
 use mancala_arena::tournament::runner::{self, RunOptions};
 use serde::Serialize;
 
-use super::tournament::{build_config, physical_cores, RunArgs};
+use super::tournament::{build_config, physical_cores, GameFlags, RunArgs};
 
 pub const EXIT_H1: u8 = 0;
 pub const EXIT_H0: u8 = 3;
@@ -62,27 +62,10 @@ pub struct SprtArgs {
     /// Stop, inconclusive, after this many game pairs.
     #[arg(long, default_value_t = 20_000)]
     pub max_pairs: u32,
-    /// Ruleset string [default: kalah].
-    #[arg(long)]
-    pub rules: Option<String>,
-    /// Time per sow in ms [default: 30000].
-    #[arg(long)]
-    pub movetime: Option<u64>,
-    /// Game clock `base+inc` in seconds.
-    #[arg(long)]
-    pub tc: Option<String>,
-    #[arg(long)]
-    pub depth: Option<u32>,
-    #[arg(long)]
-    pub nodes: Option<u64>,
-    #[arg(long)]
-    pub opening_plies: Option<u32>,
-    #[arg(long)]
-    pub openings: Option<PathBuf>,
     #[arg(long)]
     pub seed: Option<u64>,
-    #[arg(long)]
-    pub concurrency: Option<usize>,
+    #[command(flatten)]
+    pub game: GameFlags,
     /// Run folder [default: results/sprt-<timestamp>/].
     #[arg(long)]
     pub out: Option<PathBuf>,
@@ -146,16 +129,9 @@ pub fn run(args: &SprtArgs) -> Result<ExitCode> {
             bot("base", &args.base, &args.base_options),
             bot("test", &args.test, &args.test_options),
         ],
-        rules: args.rules.clone(),
+        game: args.game.clone(),
         pairs: Some(args.max_pairs),
-        opening_plies: args.opening_plies,
-        openings: args.openings.clone(),
         seed: args.seed,
-        concurrency: args.concurrency,
-        movetime: args.movetime,
-        tc: args.tc.clone(),
-        depth: args.depth,
-        nodes: args.nodes,
         out: args.out.clone(),
         name: Some("sprt".to_string()),
         quiet: args.quiet,

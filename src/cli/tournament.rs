@@ -11,37 +11,18 @@ use mancala_arena::tournament::config::{Clock, Opening, OpeningSource, RunConfig
 use mancala_arena::tournament::runner::{self, RunFile, RunOptions};
 use mancala_arena::tournament::schedule::Format;
 
-/// Arguments of `arena run`. Command-line flags override the TOML file.
-#[derive(clap::Args, Debug, Default)]
-pub struct RunArgs {
-    /// A tournament file (TOML; see tournament.example.toml).
-    pub config: Option<PathBuf>,
-    /// A player: `name=NAME cmd="PROGRAM ARGS" [option.KEY=VALUE ...] [dir=DIR] [shell=true]`, or
-    /// `bundled=alphabeta|random|greedy|mcts|solver` instead of cmd. Repeat for each player.
-    #[arg(long = "bot", num_args = 1.., value_name = "KEY=VALUE", action = clap::ArgAction::Append)]
-    pub bots: Vec<String>,
-    /// The `--bot` values grouped by occurrence (clap's derive flattens them; see
-    /// [`RunArgs::group_bots`]).
-    #[arg(skip)]
-    pub bot_groups: Vec<Vec<String>>,
+/// Game settings shared by `arena run`, `arena sprt` and `arena calibrate`.
+#[derive(clap::Args, Debug, Default, Clone)]
+pub struct GameFlags {
     /// Ruleset string, e.g. `kalah`, `kalah:pits=6,seeds=5`, `oware`, `congkak` [default: kalah].
     #[arg(long)]
     pub rules: Option<String>,
-    /// Gauntlet: this player plays everyone else (repeat for several); default is round robin.
-    #[arg(long = "gauntlet", value_name = "NAME")]
-    pub gauntlet: Vec<String>,
-    /// Game pairs per encounter (each pair: same opening, first player swapped) [default: 4].
-    #[arg(long)]
-    pub pairs: Option<u32>,
     /// Random legal sows from the start that make each pair's opening [default: 2].
     #[arg(long)]
     pub opening_plies: Option<u32>,
     /// Openings file: one opening per line (a move list, or a position string [moves ...]).
     #[arg(long)]
     pub openings: Option<PathBuf>,
-    /// Run seed: the schedule, openings and bot seeds are a function of it [default: 1].
-    #[arg(long)]
-    pub seed: Option<u64>,
     /// Games played at once [default: the number of physical cores].
     #[arg(long)]
     pub concurrency: Option<usize>,
@@ -57,6 +38,33 @@ pub struct RunArgs {
     /// Pass `go nodes N` to the bots (deterministic runs).
     #[arg(long)]
     pub nodes: Option<u64>,
+}
+
+/// Arguments of `arena run`. Command-line flags override the TOML file.
+#[derive(clap::Args, Debug, Default)]
+pub struct RunArgs {
+    /// A tournament file (TOML; see tournament.example.toml).
+    pub config: Option<PathBuf>,
+    /// A player: `name=NAME cmd="PROGRAM ARGS" [option.KEY=VALUE ...] [dir=DIR] [shell=true]`, or
+    /// `bundled=alphabeta|random|greedy|mcts|solver` instead of cmd. Repeat for each player.
+    #[arg(long = "bot", num_args = 1.., value_name = "KEY=VALUE", action = clap::ArgAction::Append)]
+    pub bots: Vec<String>,
+    /// The `--bot` values grouped by occurrence (clap's derive flattens them; see
+    /// [`RunArgs::group_bots`]).
+    #[arg(skip)]
+    pub bot_groups: Vec<Vec<String>>,
+    /// Ruleset, openings, time control, concurrency (shared with `sprt` and `calibrate`).
+    #[command(flatten)]
+    pub game: GameFlags,
+    /// Gauntlet: this player plays everyone else (repeat for several); default is round robin.
+    #[arg(long = "gauntlet", value_name = "NAME")]
+    pub gauntlet: Vec<String>,
+    /// Game pairs per encounter (each pair: same opening, first player swapped) [default: 4].
+    #[arg(long)]
+    pub pairs: Option<u32>,
+    /// Run seed: the schedule, openings and bot seeds are a function of it [default: 1].
+    #[arg(long)]
+    pub seed: Option<u64>,
     /// Overhead allowance added to every time limit, in ms [default: 100].
     #[arg(long)]
     pub margin: Option<u64>,
@@ -267,6 +275,7 @@ pub fn build_config(args: &RunArgs) -> Result<(RunConfig, usize, PathBuf)> {
         None => (FileConfig::default(), PathBuf::new()),
     };
     let rules_text = args
+        .game
         .rules
         .clone()
         .or(file.rules.clone())
@@ -329,6 +338,7 @@ pub fn build_config(args: &RunArgs) -> Result<(RunConfig, usize, PathBuf)> {
     };
 
     let openings = match args
+        .game
         .openings
         .clone()
         .or(file.openings.as_ref().map(|p| base.join(p)))
@@ -352,21 +362,21 @@ pub fn build_config(args: &RunArgs) -> Result<(RunConfig, usize, PathBuf)> {
             }
         }
         None => OpeningSource::Random {
-            plies: args.opening_plies.or(file.opening_plies).unwrap_or(2),
+            plies: args.game.opening_plies.or(file.opening_plies).unwrap_or(2),
         },
     };
 
     let mut time = TimeControl::default();
-    let tc = args.tc.clone().or(file.tc.clone());
-    let movetime = args.movetime.or(file.movetime);
+    let tc = args.game.tc.clone().or(file.tc.clone());
+    let movetime = args.game.movetime.or(file.movetime);
     if let Some(tc) = tc {
         time.clock = Some(Clock::parse(&tc).map_err(anyhow::Error::msg)?);
         time.movetime_ms = movetime;
     } else if movetime.is_some() {
         time.movetime_ms = movetime;
     }
-    time.depth = args.depth.or(file.depth);
-    time.nodes = args.nodes.or(file.nodes);
+    time.depth = args.game.depth.or(file.depth);
+    time.nodes = args.game.nodes.or(file.nodes);
     if let Some(margin) = args.margin.or(file.margin) {
         time.margin_ms = margin;
     }
@@ -403,6 +413,7 @@ pub fn build_config(args: &RunArgs) -> Result<(RunConfig, usize, PathBuf)> {
     };
     config.validate().map_err(anyhow::Error::msg)?;
     let concurrency = args
+        .game
         .concurrency
         .or(file.concurrency)
         .unwrap_or_else(physical_cores);
@@ -457,7 +468,7 @@ pub async fn run(args: &RunArgs) -> Result<(RunConfig, PathBuf, runner::RunOutco
     let (config, concurrency, dir, shard) = match &args.resume {
         Some(dir) => {
             let run_file = RunFile::read(dir)?;
-            let concurrency = args.concurrency.unwrap_or_else(physical_cores);
+            let concurrency = args.game.concurrency.unwrap_or_else(physical_cores);
             (run_file.config, concurrency, dir.clone(), run_file.shard)
         }
         None => {
