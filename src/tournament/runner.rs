@@ -87,6 +87,12 @@ pub fn schedule_games(
             if openings.is_empty() {
                 bail!("the openings file {file} holds no openings");
             }
+            // Checked here too, not only when the file was read: run.json may have been edited.
+            for (i, opening) in openings.iter().enumerate() {
+                opening
+                    .position(ruleset)
+                    .map_err(|e| anyhow::anyhow!("opening {} of {file}: {e}", i + 1))?;
+            }
             (0..pair_count)
                 .map(|p| Arc::new(openings[p % openings.len()].clone()))
                 .collect()
