@@ -1,7 +1,13 @@
 #!/usr/bin/env bash
 # The project's test command (README): builds every binary (the tests spawn real bot processes)
-# and runs the whole test suite.
+# and runs the whole test suite, then prints one summary line over all test binaries.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --workspace --bins
-cargo test --workspace --no-fail-fast
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+status=0
+cargo test --workspace --no-fail-fast 2>&1 | tee "$log" || status=$?
+awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($i ~ /^passed;?$/) p += $(i-1); if ($i ~ /^failed;?$/) f += $(i-1) } }
+     END { printf "tests: %d passed, %d failed\n", p, f }' "$log"
+exit "$status"
