@@ -51,67 +51,44 @@ pub trait State: Clone {
     }
 }
 
-impl State for Board {
-    #[inline]
-    fn mover(&self) -> Option<Side> {
-        self.to_move()
-    }
-    #[inline]
-    fn moves(&self) -> MoveList {
-        self.legal_moves()
-    }
-    #[inline]
-    fn play(&mut self, mv: Move) {
-        self.play_unchecked(mv)
-    }
-    #[inline]
-    fn store(&self, side: Side) -> u32 {
-        Board::store(self, side)
-    }
-    #[inline]
-    fn pits(&self, side: Side) -> &[u8] {
-        Board::pits(self, side)
-    }
-    #[inline]
-    fn key(&self) -> u64 {
-        self.hash_key()
-    }
-    #[inline]
-    fn swapped(&self) -> bool {
-        Board::swapped(self)
-    }
+/// `Board` and `Position` have the same inherent methods; the trait only forwards to them.
+macro_rules! forward_state {
+    ($ty:ty) => {
+        impl State for $ty {
+            #[inline]
+            fn mover(&self) -> Option<Side> {
+                self.to_move()
+            }
+            #[inline]
+            fn moves(&self) -> MoveList {
+                self.legal_moves()
+            }
+            #[inline]
+            fn play(&mut self, mv: Move) {
+                self.play_unchecked(mv)
+            }
+            #[inline]
+            fn store(&self, side: Side) -> u32 {
+                <$ty>::store(self, side)
+            }
+            #[inline]
+            fn pits(&self, side: Side) -> &[u8] {
+                <$ty>::pits(self, side)
+            }
+            #[inline]
+            fn key(&self) -> u64 {
+                self.hash_key()
+            }
+            #[inline]
+            fn swapped(&self) -> bool {
+                <$ty>::swapped(self)
+            }
+        }
+    };
 }
 
-impl State for Position {
-    #[inline]
-    fn mover(&self) -> Option<Side> {
-        self.to_move()
-    }
-    #[inline]
-    fn moves(&self) -> MoveList {
-        self.legal_moves()
-    }
-    #[inline]
-    fn play(&mut self, mv: Move) {
-        self.play_unchecked(mv)
-    }
-    #[inline]
-    fn store(&self, side: Side) -> u32 {
-        Position::store(self, side)
-    }
-    #[inline]
-    fn pits(&self, side: Side) -> &[u8] {
-        Position::pits(self, side)
-    }
-    #[inline]
-    fn key(&self) -> u64 {
-        self.hash_key()
-    }
-    #[inline]
-    fn swapped(&self) -> bool {
-        Position::swapped(self)
-    }
-}
+forward_state!(Board);
+forward_state!(Position);
 
 /// Something generic over [`State`] that [`with_state`] can run on the right type.
 pub trait WithState {
