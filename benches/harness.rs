@@ -102,32 +102,9 @@ fn config(pairs: u32, movetime: Option<u64>) -> RunConfig {
     }
 }
 
-/// Plays the run and returns its logs folder (kept for the caller).
-fn play_keep_logs(cfg: &RunConfig, concurrency: usize) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("arena-bench-logs-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    let opts = RunOptions {
-        dir: dir.clone(),
-        concurrency,
-        resume: false,
-        shard: None,
-        progress: false,
-    };
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(run(cfg, &opts)).expect("run");
-    dir.join("logs")
-}
-
-/// Plays the run and returns (games, sows, wall seconds, time forfeits).
-fn play(cfg: &RunConfig, concurrency: usize) -> (usize, u64, f64, usize) {
-    let dir = std::env::temp_dir().join(format!(
-        "arena-bench-{}-{concurrency}-{}",
-        std::process::id(),
-        cfg.pairs
-    ));
+/// Plays the run into a fresh temporary folder; returns the folder and the wall time.
+fn play_in(cfg: &RunConfig, concurrency: usize, tag: &str) -> (std::path::PathBuf, f64) {
+    let dir = std::env::temp_dir().join(format!("arena-bench-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let opts = RunOptions {
         dir: dir.clone(),
@@ -142,7 +119,17 @@ fn play(cfg: &RunConfig, concurrency: usize) -> (usize, u64, f64, usize) {
         .unwrap();
     let started = Instant::now();
     rt.block_on(run(cfg, &opts)).expect("run");
-    let wall = started.elapsed().as_secs_f64();
+    (dir, started.elapsed().as_secs_f64())
+}
+
+/// Plays the run and returns its logs folder (kept for the caller).
+fn play_keep_logs(cfg: &RunConfig, concurrency: usize) -> std::path::PathBuf {
+    play_in(cfg, concurrency, "logs").0.join("logs")
+}
+
+/// Plays the run and returns (games, sows, wall seconds, time forfeits).
+fn play(cfg: &RunConfig, concurrency: usize) -> (usize, u64, f64, usize) {
+    let (dir, wall) = play_in(cfg, concurrency, &format!("{concurrency}-{}", cfg.pairs));
     let rows = read_games(&dir).unwrap();
     let sows: u64 = rows.iter().map(|r| u64::from(r.sows)).sum();
     let timeouts = rows.iter().filter(|r| r.termination == "timeout").count();
@@ -221,8 +208,9 @@ fn turnarounds(logs: &std::path::Path) -> Vec<f64> {
     for entry in std::fs::read_dir(logs).unwrap() {
         let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
         for line in text.lines() {
-            if let Some((kind, t)) = line.split_once(' ') {
-                events.push((t.parse().unwrap(), kind == "B"));
+            // A bot killed while writing its stamps leaves a torn last line: skip it.
+            if let Some((kind, Ok(t))) = line.split_once(' ').map(|(k, t)| (k, t.parse())) {
+                events.push((t, kind == "B"));
             }
         }
     }
@@ -251,6 +239,7 @@ fn main() {
     }
     let logs = play_keep_logs(&cfg, 1);
     let mut t = turnarounds(&logs);
+    let _ = std::fs::remove_dir_all(logs.parent().expect("run folder"));
     t.sort_by(f64::total_cmp);
     let median = t[t.len() / 2];
     println!(
