@@ -540,3 +540,34 @@ fn a_game_clock_forfeits_a_slow_bot() {
         "--tc replaces the per-sow default"
     );
 }
+
+#[test]
+fn the_documented_example_tournament_file_runs() {
+    let dir = Dir::new("example-toml");
+    let out = dir.join("run");
+    let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("tournament.example.toml");
+    // `bundled=` resolves beside the arena binary; depth 1 keeps every game short.
+    let o = arena(&[
+        "run",
+        example.to_str().unwrap(),
+        "--pairs",
+        "1",
+        "--depth",
+        "1",
+        "--quiet",
+        "--no-plots",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let rows = games(&out);
+    assert_eq!(
+        rows.len(),
+        5 * 4,
+        "five players: 10 encounters, one pair each"
+    );
+    assert!(
+        rows.iter().all(|r| r["termination"] == "normal"),
+        "{rows:?}"
+    );
+}
