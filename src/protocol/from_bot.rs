@@ -4,8 +4,8 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::{
-    free_text, number, set_once, shorten, strip_eol, OneLine, ParseError, ParseErrorKind, Text,
-    Tokens,
+    free_text, name_until, number, set_once, shorten, strip_eol, unexpected, OneLine, ParseError,
+    ParseErrorKind, Text, Tokens,
 };
 use crate::rules::Move;
 
@@ -183,13 +183,6 @@ impl FromBot {
     }
 }
 
-fn unexpected(command: &'static str, token: &str) -> ParseErrorKind {
-    ParseErrorKind::Unexpected {
-        command,
-        token: shorten(token),
-    }
-}
-
 fn no_args(command: &'static str, t: &Tokens<'_>) -> Result<(), ParseErrorKind> {
     match t.text(1) {
         None => Ok(()),
@@ -242,24 +235,7 @@ fn is_option_field(s: &str) -> bool {
 
 fn parse_option(t: &Tokens<'_>) -> Result<OptionDecl, ParseErrorKind> {
     const CMD: &str = "option";
-    match t.text(1) {
-        Some("name") => {}
-        Some(tok) => return Err(unexpected(CMD, tok)),
-        None => {
-            return Err(ParseErrorKind::Missing {
-                command: CMD,
-                expected: "`name <name>`",
-            })
-        }
-    }
-    let type_at = t.find(2, |s| s == "type");
-    let name = t.span(2, type_at);
-    if name.is_empty() {
-        return Err(ParseErrorKind::Missing {
-            command: CMD,
-            expected: "an option name",
-        });
-    }
+    let (name, type_at) = name_until(t, CMD, "type")?;
     let Some(type_name) = t.text(type_at + 1) else {
         return Err(ParseErrorKind::Missing {
             command: CMD,

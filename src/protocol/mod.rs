@@ -199,6 +199,43 @@ impl<'a> Tokens<'a> {
     }
 }
 
+/// A token the grammar does not allow after `command`.
+fn unexpected(command: &'static str, token: &str) -> ParseErrorKind {
+    ParseErrorKind::Unexpected {
+        command,
+        token: shorten(token),
+    }
+}
+
+/// `<command> name <name...> <end> ...` (`option ... type`, `setoption ... value`): the name,
+/// which runs from after `name` to the first `end` word, and the index of that word (`len()`
+/// when there is none).
+fn name_until<'a>(
+    t: &Tokens<'a>,
+    command: &'static str,
+    end: &str,
+) -> Result<(&'a str, usize), ParseErrorKind> {
+    match t.text(1) {
+        Some("name") => {}
+        Some(tok) => return Err(unexpected(command, tok)),
+        None => {
+            return Err(ParseErrorKind::Missing {
+                command,
+                expected: "`name <name>`",
+            })
+        }
+    }
+    let end_at = t.find(2, |s| s == end);
+    let name = t.span(2, end_at);
+    if name.is_empty() {
+        return Err(ParseErrorKind::Missing {
+            command,
+            expected: "an option name",
+        });
+    }
+    Ok((name, end_at))
+}
+
 /// Reads a free-text field: `<empty>` means the empty string.
 fn free_text(raw: &str) -> String {
     if raw == EMPTY_WORD {

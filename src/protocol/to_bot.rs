@@ -4,7 +4,8 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::{
-    free_text, number, set_once, strip_eol, OneLine, ParseError, ParseErrorKind, Text, Tokens,
+    free_text, name_until, number, set_once, strip_eol, unexpected, OneLine, ParseError,
+    ParseErrorKind, Text, Tokens,
 };
 use crate::rules::Move;
 
@@ -125,33 +126,9 @@ fn no_args(command: &'static str, t: &Tokens<'_>) -> Result<(), ParseErrorKind> 
     }
 }
 
-fn unexpected(command: &'static str, token: &str) -> ParseErrorKind {
-    ParseErrorKind::Unexpected {
-        command,
-        token: super::shorten(token),
-    }
-}
-
 fn parse_setoption(t: &Tokens<'_>) -> Result<ToBot, ParseErrorKind> {
     const CMD: &str = "setoption";
-    match t.text(1) {
-        Some("name") => {}
-        Some(tok) => return Err(unexpected(CMD, tok)),
-        None => {
-            return Err(ParseErrorKind::Missing {
-                command: CMD,
-                expected: "`name <name>`",
-            })
-        }
-    }
-    let value_at = t.find(2, |s| s == "value");
-    let name = t.span(2, value_at);
-    if name.is_empty() {
-        return Err(ParseErrorKind::Missing {
-            command: CMD,
-            expected: "an option name",
-        });
-    }
+    let (name, value_at) = name_until(t, CMD, "value")?;
     let value = (value_at < t.len()).then(|| free_text(t.span(value_at + 1, t.len())));
     Ok(ToBot::SetOption {
         name: name.to_owned(),
