@@ -122,21 +122,7 @@ pub fn run_ladder(
     let mut rating = vec![config.start; players];
     let mut paths: Vec<Vec<f64>> = vec![vec![config.start]; players];
     for (k, g) in games.iter().enumerate() {
-        for p in [g.first, g.second] {
-            if p >= players {
-                return Err(RatingError::PlayerOutOfRange {
-                    game: k,
-                    player: p,
-                    players,
-                });
-            }
-        }
-        if g.first == g.second {
-            return Err(RatingError::SelfPlay {
-                game: k,
-                player: g.first,
-            });
-        }
+        g.check(k, players)?;
         let (a, b) = update(
             rating[g.first],
             rating[g.second],

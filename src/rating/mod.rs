@@ -124,6 +124,28 @@ impl Game {
     }
 }
 
+impl Game {
+    /// Checks that game number `k` is between two different players of a pool of `players`.
+    pub fn check(&self, k: usize, players: usize) -> Result<(), RatingError> {
+        for player in [self.first, self.second] {
+            if player >= players {
+                return Err(RatingError::PlayerOutOfRange {
+                    game: k,
+                    player,
+                    players,
+                });
+            }
+        }
+        if self.first == self.second {
+            return Err(RatingError::SelfPlay {
+                game: k,
+                player: self.first,
+            });
+        }
+        Ok(())
+    }
+}
+
 /// Errors of the rating module.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
@@ -238,21 +260,7 @@ impl GameTable {
         let mut totals = vec![PlayerTotals::default(); players];
         let mut game_cell: Vec<u32> = Vec::with_capacity(games.len());
         for (k, g) in games.iter().enumerate() {
-            for p in [g.first, g.second] {
-                if p >= players {
-                    return Err(RatingError::PlayerOutOfRange {
-                        game: k,
-                        player: p,
-                        players,
-                    });
-                }
-            }
-            if g.first == g.second {
-                return Err(RatingError::SelfPlay {
-                    game: k,
-                    player: g.first,
-                });
-            }
+            g.check(k, players)?;
             let next = cells.len() as u32;
             let c = *cell_index.entry((g.first, g.second)).or_insert(next);
             if c == next {
