@@ -77,7 +77,7 @@ impl Db {
         };
         for k in 0..=max_seeds {
             let size = db.binom[k + m - 1][m - 1] as usize;
-            db.levels.push(vec![UNKNOWN; size]);
+            db.levels.push(super::huge_vec(size, UNKNOWN));
             let mut cells = [0u8; 16];
             db.fill_level(k, 0, k, &mut cells);
         }
@@ -171,6 +171,13 @@ impl Db {
         (v != UNKNOWN).then_some(v as i32)
     }
 
+    /// Starts loading `b`'s entry into the cache (`seeds` must be covered).
+    #[inline]
+    pub fn prefetch(&self, b: &SBoard, seeds: i32) {
+        let k = seeds as usize;
+        super::search::prefetch_line(&self.levels[k][self.rank(b, k)]);
+    }
+
     /// Largest number of seeds in the pits the database covers.
     pub fn max_seeds(&self) -> usize {
         self.max_seeds
@@ -226,7 +233,11 @@ impl Db {
         let mut levels = Vec::new();
         let mut at = 0;
         for s in sizes {
-            levels.push(body[at..at + s].iter().map(|&b| b as i8).collect());
+            let mut level = super::huge_vec(s, UNKNOWN);
+            for (v, &b) in level.iter_mut().zip(&body[at..at + s]) {
+                *v = b as i8;
+            }
+            levels.push(level);
             at += s;
         }
         Some(Db {

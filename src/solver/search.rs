@@ -56,7 +56,7 @@ impl Tt {
             buckets *= 2;
         }
         Tt {
-            slots: vec![Entry::default(); buckets * 2],
+            slots: super::huge_vec(buckets * 2, Entry::default()),
             mask: buckets - 1,
         }
     }
@@ -76,6 +76,11 @@ impl Tt {
         let h = (lo ^ hi.rotate_left(29).wrapping_mul(0x9E37_79B9_7F4A_7C15))
             .wrapping_mul(0xD6E8_FEB8_6659_FD93);
         ((h >> 32) as usize & self.mask) * 2
+    }
+
+    #[inline(always)]
+    fn prefetch(&self, key: u128) {
+        prefetch_line(&self.slots[self.bucket(key)]);
     }
 
     #[inline(always)]
@@ -150,9 +155,8 @@ pub struct Solver {
     pub db_hits: u64,
     aborted: bool,
     id_depth: u8,
-    /// Enhanced transposition cutoffs (a TT probe per child) only at nodes with at least this
-    /// many seeds in the pits: the probes are cache misses, worth it only high in the tree.
-    etc_min: i32,
+    /// Print every MTD(f) pass (depth, test, result, nodes) to stderr (`SOLVER_TRACE=1`).
+    trace: bool,
     /// Heuristic leaf of the ID passes: (own pits - opponent's pits) / `leaf_div` (0: zero).
     leaf_div: i32,
 }
@@ -177,8 +181,8 @@ impl Solver {
             db_hits: 0,
             aborted: false,
             id_depth: 24,
-            etc_min: env_i32("SOLVER_ETC_MIN").unwrap_or(i32::MAX),
             leaf_div: env_i32("SOLVER_LEAF_DIV").unwrap_or(0),
+            trace: std::env::var_os("SOLVER_TRACE").is_some(),
         }
     }
 
@@ -255,7 +259,14 @@ impl Solver {
         let mut g = guess.clamp(lo, hi);
         while lo < hi {
             let beta = if g == lo { g + 1 } else { g };
+            let before = self.nodes;
             let r = self.ab(b, beta - 1, beta, depth, abort);
+            if self.trace {
+                eprintln!(
+                    "pass depth {depth} beta {beta} -> {r}  nodes {}",
+                    self.nodes - before
+                );
+            }
             if self.aborted {
                 return (lo, hi);
             }
@@ -339,6 +350,18 @@ impl Solver {
             .filter(|&m| m < self.spec.pits && b.c[m] != 0)
     }
 
+    /// Where `b`'s value lives: its database entry (index into `db` level) or TT bucket.
+    #[inline(always)]
+    fn prefetch(&self, b: &SBoard, seeds: i32) {
+        if seeds <= self.db_seeds {
+            if let Some(db) = &self.db {
+                db.prefetch(b, seeds);
+                return;
+            }
+        }
+        self.tt.prefetch(b.key());
+    }
+
     #[inline(always)]
     fn exact_of(&mut self, b: &SBoard, seeds: i32) -> Option<i32> {
         if seeds <= self.db_seeds {
@@ -350,9 +373,33 @@ impl Solver {
         None
     }
 
+    /// The heuristic leaf value of the iterative-deepening passes: no further gain, rounded to
+    /// the parity every exact value of `b` has (value ≡ seeds in the pits, mod 2) toward the side
+    /// with more seeds in its pits.
+    #[inline(always)]
+    fn leaf(&self, b: &SBoard, seeds: i32) -> i32 {
+        let own = 2 * b.mover_seeds() - seeds;
+        let h = if self.leaf_div > 0 {
+            own / self.leaf_div
+        } else {
+            0
+        };
+        if (h - seeds) & 1 == 0 {
+            h
+        } else if own > 0 {
+            h + 1
+        } else {
+            h - 1
+        }
+    }
+
     /// Fail-soft alpha-beta on the future gain of `b` (a position with a legal move). `depth`
-    /// is [`EXACT`] for a proof; otherwise sows left before the heuristic leaf value (the
-    /// future gain estimated as 0, clamped into the proven bounds).
+    /// is [`EXACT`] for a proof; otherwise sows left before the heuristic leaf value, clamped
+    /// into the proven bounds.
+    ///
+    /// Every child is made first and its TT bucket or database entry prefetched, then all are
+    /// looked up at once (enhanced transposition cutoffs and move ordering): the lookups are
+    /// cache misses that then overlap instead of stalling one after another.
     fn ab(
         &mut self,
         b: &SBoard,
@@ -389,20 +436,14 @@ impl Solver {
             return hi;
         }
         if depth == 0 {
-            let h = if self.leaf_div > 0 {
-                (2 * b.mover_seeds() - seeds) / self.leaf_div
-            } else {
-                0
-            };
-            return h.clamp(lo, hi);
+            return self.leaf(b, seeds).clamp(lo, hi);
         }
         alpha = alpha.max(lo);
         beta = beta.min(hi);
         let nodes_before = self.nodes;
         let child_depth = if depth == EXACT { EXACT } else { depth - 1 };
 
-        // Make every child once; look each up (finished game, database, TT) for cutoffs and
-        // ordering.
+        // Make every child once and prefetch where its value lives.
         let n = self.spec.pits;
         let mut sows = [Sow {
             next: SBoard::default(),
@@ -410,6 +451,19 @@ impl Solver {
             extra: false,
             over: true,
         }; MAXP];
+        let mut kid_seeds = [0i32; MAXP];
+        for i in 0..n {
+            if b.c[i] != 0 {
+                let s = b.sow(&self.spec, i);
+                if !s.over {
+                    let cs = s.next.seeds();
+                    kid_seeds[i] = cs;
+                    self.prefetch(&s.next, cs);
+                }
+                sows[i] = s;
+            }
+        }
+        // Look every child up (finished game, database, TT) for cutoffs and ordering.
         // Bounds of each move's value (from the mover's view).
         let mut mlo = [0i32; MAXP];
         let mut mhi = [0i32; MAXP];
@@ -422,16 +476,14 @@ impl Solver {
             if b.c[i] == 0 {
                 continue;
             }
-            let s = b.sow(&self.spec, i);
+            let s = sows[i];
             let mut hint = 0;
             let (l, h) = if s.over {
                 (s.gain, s.gain)
             } else {
-                let cs = s.next.seeds();
-                let probe = seeds >= self.etc_min;
+                let cs = kid_seeds[i];
                 let (cl, ch) = match self.exact_of(&s.next, cs) {
                     Some(v) => (v, v),
-                    None if !probe => (-cs, cs),
                     None => match self.tt.probe(s.next.key()) {
                         Some(e) => {
                             // Any entry's bounds order the moves; only usable ones prune.
@@ -461,10 +513,9 @@ impl Solver {
                 best = l;
                 best_mv = i as u8;
             }
-            sows[i] = s;
             mlo[i] = l;
             mhi[i] = h;
-            let mut sc = (s.gain + hint) * 8;
+            let mut sc = (s.gain + hint) * 16 + i as i32;
             if i as u8 == tt_mv {
                 sc += 1 << 20;
             }
@@ -533,4 +584,16 @@ impl Solver {
 /// Tuning knobs read from the environment (documented in docs/solved.md).
 fn env_i32(name: &str) -> Option<i32> {
     std::env::var(name).ok().and_then(|v| v.parse().ok())
+}
+
+/// Asks the CPU to start loading the cache line holding `x` (no effect on other targets).
+#[inline(always)]
+pub(crate) fn prefetch_line<T>(x: &T) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: prefetching is a hint; it never faults, whatever the address.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch(x as *const T as *const i8, std::arch::x86_64::_MM_HINT_T0);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = x;
 }
