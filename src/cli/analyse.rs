@@ -12,13 +12,14 @@
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{bail, Context};
 use clap::Args;
 use mancala_arena::rules::{Move, Ruleset, Side};
-use mancala_arena::solver::{db, Db, Solver, Spec};
+use mancala_arena::solver::{db, Solver, Spec};
+
+use super::solve::load_db;
 use mancala_arena::tournament::config::Opening;
 use mancala_arena::tournament::results::read_records;
 
@@ -29,7 +30,7 @@ pub struct AnalyseArgs {
     /// Node budget per position; positions not proven within it are reported as unproven.
     #[arg(long, default_value_t = 20_000_000)]
     pub nodes: u64,
-    /// Endgame database size (seeds in the pits); default about 30 MiB for the board.
+    /// Endgame database size (seeds in the pits); default as `arena solve` (cached).
     #[arg(long)]
     pub db_seeds: Option<usize>,
     /// Transposition table size in MiB (one per ruleset).
@@ -68,12 +69,11 @@ pub fn run(args: &AnalyseArgs) -> anyhow::Result<()> {
             continue;
         };
         let solver = solvers.entry(spec).or_insert_with(|| {
+            let total = 2 * ruleset.pits() * ruleset.seeds() as usize;
             let k = args
                 .db_seeds
-                .unwrap_or_else(|| db::default_db_seeds(spec.pits, 32 << 20));
-            let db =
-                (k > 0).then(|| Arc::new(Db::load_or_build(spec, k, db::default_dir().as_deref())));
-            Solver::new(spec, args.tt_mib, db)
+                .unwrap_or_else(|| db::solve_db_seeds(spec.pits, total));
+            Solver::new(spec, args.tt_mib, load_db(spec, k, true).map(|(db, _)| db))
         });
         let opening = Opening::parse(ruleset, &rec.row.opening).map_err(anyhow::Error::msg)?;
         let mut pos = match &opening.state {

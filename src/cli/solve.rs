@@ -3,6 +3,7 @@
 //! One core; see docs/solved.md for the method and measured figures.
 
 use std::io::Write;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -23,14 +24,16 @@ pub struct SolveArgs {
     #[arg(long, num_args = 1..)]
     pub moves: Vec<Move>,
     /// Endgame database: positions with at most this many seeds in the pits (0 = none).
-    /// Default: the largest with at most 32 M entries (16 seeds for 6 pits, 20 for 5, 28 for 4).
+    /// Default: the largest with at most 560 M entries (22 seeds for 6 pits, 28 for 5; never
+    /// more than the game's seeds), built once and cached (docs/solved.md).
     #[arg(long)]
     pub db_seeds: Option<usize>,
     /// Transposition table size in MiB.
     #[arg(long, default_value_t = 1024)]
     pub tt_mib: usize,
-    /// Deepest iterative-deepening pass (sows) before the exact search (0 = none).
-    #[arg(long, default_value_t = 24)]
+    /// Deepest iterative-deepening pass (sows) before the exact search (0 = none, the default:
+    /// with enhanced transposition cutoffs they cost more nodes than they save).
+    #[arg(long, default_value_t = 0)]
     pub id_depth: u8,
     /// Do not read or write the database cache folder (build in memory).
     #[arg(long)]
@@ -50,16 +53,12 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<()> {
         bail!("nothing to solve: the game is over, or `swap` is legal (pie rule)");
     };
     let mut out = std::io::stdout().lock();
+    let total = 2 * args.rules.pits() * args.rules.seeds() as usize;
     let k = args
         .db_seeds
-        .unwrap_or_else(|| db::default_db_seeds(spec.pits, 32 << 20));
-    let db = if k > 0 {
-        let dir = if args.no_db_cache {
-            None
-        } else {
-            db::default_dir()
-        };
-        let db = Db::load_or_build(spec, k, dir.as_deref());
+        .unwrap_or_else(|| db::solve_db_seeds(spec.pits, total));
+    let db = load_db(spec, k, !args.no_db_cache);
+    if let Some((db, dir)) = &db {
         writeln!(
             out,
             "database  seeds<={k}  entries {}  ({:.1} MiB)  {} in {:.2}s{}",
@@ -67,13 +66,12 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<()> {
             db.bytes() as f64 / (1 << 20) as f64,
             if db.loaded { "loaded" } else { "built" },
             db.build_time.as_secs_f64(),
-            dir.map(|d| format!("  cache {}", d.display()))
+            dir.as_ref()
+                .map(|d| format!("  cache {}", d.display()))
                 .unwrap_or_default()
         )?;
-        Some(Arc::new(db))
-    } else {
-        None
-    };
+    }
+    let db = db.map(|(db, _)| db);
     let mut solver = Solver::new(spec, args.tt_mib, db);
     solver.set_id_depth(args.id_depth);
     let started = Instant::now();
@@ -104,4 +102,29 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<()> {
         solver.tt_bytes() >> 20
     )?;
     Ok(())
+}
+
+/// The endgame database of `k` seeds for `spec` (none for `k = 0`), from the cache folder when
+/// `cache` and it is there, else built (saying so on stderr: it can take a minute) and saved.
+/// Also returns the cache folder used.
+pub fn load_db(spec: Spec, k: usize, cache: bool) -> Option<(Arc<Db>, Option<PathBuf>)> {
+    if k == 0 {
+        return None;
+    }
+    let dir = if cache { db::default_dir() } else { None };
+    let cached = dir
+        .as_ref()
+        .is_some_and(|d| d.join(Db::file_name(&spec, k)).exists());
+    if !cached {
+        eprintln!(
+            "building the endgame database for {} with up to {k} seeds ({:.0} MiB){}",
+            spec.tag(),
+            db::db_entries(spec.pits, k) as f64 / (1 << 20) as f64,
+            dir.as_ref()
+                .map(|d| format!("; it is kept in {} for next time", d.display()))
+                .unwrap_or_default()
+        );
+    }
+    let db = Db::load_or_build(spec, k, dir.as_deref());
+    Some((Arc::new(db), dir))
 }

@@ -85,7 +85,7 @@ pub struct SBoard {
 }
 
 /// What one sow does.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct Sow {
     /// The board after the sow, from the view of whoever moves next (all zero when `over`).
     pub next: SBoard,

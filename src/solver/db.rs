@@ -19,6 +19,8 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use std::sync::atomic::{AtomicI8, AtomicUsize, Ordering::Relaxed};
+
 use super::board::{SBoard, Spec};
 
 const UNKNOWN: i8 = i8::MIN;
@@ -61,47 +63,83 @@ pub fn db_entries(pits: usize, k: usize) -> usize {
 }
 
 impl Db {
-    /// Builds the database of levels `0..=max_seeds` in memory.
+    /// Builds the database of levels `0..=max_seeds` in memory, on every available core.
     pub fn build(spec: Spec, max_seeds: usize) -> Db {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        Db::build_with_threads(spec, max_seeds, threads)
+    }
+
+    /// [`Db::build`] on `threads` threads. Each level is cut into chunks by the contents of its
+    /// first two pits; threads take chunks in turn and share the level through atomic bytes
+    /// (two threads may compute the same same-level child; they store the same value).
+    pub fn build_with_threads(spec: Spec, max_seeds: usize, threads: usize) -> Db {
         assert!(max_seeds <= MAX_DB_SEEDS);
         let started = Instant::now();
         let m = 2 * spec.pits;
-        let binom = binomials();
         let mut db = Db {
             spec,
             max_seeds,
             levels: Vec::new(),
-            binom,
+            binom: binomials(),
             build_time: Duration::ZERO,
             loaded: false,
         };
         for k in 0..=max_seeds {
             let size = db.binom[k + m - 1][m - 1] as usize;
-            db.levels.push(super::huge_vec(size, UNKNOWN));
-            let mut cells = [0u8; 16];
-            db.fill_level(k, 0, k, &mut cells);
+            let level = into_atomic(super::huge_vec(size, UNKNOWN));
+            let prefix = m.min(3) - 1;
+            let chunks: Vec<[u8; 2]> = (0..=k)
+                .flat_map(|a| (0..=k - a).map(move |b| [a as u8, b as u8]))
+                .filter(|p| prefix == 2 || p[1] == 0)
+                .collect();
+            let next = AtomicUsize::new(0);
+            std::thread::scope(|scope| {
+                for _ in 0..threads.max(1) {
+                    scope.spawn(|| loop {
+                        let c = next.fetch_add(1, Relaxed);
+                        let Some(p) = chunks.get(c) else { break };
+                        let mut cells = [0u8; 16];
+                        let mut left = k;
+                        for (j, &x) in p[..prefix].iter().enumerate() {
+                            cells[db.at(j)] = x;
+                            left -= x as usize;
+                        }
+                        db.fill_chunk(&level, k, prefix, left, &mut cells);
+                    });
+                }
+            });
+            db.levels.push(from_atomic(level));
         }
         db.build_time = started.elapsed();
         db
     }
 
-    fn fill_level(&mut self, k: usize, j: usize, left: usize, cells: &mut [u8; 16]) {
+    /// Index into [`SBoard::c`] of the `j`-th of the 2N pits (mover's first).
+    #[inline(always)]
+    fn at(&self, j: usize) -> usize {
+        if j < self.spec.pits {
+            j
+        } else {
+            8 + j - self.spec.pits
+        }
+    }
+
+    /// Values every position of level `k` whose pits before `j` are already in `cells`.
+    fn fill_chunk(&self, cur: &[AtomicI8], k: usize, j: usize, left: usize, cells: &mut [u8; 16]) {
         let m = 2 * self.spec.pits;
-        let n = self.spec.pits;
-        let at = |j: usize| if j < n { j } else { 8 + j - n };
         if j == m - 1 {
-            cells[at(j)] = left as u8;
+            cells[self.at(j)] = left as u8;
             let b = SBoard { c: *cells };
             if !self.is_terminal(&b) {
-                self.compute(&b, k);
+                self.compute(cur, &b, k, self.rank(&b, k));
             }
             return;
         }
         for x in 0..=left {
-            cells[at(j)] = x as u8;
-            self.fill_level(k, j + 1, left - x, cells);
+            cells[self.at(j)] = x as u8;
+            self.fill_chunk(cur, k, j + 1, left - x, cells);
         }
-        cells[at(j)] = 0;
+        cells[self.at(j)] = 0;
     }
 
     /// Positions that never need a value: the game is already over in them.
@@ -110,26 +148,46 @@ impl Db {
         !b.mover_can_move() || (!self.spec.end_on_no_move && theirs == 0)
     }
 
-    fn compute(&mut self, b: &SBoard, k: usize) -> i32 {
-        let idx = self.rank(b, k);
-        let v = self.levels[k][idx];
+    /// The value of `b` (level `k`, index `idx`), computing it and any same-level child first.
+    /// Children's entries are prefetched together before any is read.
+    fn compute(&self, cur: &[AtomicI8], b: &SBoard, k: usize, idx: usize) -> i32 {
+        let v = cur[idx].load(Relaxed);
         if v != UNKNOWN {
             return v as i32;
         }
-        let mut best = i32::MIN;
-        for i in 0..self.spec.pits {
+        const NONE: usize = usize::MAX;
+        let mut kids = [(super::Sow::default(), 0usize, NONE); 8];
+        for (i, kid) in kids.iter_mut().enumerate().take(self.spec.pits) {
             if b.c[i] == 0 {
                 continue;
             }
             let s = b.sow(&self.spec, i);
+            let (ks, r) = if s.over {
+                (0, 0)
+            } else {
+                let ks = s.next.seeds() as usize;
+                let r = self.rank(&s.next, ks);
+                if ks < k {
+                    super::search::prefetch_line(&self.levels[ks][r]);
+                } else {
+                    super::search::prefetch_line(&cur[r]);
+                }
+                (ks, r)
+            };
+            *kid = (s, ks, r);
+        }
+        let mut best = i32::MIN;
+        for &(s, ks, r) in &kids[..self.spec.pits] {
+            if r == NONE {
+                continue;
+            }
             let v = if s.over {
                 s.gain
             } else {
-                let ks = s.next.seeds() as usize;
                 let cv = if ks < k {
-                    self.levels[ks][self.rank(&s.next, ks)] as i32
+                    self.levels[ks][r] as i32
                 } else {
-                    self.compute(&s.next, k)
+                    self.compute(cur, &s.next, k, r)
                 };
                 if s.extra {
                     s.gain + cv
@@ -139,7 +197,7 @@ impl Db {
             };
             best = best.max(v);
         }
-        self.levels[k][idx] = best as i8;
+        cur[idx].store(best as i8, Relaxed);
         best
     }
 
@@ -181,6 +239,11 @@ impl Db {
     /// Largest number of seeds in the pits the database covers.
     pub fn max_seeds(&self) -> usize {
         self.max_seeds
+    }
+
+    /// The raw values of level `k` (`i8::MIN` for finished positions).
+    pub fn level(&self, k: usize) -> &[i8] {
+        &self.levels[k]
     }
 
     /// Bytes of table.
@@ -265,12 +328,37 @@ impl Db {
     }
 }
 
+/// The same bytes as atomics, for the threads filling one level (same size and alignment).
+fn into_atomic(v: Vec<i8>) -> Vec<AtomicI8> {
+    let mut v = std::mem::ManuallyDrop::new(v);
+    // SAFETY: AtomicI8 has the same size, alignment and bit validity as i8.
+    unsafe { Vec::from_raw_parts(v.as_mut_ptr() as *mut AtomicI8, v.len(), v.capacity()) }
+}
+
+/// Back from [`into_atomic`] once no thread holds the level any more.
+fn from_atomic(v: Vec<AtomicI8>) -> Vec<i8> {
+    let mut v = std::mem::ManuallyDrop::new(v);
+    // SAFETY: as in `into_atomic`; the vector is owned, so no other reference exists.
+    unsafe { Vec::from_raw_parts(v.as_mut_ptr() as *mut i8, v.len(), v.capacity()) }
+}
+
 /// The largest K whose database has at most `max_entries` entries for `pits` pits per side.
 pub fn default_db_seeds(pits: usize, max_entries: usize) -> usize {
     (0..=MAX_DB_SEEDS)
         .rev()
         .find(|&k| db_entries(pits, k) <= max_entries)
         .unwrap_or(0)
+}
+
+/// Entries of the database `arena solve` and `arena analyse` use by default: K = 22 for 6 pits
+/// (523 MiB, built once in about 80 s on 2 cores, then loaded from the cache in under a second).
+/// Kalah(6,4) then solves in seconds; see docs/solved.md for the trade-off.
+pub const SOLVE_DB_ENTRIES: usize = 560_000_000;
+
+/// The default K for solving games of `ruleset`-sized boards: [`SOLVE_DB_ENTRIES`], and never
+/// more than the game's seeds (a larger table could not be used).
+pub fn solve_db_seeds(pits: usize, total_seeds: usize) -> usize {
+    default_db_seeds(pits, SOLVE_DB_ENTRIES).min(total_seeds)
 }
 
 /// The documented cache folder for databases: `$MANCALA_SOLVER_DB`, else

@@ -180,7 +180,7 @@ impl Solver {
             nodes: 0,
             db_hits: 0,
             aborted: false,
-            id_depth: 24,
+            id_depth: 0,
             leaf_div: env_i32("SOLVER_LEAF_DIV").unwrap_or(0),
             trace: std::env::var_os("SOLVER_TRACE").is_some(),
         }
