@@ -1,7 +1,7 @@
 //! `arena analyse DIR`: the mistake meter. Replays every game of a results folder with the exact
 //! solver and reports, per player, the share of their sows that lose value against perfect play
 //! and the seeds lost per game (the exact analogue of chess's average centipawn loss), into
-//! `DIR/analysis.csv` and a terminal table.
+//! `DIR/analysis.csv` and a terminal table, then redraws the folder's report (which shows it).
 //!
 //! A sow's *loss* is `v(best) - v(played)` from the mover's view, both exact. Opening sows (the
 //! run's `opening`, not chosen by the players) and `swap` are not counted. Each position gets a
@@ -20,6 +20,8 @@ use mancala_arena::rules::{Move, Ruleset, Side};
 use mancala_arena::solver::{db, Solver, Spec};
 
 use super::solve::load_db;
+use mancala_arena::report::analysis::{write_analysis, MistakeRow, ANALYSIS_CSV};
+use mancala_arena::report::rate::{rate_dir, RateOptions};
 use mancala_arena::tournament::config::Opening;
 use mancala_arena::tournament::results::read_records;
 
@@ -33,20 +35,12 @@ pub struct AnalyseArgs {
     /// Endgame database size (seeds in the pits); default as `arena solve` (cached).
     #[arg(long)]
     pub db_seeds: Option<usize>,
+    /// Do not redraw report.html / summary.md (which show the mistake meter).
+    #[arg(long)]
+    pub no_report: bool,
     /// Transposition table size in MiB (one per ruleset).
     #[arg(long, default_value_t = 1024)]
     pub tt_mib: usize,
-}
-
-/// Per-player totals.
-#[derive(Default, Debug, Clone)]
-pub struct PlayerStats {
-    pub games: u64,
-    pub sows: u64,
-    pub proven: u64,
-    pub mistakes: u64,
-    pub seeds_lost: i64,
-    pub worst: i32,
 }
 
 pub fn run(args: &AnalyseArgs) -> anyhow::Result<()> {
@@ -59,7 +53,7 @@ pub fn run(args: &AnalyseArgs) -> anyhow::Result<()> {
     }
     let started = Instant::now();
     let mut solvers: HashMap<Spec, Solver> = HashMap::new();
-    let mut stats: BTreeMap<String, PlayerStats> = BTreeMap::new();
+    let mut stats: BTreeMap<String, MistakeRow> = BTreeMap::new();
     let mut skipped_games = 0;
     let mut err = std::io::stderr();
     for (g, rec) in records.iter().enumerate() {
@@ -102,7 +96,7 @@ pub fn run(args: &AnalyseArgs) -> anyhow::Result<()> {
                         if loss > 0 {
                             st.mistakes += 1;
                             st.seeds_lost += loss as i64;
-                            st.worst = st.worst.max(loss);
+                            st.worst_loss = st.worst_loss.max(loss);
                         }
                     }
                 }
@@ -120,25 +114,36 @@ pub fn run(args: &AnalyseArgs) -> anyhow::Result<()> {
             );
         }
     }
-    write_csv(args, &stats)?;
+    let rows: Vec<MistakeRow> = stats
+        .into_iter()
+        .map(|(player, st)| {
+            MistakeRow {
+                player,
+                node_budget: args.nodes,
+                ..st
+            }
+            .finish()
+        })
+        .collect();
+    write_analysis(&args.dir, &rows)?;
     let mut out = std::io::stdout().lock();
     writeln!(
         out,
         "{:<16} {:>6} {:>7} {:>9} {:>9} {:>11} {:>13} {:>6}",
         "player", "games", "sows", "unproven", "mistakes", "mistake %", "seeds lost/g", "worst"
     )?;
-    for (name, s) in &stats {
+    for r in &rows {
         writeln!(
             out,
             "{:<16} {:>6} {:>7} {:>9} {:>9} {:>10.1}% {:>13.2} {:>6}",
-            name,
-            s.games,
-            s.sows,
-            s.sows - s.proven,
-            s.mistakes,
-            rate(s) * 100.0,
-            per_game(s),
-            s.worst
+            r.player,
+            r.games,
+            r.sows,
+            r.unproven,
+            r.mistakes,
+            r.mistake_rate * 100.0,
+            r.seeds_lost_per_game,
+            r.worst_loss
         )?;
     }
     let nodes: u64 = solvers.values().map(|s| s.nodes).sum();
@@ -152,27 +157,19 @@ pub fn run(args: &AnalyseArgs) -> anyhow::Result<()> {
         } else {
             String::new()
         },
-        args.dir.join("analysis.csv").display()
+        args.dir.join(ANALYSIS_CSV).display()
     )?;
+    drop(out);
+    if !args.no_report {
+        // The report shows the mistake meter next to the ratings; a folder that cannot be
+        // rated (e.g. one player only) keeps its analysis.csv and says why there is no report.
+        let opts = RateOptions::default();
+        match rate_dir(&args.dir, &opts) {
+            Ok(rated) => super::plot::report(&args.dir, &rated, &opts, true)?,
+            Err(e) => eprintln!("no report: {e:#}"),
+        }
+    }
     Ok(())
-}
-
-/// The share of proven sows that lose value.
-fn rate(s: &PlayerStats) -> f64 {
-    if s.proven == 0 {
-        0.0
-    } else {
-        s.mistakes as f64 / s.proven as f64
-    }
-}
-
-/// Seeds lost per game, counting proven sows only.
-fn per_game(s: &PlayerStats) -> f64 {
-    if s.games == 0 {
-        0.0
-    } else {
-        s.seeds_lost as f64 / s.games as f64
-    }
 }
 
 /// The exact loss of sowing pit `i` in `b`, or `None` when the budget ran out.
@@ -190,40 +187,4 @@ pub fn sow_loss(
     }
     let played = solver.move_value(b, i, v, &mut abort)?;
     Some(v - played)
-}
-
-fn write_csv(args: &AnalyseArgs, stats: &BTreeMap<String, PlayerStats>) -> anyhow::Result<()> {
-    let path = args.dir.join("analysis.csv");
-    let mut w = csv::Writer::from_path(&path)
-        .with_context(|| format!("cannot write {}", path.display()))?;
-    w.write_record([
-        "player",
-        "games",
-        "sows",
-        "proven",
-        "unproven",
-        "mistakes",
-        "mistake_rate",
-        "seeds_lost",
-        "seeds_lost_per_game",
-        "worst_loss",
-        "node_budget",
-    ])?;
-    for (name, s) in stats {
-        w.write_record([
-            name.clone(),
-            s.games.to_string(),
-            s.sows.to_string(),
-            s.proven.to_string(),
-            (s.sows - s.proven).to_string(),
-            s.mistakes.to_string(),
-            format!("{:.4}", rate(s)),
-            s.seeds_lost.to_string(),
-            format!("{:.3}", per_game(s)),
-            s.worst.to_string(),
-            args.nodes.to_string(),
-        ])?;
-    }
-    w.flush()?;
-    Ok(())
 }

@@ -2,12 +2,14 @@
 //! external CSS: the figures are inlined as SVG, the style sheet is in the page.
 //!
 //! Sections (each an element with this `id`): `summary` (ratings with intervals, first-mover
-//! advantage, warnings, game ends), `sprt` (only for SPRT runs), `pairwise`, `plots`,
+//! advantage, warnings, game ends), `sprt` (only for SPRT runs), `pairwise`, `mistakes` (only
+//! after `arena analyse`), `plots`,
 //! `configuration` (run.json), `reproduce` (the command lines). Every piece of text from the
 //! folder (player names, commands, run.json) goes through [`escape`].
 
 use std::fmt::Write as _;
 
+use super::analysis::MistakeRow;
 use super::output::{command_line, pair_elo, pct, signed, ReportInput};
 
 /// Escapes text for HTML element content and attribute values.
@@ -217,6 +219,10 @@ pub fn render(input: &ReportInput<'_>) -> String {
     }
     h.push_str("</section>\n");
 
+    if let Some(rows) = &input.analysis {
+        mistakes_section(&mut h, rows);
+    }
+
     // Plots.
     h.push_str("<section id=\"plots\">\n<h2>Plots</h2>\n");
     for f in &input.figures {
@@ -272,6 +278,34 @@ pub fn render(input: &ReportInput<'_>) -> String {
     );
     h.push_str("</section>\n</body>\n</html>\n");
     h
+}
+
+/// The mistake meter (`arena analyse`): each player's sows against perfect play.
+fn mistakes_section(h: &mut String, rows: &[MistakeRow]) {
+    h.push_str(
+        "<section id=\"mistakes\">\n<h2>Mistake meter</h2>\n<p>Every sow the players chose, \
+         checked with the exact solver (<code>arena analyse</code>): a mistake is a sow whose \
+         perfect-play value is lower than the best sow's; seeds lost are the difference. Only \
+         sows the solver proved within its node budget count.</p>\n<table>\n<tr>\
+         <th class=\"name\">player</th><th>games</th><th>sows</th><th>proven</th>\
+         <th>mistakes</th><th>mistake rate</th><th>seeds lost / game</th><th>worst</th></tr>\n",
+    );
+    for r in rows {
+        let _ = writeln!(
+            h,
+            "<tr><td class=\"name\">{}</td><td>{}</td><td>{}</td><td>{:.1}%</td><td>{}</td>\
+             <td>{:.1}%</td><td>{:.2}</td><td>{}</td></tr>",
+            escape(&r.player),
+            r.games,
+            r.sows,
+            r.proven_share() * 100.0,
+            r.mistakes,
+            r.mistake_rate * 100.0,
+            r.seeds_lost_per_game,
+            r.worst_loss
+        );
+    }
+    h.push_str("</table>\n</section>\n");
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! `summary.md`: the results as GitHub-flavoured Markdown, to paste into a pull request: the
 //! ratings table, the first-mover advantage, the SPRT verdict (SPRT runs), the pairwise table,
-//! warnings, and the command that played the games.
+//! the mistake meter (after `arena analyse`), warnings, and the command that played the games.
 
 use std::fmt::Write as _;
 
@@ -105,6 +105,24 @@ pub fn render(input: &ReportInput<'_>) -> String {
                 pct(p.score_pct),
                 pair_elo(p),
                 p.los.map_or("–".to_string(), |l| format!("{l:.3}"))
+            );
+        }
+        m.push('\n');
+    }
+    if let Some(rows) = &input.analysis {
+        m.push_str("Mistake meter (sows checked with the exact solver, `arena analyse`):\n\n");
+        m.push_str("| player | sows | proven | mistake rate | seeds lost / game | worst |\n");
+        m.push_str("|:---|---:|---:|---:|---:|---:|\n");
+        for r in rows {
+            let _ = writeln!(
+                m,
+                "| {} | {} | {:.1}% | {:.1}% | {:.2} | {} |",
+                escape(&r.player),
+                r.sows,
+                r.proven_share() * 100.0,
+                r.mistake_rate * 100.0,
+                r.seeds_lost_per_game,
+                r.worst_loss
             );
         }
         m.push('\n');

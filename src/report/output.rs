@@ -56,6 +56,8 @@ pub struct ReportInput<'a> {
     pub figures: Vec<Figure>,
     /// How often each termination occurred, most frequent first.
     pub terminations: Vec<(String, usize)>,
+    /// `analysis.csv` (the mistake meter), if `arena analyse` wrote one.
+    pub analysis: Option<Vec<super::analysis::MistakeRow>>,
 }
 
 /// What [`write_report`] wrote, and which figures it could not draw.
@@ -195,6 +197,7 @@ pub fn write_report(
         sprt: SprtInfo::read(dir).ok().flatten(),
         figures,
         terminations,
+        analysis: super::analysis::read_analysis(dir)?,
     };
     let html_path = dir.join(REPORT_HTML);
     std::fs::write(&html_path, super::html::render(&input))

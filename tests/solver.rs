@@ -1,0 +1,145 @@
+//! The solver from the outside (issue 8): `arena solve` on boards whose values plain minimax
+//! confirms (src/solver/tests.rs), and the mistake meter on a real run: the solver bot never
+//! errs, the random bot does, and report.html / summary.md show the table.
+
+mod util;
+
+use std::process::Command;
+
+use util::*;
+
+/// `arena ARGS...` with the solver's database cache in `cache`; asserts success, returns stdout.
+fn arena_with_cache(cache: &Dir, args: &[&str]) -> String {
+    bin_dir();
+    let out = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(args)
+        .env("MANCALA_SOLVER_DB", cache.path())
+        .output()
+        .expect("run arena");
+    assert!(
+        out.status.success(),
+        "arena {args:?} failed: {}\n{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    text(&out.stdout)
+}
+
+#[test]
+fn solve_prints_value_margin_and_best_moves() {
+    let cache = Dir::new("solve-cache");
+    // Kalah(3,2): the first player wins by 4 (plain minimax agrees, src/solver/tests.rs).
+    let out = arena_with_cache(&cache, &["solve", "--rules", "kalah:pits=3,seeds=2"]);
+    assert!(out.contains("value     +4"), "{out}");
+    assert!(out.contains("margin    +4"), "{out}");
+    assert!(out.contains("best      "), "{out}");
+    assert!(out.contains("nodes     "), "{out}");
+    // The database was built for the game's 12 seeds and cached; the second run loads it.
+    assert!(out.contains("seeds<=12") && out.contains("built"), "{out}");
+    let again = arena_with_cache(&cache, &["solve", "--rules", "kalah:pits=3,seeds=2"]);
+    assert!(again.contains("loaded"), "{again}");
+    // Kalah(3,3) with empty capture is +2, also by search alone (no database).
+    let out = arena_with_cache(
+        &cache,
+        &[
+            "solve",
+            "--rules",
+            "kalah:pits=3,seeds=3,empty_capture=true",
+            "--db-seeds",
+            "0",
+        ],
+    );
+    assert!(out.contains("margin    +2"), "{out}");
+    // A finished game or a bad ruleset is a clear error.
+    let bad = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(["solve", "--rules", "oware"])
+        .output()
+        .unwrap();
+    assert!(!bad.status.success());
+    assert!(
+        text(&bad.stderr).contains("only solves Kalah"),
+        "{}",
+        text(&bad.stderr)
+    );
+}
+
+#[test]
+fn mistake_meter_on_a_real_run() {
+    let dir = Dir::new("analyse");
+    let out = dir.join("run");
+    let out_s = out.display().to_string();
+    let (solver, random) = (bot("solver"), bot("random"));
+    let solver_cmd = format!("cmd={solver}");
+    let random_cmd = format!("cmd={random}");
+    arena_with_cache(
+        &dir,
+        &[
+            "run",
+            "--quiet",
+            "--out",
+            &out_s,
+            "--rules",
+            "kalah:pits=4,seeds=3",
+            "--pairs",
+            "4",
+            "--seed",
+            "5",
+            "--movetime",
+            "5000",
+            "--bootstrap",
+            "0",
+            "--no-plots",
+            "--bot",
+            "name=perfect",
+            &solver_cmd,
+            "--bot",
+            "name=random",
+            &random_cmd,
+        ],
+    );
+    let table = arena_with_cache(&dir, &["analyse", &out_s]);
+    assert!(
+        table.contains("perfect") && table.contains("random"),
+        "{table}"
+    );
+    let mut reader = csv::Reader::from_path(out.join("analysis.csv")).expect("analysis.csv");
+    let rows: Vec<std::collections::BTreeMap<String, String>> =
+        reader.deserialize().map(|r| r.expect("row")).collect();
+    let row = |name: &str| {
+        rows.iter()
+            .find(|r| r["player"] == name)
+            .expect(name)
+            .clone()
+    };
+    let num = |r: &std::collections::BTreeMap<String, String>, k: &str| -> f64 {
+        r[k].parse().unwrap_or_else(|_| panic!("{k} = {}", r[k]))
+    };
+    let (perfect, rand) = (row("perfect"), row("random"));
+    for r in [&perfect, &rand] {
+        assert_eq!(num(r, "games"), 8.0);
+        // Kalah(4,3) has 24 seeds: the database covers every position, so every sow is proven.
+        assert_eq!(num(r, "unproven"), 0.0, "{r:?}");
+        assert!(num(r, "sows") >= 8.0 * 3.0, "{r:?}");
+    }
+    assert_eq!(
+        num(&perfect, "mistakes"),
+        0.0,
+        "the solver bot plays proven moves"
+    );
+    assert_eq!(num(&perfect, "seeds_lost"), 0.0);
+    assert!(num(&rand, "mistakes") > 0.0, "random play errs: {rand:?}");
+    assert!(num(&rand, "seeds_lost_per_game") > 0.0);
+    let rate = num(&rand, "mistake_rate");
+    assert!((rate - num(&rand, "mistakes") / num(&rand, "proven")).abs() < 1e-9);
+    // The report shows the table.
+    let html = std::fs::read_to_string(out.join("report.html")).expect("report.html");
+    assert!(
+        html.contains("id=\"mistakes\""),
+        "report.html lacks the mistake meter"
+    );
+    let md = std::fs::read_to_string(out.join("summary.md")).expect("summary.md");
+    assert!(
+        md.contains("Mistake meter"),
+        "summary.md lacks the mistake meter"
+    );
+}
