@@ -35,6 +35,11 @@ pub struct SolveArgs {
     /// with enhanced transposition cutoffs they cost more nodes than they save).
     #[arg(long, default_value_t = 0)]
     pub id_depth: u8,
+    /// MTD(f)'s first test value (the mover's future gain): a close guess saves null-window
+    /// passes, e.g. `--guess 10` to prove a published value with two passes. Any guess gives the
+    /// same, exact answer.
+    #[arg(long, default_value_t = 0, allow_hyphen_values = true)]
+    pub guess: i32,
     /// Do not read or write the database cache folder (build in memory).
     #[arg(long)]
     pub no_db_cache: bool,
@@ -75,8 +80,16 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<()> {
     let mut solver = Solver::new(spec, args.tt_mib, db);
     solver.set_id_depth(args.id_depth);
     let started = Instant::now();
-    let (value, best) = solver
-        .best_moves(&board, &mut |_| false)
+    let value = solver
+        .solve(&board, args.guess, &mut |_| false)
+        .expect("never aborted");
+    let (value_secs, value_nodes) = (started.elapsed().as_secs_f64(), solver.nodes);
+    writeln!(
+        out,
+        "solved    value {value:+} in {value_secs:.3}s, {value_nodes} nodes; now every optimal move"
+    )?;
+    let (_, best) = solver
+        .best_moves(&board, value, &mut |_| false)
         .expect("never aborted");
     let secs = started.elapsed().as_secs_f64();
     let side = pos.to_move().expect("not over");

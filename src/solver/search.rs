@@ -330,13 +330,14 @@ impl Solver {
         Some(s.gain + sign * v)
     }
 
-    /// The exact value and every optimal move (0-based pits) of `b`.
+    /// The exact value and every optimal move (0-based pits) of `b` (`guess`: see [`Solver::solve`]).
     pub fn best_moves(
         &mut self,
         b: &SBoard,
+        guess: i32,
         abort: &mut dyn FnMut(u64) -> bool,
     ) -> Option<(i32, Vec<usize>)> {
-        let v = self.solve(b, 0, abort)?;
+        let v = self.solve(b, guess, abort)?;
         let mut best = Vec::new();
         for i in 0..self.spec.pits {
             if b.c[i] != 0 && self.move_at_least(b, i, v, abort)? {

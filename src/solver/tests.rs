@@ -116,7 +116,7 @@ fn best_moves_are_optimal() {
     let sp = spec("kalah:pits=3,seeds=3");
     let mut s = Solver::new(sp, 4, None);
     let b = sp.start(3);
-    let (v, best) = s.best_moves(&b, &mut never).unwrap();
+    let (v, best) = s.best_moves(&b, 0, &mut never).unwrap();
     assert_eq!(v, minimax(&sp, &b));
     for i in 0..3 {
         let mv = s.move_value(&b, i, 0, &mut never).unwrap();
