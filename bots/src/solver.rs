@@ -53,8 +53,9 @@ impl Default for SolverBot {
     }
 }
 
-/// The bot's default database size: at most about 4 M entries, so building it at the first
-/// `newgame` takes about a second; `arena solve` uses larger ones.
+/// The bot's default database size when none is cached: at most about 4 M entries, so building
+/// it at the first `newgame` takes about a second. A larger one already in the cache folder
+/// (from `arena solve` or `arena analyse`) is loaded instead.
 pub fn bot_db_seeds(pits: usize) -> usize {
     db::default_db_seeds(pits, 4 << 20)
 }
@@ -67,15 +68,24 @@ impl SolverBot {
         if self.solver.as_ref().is_some_and(|s| s.spec() == spec) {
             return;
         }
-        let k = self.db_seeds.unwrap_or_else(|| bot_db_seeds(spec.pits));
-        let db = (k > 0).then(|| {
-            let dir = if self.db_cache {
-                db::default_dir()
-            } else {
-                None
-            };
-            Arc::new(Db::load_or_build(spec, k, dir.as_deref()))
+        let dir = if self.db_cache {
+            db::default_dir()
+        } else {
+            None
+        };
+        let total = 2 * ruleset.pits() * ruleset.seeds() as usize;
+        let k = self.db_seeds.unwrap_or_else(|| {
+            // A larger database `arena solve` already cached loads in well under a second.
+            let small = bot_db_seeds(spec.pits).min(total);
+            dir.as_ref()
+                .and_then(|d| {
+                    (small..=db::solve_db_seeds(spec.pits, total))
+                        .rev()
+                        .find(|&k| d.join(Db::file_name(&spec, k)).exists())
+                })
+                .unwrap_or(small)
         });
+        let db = (k > 0).then(|| Arc::new(Db::load_or_build(spec, k, dir.as_deref())));
         self.solver = Some(Solver::new(spec, self.tt_mib, db));
     }
 }
