@@ -16,13 +16,7 @@ fn arena_with_cache(cache: &Dir, args: &[&str]) -> String {
         .env("MANCALA_SOLVER_DB", cache.path())
         .output()
         .expect("run arena");
-    assert!(
-        out.status.success(),
-        "arena {args:?} failed: {}\n{}",
-        text(&out.stdout),
-        text(&out.stderr)
-    );
-    text(&out.stdout)
+    succeeded(args, out)
 }
 
 #[test]

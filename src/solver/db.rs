@@ -155,9 +155,10 @@ impl Db {
         if v != UNKNOWN {
             return v as i32;
         }
-        const NONE: usize = usize::MAX;
-        let mut kids = [(super::Sow::default(), 0usize, NONE); 8];
-        for (i, kid) in kids.iter_mut().enumerate().take(self.spec.pits) {
+        // (sow, child's level, child's index) of each legal move, children prefetched.
+        let mut kids = [(super::Sow::default(), 0usize, 0usize); 8];
+        let mut count = 0;
+        for i in 0..self.spec.pits {
             if b.c[i] == 0 {
                 continue;
             }
@@ -174,13 +175,11 @@ impl Db {
                 }
                 (ks, r)
             };
-            *kid = (s, ks, r);
+            kids[count] = (s, ks, r);
+            count += 1;
         }
         let mut best = i32::MIN;
-        for &(s, ks, r) in &kids[..self.spec.pits] {
-            if r == NONE {
-                continue;
-            }
+        for &(s, ks, r) in &kids[..count] {
             let v = if s.over {
                 s.gain
             } else {

@@ -444,12 +444,7 @@ impl Solver {
 
         // Make every child once and prefetch where its value lives.
         let n = self.spec.pits;
-        let mut sows = [Sow {
-            next: SBoard::default(),
-            gain: 0,
-            extra: false,
-            over: true,
-        }; MAXP];
+        let mut sows = [Sow::default(); MAXP];
         let mut kid_seeds = [0i32; MAXP];
         for i in 0..n {
             if b.c[i] != 0 {
@@ -462,8 +457,8 @@ impl Solver {
                 sows[i] = s;
             }
         }
-        // Look every child up (finished game, database, TT) for cutoffs and ordering.
-        // Bounds of each move's value (from the mover's view).
+        // Look every child up (finished game, database, TT): a cutoff, or bounds of each move's
+        // value (from the mover's view) that spare searching moves that cannot matter.
         let mut mlo = [0i32; MAXP];
         let mut mhi = [0i32; MAXP];
         let mut order = [0u8; MAXP];
@@ -488,8 +483,7 @@ impl Solver {
                         {
                             ((e.lo as i32).max(-cs), (e.hi as i32).min(cs))
                         }
-                        Some(_) => (-cs, cs),
-                        None => (-cs, cs),
+                        _ => (-cs, cs),
                     },
                 };
                 if s.extra {

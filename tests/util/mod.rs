@@ -83,7 +83,11 @@ pub fn text(bytes: &[u8]) -> String {
 
 /// Runs arena and asserts it succeeded, returning stdout.
 pub fn arena_ok(args: &[&str]) -> String {
-    let out = arena(args);
+    succeeded(args, arena(args))
+}
+
+/// Asserts that `arena ARGS` exited 0 (showing its output if not); returns stdout.
+pub fn succeeded(args: &[&str], out: Output) -> String {
     assert!(
         out.status.success(),
         "arena {args:?} failed: {}\n{}",
