@@ -125,6 +125,16 @@ fn mistake_meter_on_a_real_run() {
     assert!(num(&rand, "seeds_lost_per_game") > 0.0);
     let rate = num(&rand, "mistake_rate");
     assert!((rate - num(&rand, "mistakes") / num(&rand, "proven")).abs() < 1e-9);
+    // Exact values: the split of the games over worker threads changes nothing.
+    let csv = std::fs::read_to_string(out.join("analysis.csv")).unwrap();
+    for threads in ["1", "3"] {
+        arena_with_cache(
+            &dir,
+            &["analyse", &out_s, "--threads", threads, "--no-report"],
+        );
+        let again = std::fs::read_to_string(out.join("analysis.csv")).unwrap();
+        assert_eq!(again, csv, "--threads {threads}");
+    }
     // The report shows the table.
     let html = std::fs::read_to_string(out.join("report.html")).expect("report.html");
     assert!(

@@ -12,18 +12,20 @@
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{bail, Context};
 use clap::Args;
-use mancala_arena::rules::{Move, Ruleset, Side};
-use mancala_arena::solver::{db, Solver, Spec};
-
-use super::solve::load_db;
 use mancala_arena::report::analysis::{write_analysis, MistakeRow, ANALYSIS_CSV};
 use mancala_arena::report::rate::{rate_dir, RateOptions};
+use mancala_arena::rules::{Move, Ruleset, Side};
+use mancala_arena::solver::{db, Db, Solver, Spec};
 use mancala_arena::tournament::config::Opening;
-use mancala_arena::tournament::results::read_records;
+use mancala_arena::tournament::results::{read_records, GameRecord};
+
+use super::solve::load_db;
 
 #[derive(Debug, Args)]
 pub struct AnalyseArgs {
@@ -38,7 +40,10 @@ pub struct AnalyseArgs {
     /// Do not redraw report.html / summary.md (which show the mistake meter).
     #[arg(long)]
     pub no_report: bool,
-    /// Transposition table size in MiB (one per ruleset).
+    /// Worker threads (default: one per core); games are dealt out in turn.
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Transposition table size in MiB (one per ruleset and thread).
     #[arg(long, default_value_t = 1024)]
     pub tt_mib: usize,
 }
@@ -52,23 +57,154 @@ pub fn run(args: &AnalyseArgs) -> anyhow::Result<()> {
         );
     }
     let started = Instant::now();
+    // One database per ruleset, loaded (or built) once and shared by the worker threads.
+    let mut dbs: HashMap<Spec, Option<Arc<Db>>> = HashMap::new();
+    for rec in &records {
+        let ruleset: Ruleset = rec.row.rules.parse().context("rules of a game")?;
+        if let Ok(spec) = Spec::from_ruleset(&ruleset) {
+            dbs.entry(spec).or_insert_with(|| {
+                let total = 2 * ruleset.pits() * ruleset.seeds() as usize;
+                let k = args
+                    .db_seeds
+                    .unwrap_or_else(|| db::solve_db_seeds(spec.pits, total));
+                load_db(spec, k, true).map(|(db, _)| db)
+            });
+        }
+    }
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .clamp(1, records.len());
+    let done = AtomicUsize::new(0);
+    let progress = |n: usize| {
+        if n % 10 == 0 {
+            eprintln!(
+                "analysed {n}/{} games ({:.0}s)",
+                records.len(),
+                started.elapsed().as_secs_f64()
+            );
+        }
+    };
+    // Game g goes to worker g mod threads, each with its own TT: the values are exact either
+    // way, and a fixed split keeps the unproven counts reproducible for a thread count.
+    let parts: Vec<anyhow::Result<Part>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|t| {
+                let (dbs, done, progress) = (&dbs, &done, &progress);
+                let games = records.iter().skip(t).step_by(threads);
+                scope.spawn(move || {
+                    analyse_games(games, dbs, args, &mut || {
+                        progress(done.fetch_add(1, Relaxed) + 1)
+                    })
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|w| w.join().expect("analysis worker panicked"))
+            .collect()
+    });
+    let mut stats: BTreeMap<String, MistakeRow> = BTreeMap::new();
+    let (mut skipped_games, mut nodes) = (0, 0);
+    for part in parts {
+        let part = part?;
+        skipped_games += part.skipped_games;
+        nodes += part.nodes;
+        for (name, st) in part.stats {
+            let total = stats.entry(name).or_default();
+            total.games += st.games;
+            total.sows += st.sows;
+            total.proven += st.proven;
+            total.mistakes += st.mistakes;
+            total.seeds_lost += st.seeds_lost;
+            total.worst_loss = total.worst_loss.max(st.worst_loss);
+        }
+    }
+    let rows: Vec<MistakeRow> = stats
+        .into_iter()
+        .map(|(player, st)| {
+            MistakeRow {
+                player,
+                node_budget: args.nodes,
+                ..st
+            }
+            .finish()
+        })
+        .collect();
+    write_analysis(&args.dir, &rows)?;
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "{:<16} {:>6} {:>7} {:>9} {:>9} {:>11} {:>13} {:>6}",
+        "player", "games", "sows", "unproven", "mistakes", "mistake %", "seeds lost/g", "worst"
+    )?;
+    for r in &rows {
+        writeln!(
+            out,
+            "{:<16} {:>6} {:>7} {:>9} {:>9} {:>10.1}% {:>13.2} {:>6}",
+            r.player,
+            r.games,
+            r.sows,
+            r.unproven,
+            r.mistakes,
+            r.mistake_rate * 100.0,
+            r.seeds_lost_per_game,
+            r.worst_loss
+        )?;
+    }
+    writeln!(
+        out,
+        "{} games in {:.1}s, {nodes} solver nodes{}; wrote {}",
+        records.len() - skipped_games,
+        started.elapsed().as_secs_f64(),
+        if skipped_games > 0 {
+            format!(", {skipped_games} non-Kalah games skipped")
+        } else {
+            String::new()
+        },
+        args.dir.join(ANALYSIS_CSV).display()
+    )?;
+    drop(out);
+    if !args.no_report {
+        // The report shows the mistake meter next to the ratings; a folder that cannot be
+        // rated (e.g. one player only) keeps its analysis.csv and says why there is no report.
+        let opts = RateOptions::default();
+        match rate_dir(&args.dir, &opts) {
+            Ok(rated) => super::plot::report(&args.dir, &rated, &opts, true)?,
+            Err(e) => eprintln!("no report: {e:#}"),
+        }
+    }
+    Ok(())
+}
+
+/// What one worker thread found in its share of the games.
+struct Part {
+    stats: BTreeMap<String, MistakeRow>,
+    skipped_games: usize,
+    nodes: u64,
+}
+
+/// Replays `games` with one solver per ruleset (sharing the databases in `dbs`), counting each
+/// player's sows, proven sows, mistakes and seeds lost; calls `game_done` after each game.
+fn analyse_games<'a>(
+    games: impl Iterator<Item = &'a GameRecord>,
+    dbs: &HashMap<Spec, Option<Arc<Db>>>,
+    args: &AnalyseArgs,
+    game_done: &mut dyn FnMut(),
+) -> anyhow::Result<Part> {
     let mut solvers: HashMap<Spec, Solver> = HashMap::new();
     let mut stats: BTreeMap<String, MistakeRow> = BTreeMap::new();
     let mut skipped_games = 0;
-    let mut err = std::io::stderr();
-    for (g, rec) in records.iter().enumerate() {
+    for rec in games {
         let ruleset: Ruleset = rec.row.rules.parse().context("rules of a game")?;
         let Ok(spec) = Spec::from_ruleset(&ruleset) else {
             skipped_games += 1;
+            game_done();
             continue;
         };
-        let solver = solvers.entry(spec).or_insert_with(|| {
-            let total = 2 * ruleset.pits() * ruleset.seeds() as usize;
-            let k = args
-                .db_seeds
-                .unwrap_or_else(|| db::solve_db_seeds(spec.pits, total));
-            Solver::new(spec, args.tt_mib, load_db(spec, k, true).map(|(db, _)| db))
-        });
+        let solver = solvers
+            .entry(spec)
+            .or_insert_with(|| Solver::new(spec, args.tt_mib, dbs[&spec].clone()));
         let opening = Opening::parse(ruleset, &rec.row.opening).map_err(anyhow::Error::msg)?;
         let mut pos = match &opening.state {
             Some(s) => mancala_arena::rules::Position::from_state(ruleset, s)?,
@@ -104,72 +240,13 @@ pub fn run(args: &AnalyseArgs) -> anyhow::Result<()> {
             pos.play(mv)
                 .with_context(|| format!("game {}: move {}", rec.row.game_id, ply + 1))?;
         }
-        if (g + 1) % 10 == 0 {
-            let _ = writeln!(
-                err,
-                "analysed {}/{} games ({:.0}s)",
-                g + 1,
-                records.len(),
-                started.elapsed().as_secs_f64()
-            );
-        }
+        game_done();
     }
-    let rows: Vec<MistakeRow> = stats
-        .into_iter()
-        .map(|(player, st)| {
-            MistakeRow {
-                player,
-                node_budget: args.nodes,
-                ..st
-            }
-            .finish()
-        })
-        .collect();
-    write_analysis(&args.dir, &rows)?;
-    let mut out = std::io::stdout().lock();
-    writeln!(
-        out,
-        "{:<16} {:>6} {:>7} {:>9} {:>9} {:>11} {:>13} {:>6}",
-        "player", "games", "sows", "unproven", "mistakes", "mistake %", "seeds lost/g", "worst"
-    )?;
-    for r in &rows {
-        writeln!(
-            out,
-            "{:<16} {:>6} {:>7} {:>9} {:>9} {:>10.1}% {:>13.2} {:>6}",
-            r.player,
-            r.games,
-            r.sows,
-            r.unproven,
-            r.mistakes,
-            r.mistake_rate * 100.0,
-            r.seeds_lost_per_game,
-            r.worst_loss
-        )?;
-    }
-    let nodes: u64 = solvers.values().map(|s| s.nodes).sum();
-    writeln!(
-        out,
-        "{} games in {:.1}s, {nodes} solver nodes{}; wrote {}",
-        records.len() - skipped_games,
-        started.elapsed().as_secs_f64(),
-        if skipped_games > 0 {
-            format!(", {skipped_games} non-Kalah games skipped")
-        } else {
-            String::new()
-        },
-        args.dir.join(ANALYSIS_CSV).display()
-    )?;
-    drop(out);
-    if !args.no_report {
-        // The report shows the mistake meter next to the ratings; a folder that cannot be
-        // rated (e.g. one player only) keeps its analysis.csv and says why there is no report.
-        let opts = RateOptions::default();
-        match rate_dir(&args.dir, &opts) {
-            Ok(rated) => super::plot::report(&args.dir, &rated, &opts, true)?,
-            Err(e) => eprintln!("no report: {e:#}"),
-        }
-    }
-    Ok(())
+    Ok(Part {
+        stats,
+        skipped_games,
+        nodes: solvers.values().map(|s| s.nodes).sum(),
+    })
 }
 
 /// The exact loss of sowing pit `i` in `b`, or `None` when the budget ran out.
