@@ -87,7 +87,7 @@ impl Tt {
 
     #[inline(always)]
     fn prefetch(&self, key: u128) {
-        prefetch_line(&self.slots[self.bucket(key)]);
+        super::prefetch_line(&self.slots[self.bucket(key)]);
     }
 
     #[inline(always)]
@@ -355,7 +355,7 @@ impl Solver {
             .filter(|&m| m < self.spec.pits && b.c[m] != 0)
     }
 
-    /// Where `b`'s value lives: its database entry (index into `db` level) or TT bucket.
+    /// Starts loading where `b`'s value lives: its database entry or its TT bucket.
     #[inline(always)]
     fn prefetch(&self, b: &SBoard, seeds: i32) {
         if seeds <= self.db_seeds {
@@ -569,16 +569,4 @@ impl Solver {
         self.tt.store(key, nlo, nhi, best_mv, work, depth);
         ret
     }
-}
-
-/// Asks the CPU to start loading the cache line holding `x` (no effect on other targets).
-#[inline(always)]
-pub(crate) fn prefetch_line<T>(x: &T) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: prefetching is a hint; it never faults, whatever the address.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch(x as *const T as *const i8, std::arch::x86_64::_MM_HINT_T0);
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = x;
 }
