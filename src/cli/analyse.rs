@@ -6,8 +6,9 @@
 //! A sow's *loss* is `v(best) - v(played)` from the mover's view, both exact. Opening sows (the
 //! run's `opening`, not chosen by the players) and `swap` are not counted. Each position gets a
 //! node budget; a position the solver cannot prove within it is counted as *unproven* and left
-//! out of the rates, and the table says how many there were. One solver (TT) per ruleset is
-//! shared by all games, so positions seen in several games are solved once.
+//! out of the rates, and the table says how many there were. Games are dealt to worker threads
+//! (one per core); each keeps one solver (TT) per ruleset for all its games, so positions seen
+//! again are solved once, and the endgame databases are shared by all threads.
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
