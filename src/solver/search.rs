@@ -26,12 +26,14 @@
 //! - **Aborting**: a caller's check runs every 4096 nodes; an aborted search stores nothing more
 //!   and reports `None`, so the table only ever holds proven bounds.
 
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 
 use super::board::{SBoard, Sow, Spec};
 use super::db::Db;
 
-/// One TT slot (24 bytes): the key, bounds, best move, log2 of the subtree's nodes, depth.
+/// One TT entry (24 bytes in the table, see [`Tt`]): the key, bounds, best move, log2 of the
+/// subtree's nodes, depth.
 #[derive(Clone, Copy, Default)]
 struct Entry {
     key_lo: u64,
@@ -49,40 +51,92 @@ struct Entry {
 pub const EXACT: u8 = u8::MAX;
 
 /// The transposition table: two-slot buckets, the slot with less work is replaced.
+///
+/// Shared by search threads without locks: a slot is three words, the entry's data and the
+/// two key halves each XOR-ed with the data. A reader recomputes the key from the three words
+/// it loaded; a slot torn by a concurrent write then fails the key check (a miss) instead of
+/// pairing one position's key with another's bounds. Two racing writes can lose a merge of
+/// bounds, never make one wrong.
 pub struct Tt {
-    slots: Vec<Entry>,
+    slots: Vec<AtomicU64>,
     mask: usize,
+}
+
+/// Words per slot: key_lo ^ data, key_hi ^ data, data.
+const WORDS: usize = 3;
+
+impl Entry {
+    fn pack(&self) -> u64 {
+        u64::from_le_bytes([
+            self.lo as u8,
+            self.hi as u8,
+            self.mv,
+            self.work,
+            self.depth,
+            0,
+            0,
+            0,
+        ])
+    }
+
+    fn unpack(key_lo: u64, key_hi: u64, data: u64) -> Entry {
+        let d = data.to_le_bytes();
+        Entry {
+            key_lo,
+            key_hi,
+            lo: d[0] as i8,
+            hi: d[1] as i8,
+            mv: d[2],
+            work: d[3],
+            depth: d[4],
+        }
+    }
 }
 
 impl Tt {
     /// A table of about `mib` MiB (rounded down to a power of two buckets, at least 1024 slots).
     pub fn new(mib: usize) -> Tt {
-        let want = (mib << 20) / (2 * std::mem::size_of::<Entry>());
+        let want = (mib << 20) / (2 * WORDS * 8);
         let mut buckets = 512usize;
         while buckets * 2 <= want {
             buckets *= 2;
         }
+        let words = super::huge_vec(buckets * 2 * WORDS, 0u64);
+        let mut words = std::mem::ManuallyDrop::new(words);
+        // SAFETY: AtomicU64 has the same size and bit validity as u64, and on the 64-bit
+        // targets this crate runs on the same alignment (checked below).
+        const _: () = assert!(std::mem::align_of::<AtomicU64>() == std::mem::align_of::<u64>());
+        let slots = unsafe {
+            Vec::from_raw_parts(
+                words.as_mut_ptr() as *mut AtomicU64,
+                words.len(),
+                words.capacity(),
+            )
+        };
         Tt {
-            slots: super::huge_vec(buckets * 2, Entry::default()),
+            slots,
             mask: buckets - 1,
         }
     }
 
     pub fn bytes(&self) -> usize {
-        self.slots.len() * std::mem::size_of::<Entry>()
+        self.slots.len() * 8
     }
 
-    pub fn clear(&mut self) {
-        self.slots.fill(Entry::default());
+    pub fn clear(&self) {
+        for w in &self.slots {
+            w.store(0, Relaxed);
+        }
     }
 
+    /// Index of the first word of the key's bucket.
     #[inline(always)]
     fn bucket(&self, key: u128) -> usize {
         let lo = key as u64;
         let hi = (key >> 64) as u64;
         let h = (lo ^ hi.rotate_left(29).wrapping_mul(0x9E37_79B9_7F4A_7C15))
             .wrapping_mul(0xD6E8_FEB8_6659_FD93);
-        ((h >> 32) as usize & self.mask) * 2
+        ((h >> 32) as usize & self.mask) * 2 * WORDS
     }
 
     #[inline(always)]
@@ -90,45 +144,58 @@ impl Tt {
         super::prefetch_line(&self.slots[self.bucket(key)]);
     }
 
+    /// The entry in slot `at` (word index), whatever key it holds.
+    #[inline(always)]
+    fn load(&self, at: usize) -> Entry {
+        let w = &self.slots[at..at + WORDS];
+        let data = w[2].load(Relaxed);
+        Entry::unpack(w[0].load(Relaxed) ^ data, w[1].load(Relaxed) ^ data, data)
+    }
+
+    #[inline(always)]
+    fn save(&self, at: usize, e: &Entry) {
+        let w = &self.slots[at..at + WORDS];
+        let data = e.pack();
+        w[2].store(data, Relaxed);
+        w[0].store(e.key_lo ^ data, Relaxed);
+        w[1].store(e.key_hi ^ data, Relaxed);
+    }
+
     #[inline(always)]
     fn probe(&self, key: u128) -> Option<Entry> {
         let i = self.bucket(key);
         let (lo, hi) = (key as u64, (key >> 64) as u64);
-        for e in &self.slots[i..i + 2] {
-            if e.key_lo == lo && e.key_hi == hi {
-                return Some(*e);
-            }
-        }
-        None
+        (0..2)
+            .map(|s| self.load(i + s * WORDS))
+            .find(|e| e.key_lo == lo && e.key_hi == hi)
     }
 
     #[inline(always)]
-    fn store(&mut self, key: u128, lo: i32, hi: i32, mv: u8, work: u8, depth: u8) {
+    fn store(&self, key: u128, lo: i32, hi: i32, mv: u8, work: u8, depth: u8) {
         let i = self.bucket(key);
         let (klo, khi) = (key as u64, (key >> 64) as u64);
-        let pair = &mut self.slots[i..i + 2];
-        let fresh = |e: &mut Entry| {
-            *e = Entry::default();
-            e.lo = i8::MIN;
-            e.hi = i8::MAX;
+        let pair = [self.load(i), self.load(i + WORDS)];
+        let fresh = |depth: u8| Entry {
+            key_lo: klo,
+            key_hi: khi,
+            lo: i8::MIN,
+            hi: i8::MAX,
+            depth,
+            ..Entry::default()
         };
-        let slot = if pair[0].key_lo == klo && pair[0].key_hi == khi {
-            0
-        } else if pair[1].key_lo == klo && pair[1].key_hi == khi {
-            1
-        } else {
-            // Replace the cheaper entry; heuristic entries go before proven ones.
-            let cost = |e: &Entry| (e.depth == EXACT) as u16 * 256 + e.work as u16;
-            let s = if cost(&pair[0]) <= cost(&pair[1]) {
-                0
-            } else {
-                1
-            };
-            fresh(&mut pair[s]);
-            pair[s].depth = depth;
-            s
+        let (slot, mut e) = match pair.iter().position(|e| e.key_lo == klo && e.key_hi == khi) {
+            Some(s) => (s, pair[s]),
+            None => {
+                // Replace the cheaper entry; heuristic entries go before proven ones.
+                let cost = |e: &Entry| (e.depth == EXACT) as u16 * 256 + e.work as u16;
+                let s = if cost(&pair[0]) <= cost(&pair[1]) {
+                    0
+                } else {
+                    1
+                };
+                (s, fresh(depth))
+            }
         };
-        let e = &mut pair[slot];
         if e.depth == EXACT && depth != EXACT {
             return; // never weaken a proof with a heuristic result
         }
@@ -137,15 +204,13 @@ impl Tt {
             if depth < e.depth {
                 return;
             }
-            fresh(e);
-            e.depth = depth;
+            e = fresh(depth);
         }
-        e.key_lo = klo;
-        e.key_hi = khi;
         e.lo = e.lo.max(lo as i8);
         e.hi = e.hi.min(hi as i8);
         e.mv = mv;
         e.work = e.work.max(work);
+        self.save(i + slot * WORDS, &e);
     }
 }
 
