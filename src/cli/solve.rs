@@ -40,6 +40,9 @@ pub struct SolveArgs {
     /// same, exact answer.
     #[arg(long, default_value_t = 0, allow_hyphen_values = true)]
     pub guess: i32,
+    /// Search threads sharing the TT (default: one per core).
+    #[arg(long)]
+    pub threads: Option<usize>,
     /// Do not read or write the database cache folder (build in memory).
     #[arg(long)]
     pub no_db_cache: bool,
@@ -79,6 +82,10 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<()> {
     let db = db.map(|(db, _)| db);
     let mut solver = Solver::new(spec, args.tt_mib, db);
     solver.set_id_depth(args.id_depth);
+    solver.set_threads(
+        args.threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+    );
     let started = Instant::now();
     let value = solver
         .solve(&board, args.guess, &mut |_| false)

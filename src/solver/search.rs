@@ -26,7 +26,7 @@
 //! - **Aborting**: a caller's check runs every 4096 nodes; an aborted search stores nothing more
 //!   and reports `None`, so the table only ever holds proven bounds.
 
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 
 use super::board::{SBoard, Sow, Spec};
@@ -218,7 +218,7 @@ impl Tt {
 /// the same rules (the TT then carries over; values never depend on the history).
 pub struct Solver {
     spec: Spec,
-    tt: Tt,
+    tt: Arc<Tt>,
     db: Option<Arc<Db>>,
     db_seeds: i32,
     /// Nodes (calls of the alpha-beta) since the solver was made or [`Solver::reset_nodes`].
@@ -229,6 +229,22 @@ pub struct Solver {
     id_depth: u8,
     /// Print every MTD(f) pass (depth, test, result, nodes) to stderr (`SOLVER_TRACE=1`).
     trace: bool,
+    /// Search threads of an exact pass ([`Solver::set_threads`]).
+    threads: usize,
+    /// With several threads: the positions each thread is searching now (ABDADA), so that a
+    /// thread defers a move another one is already on. Shared with the helpers.
+    busy: Option<Arc<Vec<AtomicU64>>>,
+}
+
+/// Slots of the table of positions being searched (a power of two).
+const BUSY_SLOTS: usize = 1 << 14;
+
+/// A position's slot in the busy table and its (nonzero) fingerprint there.
+#[inline(always)]
+fn busy_slot(key: u128) -> (usize, u64) {
+    let h =
+        ((key as u64) ^ ((key >> 64) as u64).rotate_left(23)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    ((h >> 50) as usize & (BUSY_SLOTS - 1), h | 1)
 }
 
 /// Upper bound of moves (pits) per side.
@@ -244,7 +260,7 @@ impl Solver {
         let db_seeds = db.as_ref().map_or(-1, |d| d.max_seeds() as i32);
         Solver {
             spec,
-            tt: Tt::new(tt_mib),
+            tt: Arc::new(Tt::new(tt_mib)),
             db,
             db_seeds,
             nodes: 0,
@@ -252,7 +268,72 @@ impl Solver {
             aborted: false,
             id_depth: 0,
             trace: std::env::var_os("SOLVER_TRACE").is_some(),
+            threads: 1,
+            busy: None,
         }
+    }
+
+    /// Search exact passes with `threads` threads sharing the TT (default 1). The helpers
+    /// search the same null window; positions one thread is on are deferred by the others
+    /// (simplified ABDADA), so they split the tree; the pass ends when the first thread
+    /// finishes, and the value is the same exact one.
+    pub fn set_threads(&mut self, threads: usize) {
+        self.threads = threads.max(1);
+        self.busy = (self.threads > 1)
+            .then(|| Arc::new((0..BUSY_SLOTS).map(|_| AtomicU64::new(0)).collect()));
+    }
+
+    /// A helper thread's solver: the same tables, its own counters.
+    fn helper(&self) -> Solver {
+        Solver {
+            spec: self.spec,
+            tt: Arc::clone(&self.tt),
+            db: self.db.clone(),
+            db_seeds: self.db_seeds,
+            nodes: 0,
+            db_hits: 0,
+            aborted: false,
+            id_depth: self.id_depth,
+            trace: false,
+            threads: 1,
+            busy: self.busy.clone(),
+        }
+    }
+
+    /// One null-window pass `ab(b, beta - 1, beta)`, with helper threads when configured and
+    /// the position is big enough to be worth them.
+    fn pass(
+        &mut self,
+        b: &SBoard,
+        beta: i32,
+        depth: u8,
+        abort: &mut dyn FnMut(u64) -> bool,
+    ) -> i32 {
+        if self.threads == 1 || depth != EXACT || b.seeds() <= self.db_seeds + 12 {
+            return self.ab(b, beta - 1, beta, depth, abort);
+        }
+        let stop = AtomicBool::new(false);
+        let helpers: Vec<Solver> = (1..self.threads).map(|_| self.helper()).collect();
+        std::thread::scope(|scope| {
+            let running: Vec<_> = helpers
+                .into_iter()
+                .map(|mut h| {
+                    let stop = &stop;
+                    scope.spawn(move || {
+                        h.ab(b, beta - 1, beta, depth, &mut |_| stop.load(Relaxed));
+                        (h.nodes, h.db_hits)
+                    })
+                })
+                .collect();
+            let r = self.ab(b, beta - 1, beta, depth, abort);
+            stop.store(true, Relaxed);
+            for h in running {
+                let (nodes, hits) = h.join().expect("solver helper panicked");
+                self.nodes += nodes;
+                self.db_hits += hits;
+            }
+            r
+        })
     }
 
     pub fn spec(&self) -> Spec {
@@ -329,7 +410,7 @@ impl Solver {
         while lo < hi {
             let beta = if g == lo { g + 1 } else { g };
             let before = self.nodes;
-            let r = self.ab(b, beta - 1, beta, depth, abort);
+            let r = self.pass(b, beta, depth, abort);
             if self.trace {
                 eprintln!(
                     "pass depth {depth} beta {beta} -> {r}  nodes {}",
@@ -418,6 +499,15 @@ impl Solver {
             .probe(b.key())
             .map(|e| e.mv as usize)
             .filter(|&m| m < self.spec.pits && b.c[m] != 0)
+    }
+
+    /// Whether another search thread is on `b` now (see [`Solver::set_threads`]).
+    #[inline(always)]
+    fn is_busy(&self, b: &SBoard) -> bool {
+        let (slot, fp) = busy_slot(b.key());
+        self.busy
+            .as_ref()
+            .is_some_and(|table| table[slot].load(Relaxed) == fp)
     }
 
     /// Starts loading where `b`'s value lives: its database entry or its TT bucket.
@@ -594,21 +684,45 @@ impl Solver {
         // The largest upper bound over the moves: what a fail-low returns.
         let mut upper = i32::MIN;
         let mut cut = false;
-        for &i in &order[..count] {
-            let i = i as usize;
+        // With helper threads (high in the tree only: the table is probed per child): say this
+        // node is being searched, and put off children another thread is searching now.
+        let mark = match &self.busy {
+            Some(table) if seeds > self.db_seeds + 8 => {
+                let (slot, fp) = busy_slot(key);
+                table[slot].store(fp, Relaxed);
+                Some((slot, fp))
+            }
+            _ => None,
+        };
+        let mut deferred = [0u8; MAXP];
+        let (mut nd, mut k, mut searched) = (0, 0, 0);
+        while k < count + nd {
+            let first_round = k < count;
+            let i = if first_round {
+                order[k]
+            } else {
+                deferred[k - count]
+            } as usize;
+            k += 1;
             if cut || mhi[i] <= alpha || mlo[i] == mhi[i] {
                 // Cannot improve (or already exact, and counted in `best`).
                 upper = upper.max(mhi[i]);
                 continue;
             }
             let s = sows[i];
+            if first_round && searched > 0 && mark.is_some() && self.is_busy(&s.next) {
+                deferred[nd] = i as u8;
+                nd += 1;
+                continue;
+            }
+            searched += 1;
             let v = if s.extra {
                 s.gain + self.ab(&s.next, alpha - s.gain, beta - s.gain, child_depth, abort)
             } else {
                 s.gain - self.ab(&s.next, s.gain - beta, s.gain - alpha, child_depth, abort)
             };
             if self.aborted {
-                return 0;
+                break;
             }
             // A result <= alpha is an upper bound, inside the window it is exact.
             upper = upper.max(v.min(mhi[i]));
@@ -622,6 +736,12 @@ impl Solver {
                     }
                 }
             }
+        }
+        if let (Some((slot, fp)), Some(table)) = (mark, &self.busy) {
+            let _ = table[slot].compare_exchange(fp, 0, Relaxed, Relaxed);
+        }
+        if self.aborted {
+            return 0;
         }
         let work = (64 - (self.nodes - nodes_before).leading_zeros()) as u8;
         let (nlo, nhi, ret) = if best >= beta {

@@ -239,3 +239,33 @@ fn parallel_database_build_equals_single_threaded() {
         }
     }
 }
+
+#[test]
+fn threads_give_the_same_values() {
+    // Kalah(4,4) and (5,3) with small databases: the passes are big enough for the helper
+    // threads (and their deferrals) to run. Every position along a game must get one value.
+    for (rules, seeds) in [
+        ("kalah:pits=4,seeds=4", 4u8),
+        ("kalah:pits=5,seeds=3,empty_capture=true", 3),
+    ] {
+        let sp = spec(rules);
+        let db = Some(Arc::new(Db::build(sp, 4)));
+        let mut b = sp.start(seeds);
+        for step in 0..12 {
+            if !b.mover_can_move() {
+                break;
+            }
+            let mut one = Solver::new(sp, 4, db.clone());
+            let mut three = Solver::new(sp, 4, db.clone());
+            three.set_threads(3);
+            let v = one.solve(&b, 0, &mut never);
+            assert_eq!(three.solve(&b, 3, &mut never), v, "{rules} step {step}");
+            let moves: Vec<usize> = (0..sp.pits).filter(|&i| b.c[i] != 0).collect();
+            let sow = b.sow(&sp, moves[step % moves.len()]);
+            if sow.over {
+                break;
+            }
+            b = sow.next;
+        }
+    }
+}
