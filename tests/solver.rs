@@ -147,3 +147,23 @@ fn mistake_meter_on_a_real_run() {
         "summary.md lacks the mistake meter"
     );
 }
+
+#[test]
+fn solver_bot_passes_check_bot() {
+    // A fresh cache folder: the bot builds its small default database at the first `newgame`.
+    let cache = Dir::new("check-solver");
+    let solver = bot("solver");
+    let out = arena_with_cache(
+        &cache,
+        &[
+            "check-bot",
+            "--timeout-ms",
+            "5000",
+            "--margin-ms",
+            "1000",
+            "--",
+            &solver,
+        ],
+    );
+    assert!(out.contains("12 checks: 12 passed"), "{out}");
+}
