@@ -1,4 +1,4 @@
-//! `arena check-bot` against real processes: the bundled bots pass, broken bots fail with the
+//! `arena check-bot` against real processes: the bundled bots (the solver too) pass, broken bots fail with the
 //! reason, and a program that cannot start exits 2.
 
 mod util;
@@ -6,6 +6,10 @@ mod util;
 use util::*;
 
 fn check(args: &[&str]) -> (i32, String) {
+    check_env(args, &[])
+}
+
+fn check_env(args: &[&str], env: &[(&str, &std::path::Path)]) -> (i32, String) {
     // A generous margin: these tests are about the protocol, not about speed on a loaded machine.
     let mut all = vec![
         "check-bot",
@@ -16,7 +20,7 @@ fn check(args: &[&str]) -> (i32, String) {
         "--",
     ];
     all.extend_from_slice(args);
-    let out = arena(&all);
+    let out = arena_env(&all, env);
     (
         out.status.code().unwrap_or(-1),
         text(&out.stdout) + &text(&out.stderr),
@@ -30,6 +34,15 @@ fn every_bundled_bot_passes() {
         assert_eq!(code, 0, "{name}:\n{out}");
         assert!(out.contains("12 checks: "), "{out}");
     }
+}
+
+#[test]
+fn the_solver_bot_passes() {
+    // A fresh database cache folder: the bot builds its small default database at `newgame`.
+    let cache = Dir::new("check-solver");
+    let (code, out) = check_env(&[&bot("solver")], &[("MANCALA_SOLVER_DB", cache.path())]);
+    assert_eq!(code, 0, "solver:\n{out}");
+    assert!(out.contains("12 checks: 12 passed"), "{out}");
 }
 
 #[test]

@@ -4,19 +4,14 @@
 
 mod util;
 
-use std::process::Command;
-
 use util::*;
 
 /// `arena ARGS...` with the solver's database cache in `cache`; asserts success, returns stdout.
 fn arena_with_cache(cache: &Dir, args: &[&str]) -> String {
-    bin_dir();
-    let out = Command::new(env!("CARGO_BIN_EXE_arena"))
-        .args(args)
-        .env("MANCALA_SOLVER_DB", cache.path())
-        .output()
-        .expect("run arena");
-    succeeded(args, out)
+    succeeded(
+        args,
+        arena_env(args, &[("MANCALA_SOLVER_DB", cache.path())]),
+    )
 }
 
 #[test]
@@ -44,11 +39,8 @@ fn solve_prints_value_margin_and_best_moves() {
         ],
     );
     assert!(out.contains("margin    +2"), "{out}");
-    // A finished game or a bad ruleset is a clear error.
-    let bad = Command::new(env!("CARGO_BIN_EXE_arena"))
-        .args(["solve", "--rules", "oware"])
-        .output()
-        .unwrap();
+    // A ruleset the solver cannot solve is a clear error.
+    let bad = arena(&["solve", "--rules", "oware"]);
     assert!(!bad.status.success());
     assert!(
         text(&bad.stderr).contains("only solves Kalah"),
@@ -146,24 +138,4 @@ fn mistake_meter_on_a_real_run() {
         md.contains("Mistake meter"),
         "summary.md lacks the mistake meter"
     );
-}
-
-#[test]
-fn solver_bot_passes_check_bot() {
-    // A fresh cache folder: the bot builds its small default database at the first `newgame`.
-    let cache = Dir::new("check-solver");
-    let solver = bot("solver");
-    let out = arena_with_cache(
-        &cache,
-        &[
-            "check-bot",
-            "--timeout-ms",
-            "5000",
-            "--margin-ms",
-            "1000",
-            "--",
-            &solver,
-        ],
-    );
-    assert!(out.contains("12 checks: 12 passed"), "{out}");
 }

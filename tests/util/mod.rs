@@ -70,9 +70,15 @@ pub fn misbehave() -> String {
 
 /// Runs `arena ARGS...` and returns its output.
 pub fn arena(args: &[&str]) -> Output {
+    arena_env(args, &[])
+}
+
+/// Runs `arena ARGS...` with extra environment variables and returns its output.
+pub fn arena_env(args: &[&str], env: &[(&str, &Path)]) -> Output {
     bin_dir();
     Command::new(env!("CARGO_BIN_EXE_arena"))
         .args(args)
+        .envs(env.iter().copied())
         .output()
         .expect("run arena")
 }
