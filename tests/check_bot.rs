@@ -1,5 +1,5 @@
-//! `arena check-bot` against real processes: the bundled bots (the solver too) pass, broken bots fail with the
-//! reason, and a program that cannot start exits 2.
+//! `arena check-bot` against real processes: the bundled bots (the solver too) pass, broken
+//! bots fail with the reason, and a program that cannot start exits 2.
 
 mod util;
 
