@@ -191,7 +191,7 @@ fn small_boards_match_brute_force_without_tables() {
 /// Kalah(6,4) answers need the release profile (about a minute with their databases, built once
 /// and cached) and are run by `scripts/test.sh` as
 /// `cargo test --release -p mancala-arena --lib solver::tests::known_kalah_6_4 -- --ignored`;
-/// Kalah(6,5) takes longer still (docs/solved.md).
+/// Kalah(6,5) = +10 took about an hour of one core (docs/solved.md).
 #[test]
 fn known_kalah_6_3() {
     assert_eq!(start_value("kalah:seeds=3", Some(14)), 2);
@@ -210,7 +210,7 @@ fn known_kalah_6_4_empty_capture() {
 }
 
 #[test]
-#[ignore = "Kalah(6,5): minutes even in release"]
+#[ignore = "Kalah(6,5): about an hour of one core (docs/solved.md)"]
 fn known_kalah_6_5() {
     assert_eq!(start_value_big("kalah:seeds=5", 22), 10);
 }
