@@ -8,7 +8,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::{colour, finite_range, font, padded, Drawn, Plot, PlotError, GREY};
+use super::{colour, finite_range, font, padded, Drawn, HouseStyle, Plot, PlotError, GREY};
 use crate::calibrate::Calibration;
 
 /// The figure's data.
@@ -107,10 +107,7 @@ impl Plot for CalibrationPlot {
             .x_desc(self.knob.as_str())
             .y_desc("Elo")
             .y_label_formatter(&|y| format!("{y:.0}"))
-            .label_style(font(16.0))
-            .axis_desc_style(font(16.0))
-            .light_line_style(WHITE.mix(0.0))
-            .bold_line_style(BLACK.mix(0.08))
+            .house_style()
             .draw()
             .drawn()?;
         let band = colour(0);

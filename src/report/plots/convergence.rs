@@ -5,7 +5,7 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::{colour, finite_range, font, padded, short, Drawn, Plot, PlotError, GREY};
+use super::{colour, finite_range, font, padded, short, Drawn, HouseStyle, Plot, PlotError, GREY};
 use crate::rating::Game;
 use crate::report::rate::{rate_games, RateOptions};
 
@@ -136,10 +136,7 @@ impl Plot for ConvergencePlot {
             .x_desc("games played")
             .y_desc("Elo")
             .y_label_formatter(&|x| format!("{x:.0}"))
-            .label_style(font(16.0))
-            .axis_desc_style(font(16.0))
-            .light_line_style(WHITE.mix(0.0))
-            .bold_line_style(BLACK.mix(0.08))
+            .house_style()
             .draw()
             .drawn()?;
         chart

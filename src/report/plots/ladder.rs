@@ -5,7 +5,7 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::{colour, finite_range, font, padded, short, Drawn, Plot, PlotError, GREY};
+use super::{colour, finite_range, font, padded, short, Drawn, HouseStyle, Plot, PlotError, GREY};
 use crate::rating::ladder::LadderTrack;
 
 /// The ladder figure's data: each player's trajectory (rating before its first game, then after
@@ -64,10 +64,7 @@ impl Plot for LadderPlot {
             .x_desc("the bot's games")
             .y_desc("ladder Elo")
             .y_label_formatter(&|x| format!("{x:.0}"))
-            .label_style(font(16.0))
-            .axis_desc_style(font(16.0))
-            .light_line_style(WHITE.mix(0.0))
-            .bold_line_style(BLACK.mix(0.08))
+            .house_style()
             .draw()
             .drawn()?;
         chart

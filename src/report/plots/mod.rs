@@ -155,6 +155,22 @@ pub fn font(size: f64) -> TextStyle<'static> {
 }
 
 /// `(low, high)` padded by 8% on both sides (and widened if empty), for an axis range.
+/// The axes every figure shares: 16 px labels, faint major grid lines, no minor ones.
+pub(crate) trait HouseStyle {
+    fn house_style(&mut self) -> &mut Self;
+}
+
+impl<X: Ranged, Y: Ranged, DB: DrawingBackend> HouseStyle
+    for plotters::chart::MeshStyle<'_, '_, X, Y, DB>
+{
+    fn house_style(&mut self) -> &mut Self {
+        self.label_style(font(16.0))
+            .axis_desc_style(font(16.0))
+            .light_line_style(WHITE.mix(0.0))
+            .bold_line_style(BLACK.mix(0.08))
+    }
+}
+
 pub(crate) fn padded(low: f64, high: f64) -> (f64, f64) {
     let (low, high) = if low.is_finite() && high.is_finite() && low <= high {
         (low, high)

@@ -5,7 +5,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::{colour, finite_range, font, padded, short, Drawn, Plot, PlotError, GREY};
+use super::{colour, finite_range, font, padded, short, Drawn, HouseStyle, Plot, PlotError, GREY};
 use crate::report::rate::Summary;
 
 /// One player's row of the forest plot.
@@ -139,10 +139,7 @@ impl Plot for RatingsPlot {
             })
             .x_desc("Elo")
             .x_label_formatter(&|x| format!("{x:.0}"))
-            .label_style(font(16.0))
-            .axis_desc_style(font(16.0))
-            .light_line_style(WHITE.mix(0.0))
-            .bold_line_style(BLACK.mix(0.08))
+            .house_style()
             .draw()
             .drawn()?;
         chart

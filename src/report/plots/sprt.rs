@@ -8,7 +8,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use serde::Deserialize;
 
-use super::{colour, finite_range, font, padded, Drawn, Plot, PlotError, GREY};
+use super::{colour, finite_range, font, padded, Drawn, HouseStyle, Plot, PlotError, GREY};
 
 pub const SPRT_CSV: &str = "sprt.csv";
 pub const SPRT_JSON: &str = "sprt.json";
@@ -164,10 +164,7 @@ impl Plot for SprtPlot {
             .x_desc("game pairs")
             .y_desc("LLR")
             .y_label_formatter(&|x| format!("{x:.1}"))
-            .label_style(font(16.0))
-            .axis_desc_style(font(16.0))
-            .light_line_style(WHITE.mix(0.0))
-            .bold_line_style(BLACK.mix(0.08))
+            .house_style()
             .draw()
             .drawn()?;
         chart

@@ -12,7 +12,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::{colour, font, padded, short, Drawn, Plot, PlotError};
+use super::{colour, font, padded, short, Drawn, HouseStyle, Plot, PlotError};
 use crate::rules::{Move, Position, Ruleset, Side};
 use crate::tournament::config::Opening;
 use crate::tournament::results::{read_records, GameRecord};
@@ -265,10 +265,7 @@ impl Plot for ThinkTimePlot {
                     format!("{x:.1}")
                 }
             })
-            .label_style(font(16.0))
-            .axis_desc_style(font(16.0))
-            .light_line_style(WHITE.mix(0.0))
-            .bold_line_style(BLACK.mix(0.08))
+            .house_style()
             .draw()
             .drawn()?;
         let plot_area = chart.plotting_area();
