@@ -1,15 +1,20 @@
 //! mancala-arena: plays mancala bots against each other and rates them.
 //!
-//! The crate is layered the way data flows (see `docs/design.md`):
-//! [`rules`] (pure game logic) → [`protocol`] (the line protocol) → `engine` (bot processes) →
-//! `tournament` (schedule, referee, results on disk) → [`rating`] (Elo, intervals, SPRT) →
-//! `report` (tables and plots). `rules` and `rating` never do I/O.
+//! The pure parts are crates of their own, re-exported here under their old names:
+//! [`rules`] (`mancala-rules`: game logic), [`protocol`] (`mancala-protocol`: the line protocol),
+//! [`solver`] (`mancala-solver`: exact Kalah values) and [`rating`] (`mancala-rating`: Elo,
+//! intervals, SPRT, calibration maths). This crate is the harness around them, layered the way
+//! data flows (docs/tournament.md): `engine` (bot processes) → `tournament` (schedule, referee)
+//! → `run_folder` (every results-folder file) → `report` (tables and plots) and the `arena` CLI.
 
-pub mod calibrate;
+pub use mancala_protocol as protocol;
+pub use mancala_rating as rating;
+pub use mancala_rules as rules;
+pub use mancala_solver as solver;
+
+/// The calibration maths lives in the rating crate.
+pub use mancala_rating::calibrate;
+
 pub mod engine;
-pub mod protocol;
-pub mod rating;
 pub mod report;
-pub mod rules;
-pub mod solver;
 pub mod tournament;

@@ -35,8 +35,8 @@ use rand::Rng;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use mancala_arena::protocol::{Info, OptionDecl, OptionKind, Score};
-use mancala_arena::rules::{Game, Move, Position, Ruleset, MAX_MOVES};
+use mancala_protocol::{Info, OptionDecl, OptionKind, Score};
+use mancala_rules::{Game, Move, Position, Ruleset, MAX_MOVES};
 
 use crate::engine_loop::{Bot, Search};
 use crate::state::{same_player, with_state, State, WithState};
@@ -623,7 +623,7 @@ impl AlphaBetaBot {
     /// The settings for a `go` with these limits: `go depth` beats the `Depth` option, which
     /// beats the level's cap; `go infinite` (without `depth`) lifts the cap.
     /// The level's node budget only goes with the level's own depth cap.
-    pub fn settings(&self, limits: &mancala_arena::protocol::GoLimits) -> Settings {
+    pub fn settings(&self, limits: &mancala_protocol::GoLimits) -> Settings {
         let mut nodes = None;
         let depth = if let Some(d) = limits.depth {
             d
@@ -752,7 +752,7 @@ impl Bot for AlphaBetaBot {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mancala_arena::protocol::GoLimits;
+    use mancala_protocol::GoLimits;
     use rand::seq::SliceRandom;
     use std::sync::atomic::AtomicU64;
 

@@ -13,8 +13,8 @@ use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use mancala_arena::protocol::{FromBot, GoLimits, IdKey, Info, OptionDecl, PositionStart, ToBot};
-use mancala_arena::rules::{Move, Position, Ruleset};
+use mancala_protocol::{FromBot, GoLimits, IdKey, Info, OptionDecl, PositionStart, ToBot};
+use mancala_rules::{Move, Position, Ruleset};
 
 /// A search algorithm behind the protocol.
 pub trait Bot {

@@ -13,7 +13,7 @@ use rand::Rng;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use mancala_arena::rules::{Move, Position, Ruleset, Side};
+use mancala_rules::{Move, Position, Ruleset, Side};
 
 use crate::engine_loop::{Bot, Search};
 use crate::state::same_player;

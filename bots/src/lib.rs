@@ -5,7 +5,7 @@
 //! - [`greedy`]: the move that fills its own store most by the end of its turn.
 //! - [`alphabeta`]: negamax alpha-beta with iterative deepening and a TT; the Easy, Normal and
 //!   Hard levels.
-//! - [`solver`]: perfect Kalah play from the exact solver (`mancala_arena::solver`).
+//! - [`solver`]: perfect Kalah play from the exact solver (`mancala_solver`).
 //! - [`mcts`]: UCT with random playouts.
 //!
 //! [`state`] lets the searches run on the `Copy` board (Kalah, Congkak) or the full position

@@ -25,8 +25,8 @@ use rand::Rng;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use mancala_arena::protocol::{Info, OptionDecl, OptionKind, Score};
-use mancala_arena::rules::{Move, Position, Ruleset, Side};
+use mancala_protocol::{Info, OptionDecl, OptionKind, Score};
+use mancala_rules::{Move, Position, Ruleset, Side};
 
 use crate::engine_loop::{Bot, Search};
 use crate::state::{with_state, State, WithState};

@@ -4,7 +4,7 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use mancala_arena::rules::{Move, Position, Ruleset};
+use mancala_rules::{Move, Position, Ruleset};
 
 use crate::engine_loop::{Bot, Search};
 

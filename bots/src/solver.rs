@@ -1,4 +1,4 @@
-//! `solver`: perfect play for Kalah with the exact solver of `mancala_arena::solver`
+//! `solver`: perfect play for Kalah with the exact solver of `mancala_solver`
 //! (docs/bots.md, docs/solved.md).
 //!
 //! Design decisions, and why:
@@ -19,9 +19,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use mancala_arena::protocol::{Info, OptionDecl, OptionKind, Score};
-use mancala_arena::rules::{Move, Position, Ruleset};
-use mancala_arena::solver::{db, Db, Solver, Spec};
+use mancala_protocol::{Info, OptionDecl, OptionKind, Score};
+use mancala_rules::{Move, Position, Ruleset};
+use mancala_solver::{db, Db, Solver, Spec};
 
 use crate::alphabeta::AlphaBetaBot;
 use crate::engine_loop::{Bot, Search};
@@ -233,8 +233,8 @@ fn nps(nodes: u64, t: Duration) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mancala_arena::protocol::GoLimits;
-    use mancala_arena::solver::minimax;
+    use mancala_protocol::GoLimits;
+    use mancala_solver::minimax;
     use std::sync::atomic::AtomicU64;
 
     /// On a small board every move is proven optimal and reported with `score exact`.

@@ -7,7 +7,7 @@
 //! by the seat they held before any swap ([`State::mover_player`]), so a result can be credited
 //! to the right player however the seats changed.
 
-use mancala_arena::rules::{Board, Game, Move, MoveList, Position, Side};
+use mancala_rules::{Board, Game, Move, MoveList, Position, Side};
 
 /// What search code needs from a position. See the module docs.
 pub trait State: Clone {

@@ -8,13 +8,13 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use mancala_arena::protocol::GoLimits;
-use mancala_arena::rules::{Move, Position, Ruleset};
 use mancala_bots::alphabeta::AlphaBetaBot;
 use mancala_bots::engine_loop::{Bot, Search};
 use mancala_bots::greedy::GreedyBot;
 use mancala_bots::mcts::MctsBot;
 use mancala_bots::random::RandomBot;
+use mancala_protocol::GoLimits;
+use mancala_rules::{Move, Position, Ruleset};
 
 const RULESETS: [&str; 8] = [
     "kalah",

@@ -8,8 +8,8 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
-use mancala_arena::protocol::FromBot;
-use mancala_arena::rules::{Move, Position, Ruleset};
+use mancala_protocol::FromBot;
+use mancala_rules::{Move, Position, Ruleset};
 
 struct Bot {
     child: Child,
@@ -221,7 +221,7 @@ fn alphabeta_reports_search_info_and_exact_scores() {
     });
     assert!(lines.iter().any(|m| matches!(
         m,
-        FromBot::Info(i) if i.score == Some(mancala_arena::protocol::Score::Exact(-6))
+        FromBot::Info(i) if i.score == Some(mancala_protocol::Score::Exact(-6))
     )));
     bot.quit();
 }

@@ -198,6 +198,7 @@ async fn read_lines(mut stdout: tokio::process::ChildStdout, tx: mpsc::Sender<Li
                 LineError::InvalidUtf8 { .. } => {
                     Fault::new(FaultKind::Garbage, "output that is not UTF-8")
                 }
+                other => Fault::new(FaultKind::Garbage, other.to_string()),
             });
             let fatal = item.is_err();
             if tx.send(item).await.is_err() || fatal {

@@ -10,7 +10,7 @@
 //! numbering), the other bytes stay 0. Passing the turn swaps the two halves, i.e. rotates the
 //! `u128` key by 64 bits. The test module checks this board against the rules engine sow by sow.
 
-use crate::rules::{Board, Game, Ruleset, Sweep};
+use mancala_rules::{Board, Game, Ruleset, Sweep};
 
 /// The Kalah rules that matter to the solver (pits per side and the variants). Seeds per pit do
 /// not matter: the value of a position only depends on its pits.
@@ -59,7 +59,7 @@ impl Spec {
     /// values pit moves.
     pub fn board_of(&self, b: &Board) -> Option<(SBoard, i32)> {
         let side = b.to_move()?;
-        if b.legal_moves().contains(&crate::rules::Move::Swap) {
+        if b.legal_moves().contains(&mancala_rules::Move::Swap) {
             return None;
         }
         let mut c = [0u8; 16];
@@ -235,7 +235,7 @@ fn byte_sum(x: u64) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::{Move, Position};
+    use mancala_rules::{Move, Position};
     use rand::{Rng, SeedableRng};
 
     /// Plays random games with the rules engine and the solver board side by side: the value

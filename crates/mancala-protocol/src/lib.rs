@@ -7,8 +7,8 @@
 //! [`ToBot`] values with their `Display` impl followed by `"\n"`; a bot does the opposite.
 //!
 //! ```
-//! use mancala_arena::protocol::{FromBot, GoLimits, ToBot};
-//! use mancala_arena::rules::Move;
+//! use mancala_protocol::{FromBot, GoLimits, ToBot};
+//! use mancala_rules::Move;
 //!
 //! let go = ToBot::Go(GoLimits { movetime: Some(1000), ..GoLimits::default() });
 //! assert_eq!(go.to_string(), "go movetime 1000");
@@ -47,7 +47,7 @@ pub use from_bot::{FromBot, IdKey, Info, OptionDecl, OptionKind, Score};
 pub use line::{LineBuffer, LineError, MAX_LINE_LEN};
 pub use to_bot::{GoLimits, PositionStart, ToBot};
 
-use crate::rules::ParseMoveError;
+use mancala_rules::ParseMoveError;
 
 /// How many characters of an offending line or token an error keeps.
 const MAX_ERROR_TEXT: usize = 120;

@@ -7,7 +7,7 @@ use super::{
     free_text, name_until, number, set_once, shorten, strip_eol, unexpected, OneLine, ParseError,
     ParseErrorKind, Text, Tokens,
 };
-use crate::rules::Move;
+use mancala_rules::Move;
 
 /// A message from a bot to the arena: one line of `docs/protocol.md`.
 ///

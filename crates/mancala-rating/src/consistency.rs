@@ -84,8 +84,8 @@ pub fn shard_consistency(games_by_shard: &[Vec<Game>], ratings: &Ratings) -> Con
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rating::fit::{fit, FitConfig};
-    use crate::rating::{GameTable, Outcome};
+    use crate::fit::{fit, FitConfig};
+    use crate::{GameTable, Outcome};
     use rand::{Rng, SeedableRng};
 
     fn simulate(seed: u64, shards: usize, broken: Option<usize>) -> Consistency {

@@ -52,7 +52,7 @@ impl LadderConfig {
 /// Expected score of a player rated `ra` against one rated `rb`.
 ///
 /// ```
-/// use mancala_arena::rating::ladder::expected_score;
+/// use mancala_rating::ladder::expected_score;
 /// assert_eq!(expected_score(1200.0, 1200.0), 0.5);
 /// assert!((expected_score(1600.0, 1200.0) - 10.0 / 11.0).abs() < 1e-12);
 /// ```
@@ -65,7 +65,7 @@ pub fn expected_score(ra: f64, rb: f64) -> f64 {
 /// Worked example: 1200 vs 1200, K = 32, `a` wins: `E = 0.5`, `a` gains `32·(1 − 0.5) = 16`.
 ///
 /// ```
-/// use mancala_arena::rating::ladder::update;
+/// use mancala_rating::ladder::update;
 /// assert_eq!(update(1200.0, 1200.0, 1.0, 32.0), (1216.0, 1184.0));
 /// // 1400 beats 1200: E = 1/(1 + 10^(−0.5)) = 0.759747; gain 32·0.240253 = 7.688
 /// let (a, b) = update(1400.0, 1200.0, 1.0, 32.0);
@@ -101,7 +101,7 @@ pub struct LadderTrack {
 /// Replays `games` in order for `players` players.
 ///
 /// ```
-/// use mancala_arena::rating::{Game, Outcome, ladder::{run_ladder, LadderConfig}};
+/// use mancala_rating::{Game, Outcome, ladder::{run_ladder, LadderConfig}};
 /// let games = [
 ///     Game { pair: 0, first: 0, second: 1, outcome: Outcome::Win },
 ///     Game { pair: 0, first: 1, second: 0, outcome: Outcome::Draw },

@@ -34,7 +34,7 @@ pub enum LineError {
 /// queue until drained, so drain after every push (the queue then holds at most one push's worth).
 ///
 /// ```
-/// use mancala_arena::protocol::{LineBuffer, LineError};
+/// use mancala_protocol::{LineBuffer, LineError};
 ///
 /// let mut lines = LineBuffer::with_max_len(8);
 /// lines.push(b"readyok\r\nbest");

@@ -11,7 +11,7 @@
 //! - `state.rs`: the position string (`docs/position.md`).
 //!
 //! ```
-//! use mancala_arena::rules::{Move, Position, Ruleset, Side};
+//! use mancala_rules::{Move, Position, Ruleset, Side};
 //! let mut pos = Position::new("kalah".parse::<Ruleset>().unwrap());
 //! pos.play(Move::Pit(3)).unwrap(); // 4 seeds from pit 3: the last one lands in the store
 //! assert_eq!(pos.to_move(), Some(Side::South)); // extra turn

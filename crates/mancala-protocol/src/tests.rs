@@ -6,7 +6,7 @@
 use proptest::prelude::*;
 
 use super::*;
-use crate::rules::Move;
+use mancala_rules::Move;
 
 use Move::{Pit, Swap};
 
@@ -826,7 +826,7 @@ proptest! {
 /// Every `A>` / `<A` line in the transcripts of docs/protocol.md parses, to a known message.
 #[test]
 fn doc_transcripts_parse() {
-    let doc = include_str!("../../docs/protocol.md");
+    let doc = include_str!("../../../docs/protocol.md");
     let mut checked = 0;
     for raw in doc.lines() {
         let (dir, rest) = match raw.get(..2) {

@@ -13,7 +13,7 @@
 //! written out in `docs/statistics.md`.
 //!
 //! ```
-//! use mancala_arena::rating::{fit::{fit, FitConfig}, Game, GameTable, Outcome};
+//! use mancala_rating::{fit::{fit, FitConfig}, Game, GameTable, Outcome};
 //! // Player 0 beats player 1 in both games of a colour-swapped pair, and they draw a pair.
 //! let games = vec![
 //!     Game { pair: 0, first: 0, second: 1, outcome: Outcome::Win },
@@ -28,6 +28,7 @@
 //! ```
 
 pub mod bootstrap;
+pub mod calibrate;
 pub mod consistency;
 pub mod fit;
 pub mod ladder;
@@ -407,7 +408,7 @@ pub const NELO_PER_T: f64 = 800.0 / std::f64::consts::LN_10;
 /// finite (±1200 Elo at most).
 ///
 /// ```
-/// use mancala_arena::rating::score_to_elo;
+/// use mancala_rating::score_to_elo;
 /// assert!((score_to_elo(0.75) - 190.848).abs() < 1e-3);
 /// assert_eq!(score_to_elo(0.5), 0.0);
 /// ```

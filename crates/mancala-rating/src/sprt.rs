@@ -90,7 +90,7 @@ impl Sprt {
     /// (false H0).
     ///
     /// ```
-    /// use mancala_arena::rating::sprt::{Sprt, SprtModel};
+    /// use mancala_rating::sprt::{Sprt, SprtModel};
     /// let t = Sprt::new(0.0, 5.0, 0.05, 0.05, SprtModel::Logistic).unwrap();
     /// assert!((t.upper() - 19f64.ln()).abs() < 1e-12);
     /// assert!(Sprt::new(5.0, 0.0, 0.05, 0.05, SprtModel::Logistic).is_err());

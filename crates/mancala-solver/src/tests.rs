@@ -3,7 +3,7 @@
 use std::sync::Arc;
 
 use super::*;
-use crate::rules::Ruleset;
+use mancala_rules::Ruleset;
 
 fn spec(rules: &str) -> Spec {
     Spec::from_ruleset(&rules.parse::<Ruleset>().unwrap()).unwrap()

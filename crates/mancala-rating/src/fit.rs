@@ -296,7 +296,7 @@ impl Ratings {
 /// `d` (first minus second, advantage included) and draw parameter `nu`.
 ///
 /// ```
-/// use mancala_arena::rating::fit::davidson_probabilities;
+/// use mancala_rating::fit::davidson_probabilities;
 /// let [w, d, l] = davidson_probabilities(0.0, 0.0);
 /// assert_eq!((w, d, l), (0.5, 0.0, 0.5));
 /// let [w, _, _] = davidson_probabilities(400.0, 0.0);

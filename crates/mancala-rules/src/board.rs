@@ -7,7 +7,7 @@
 //! the cells can be read as two little-endian words (`packed.rs`) and a row tested by a mask.
 //!
 //! A `Board` referees Kalah and Congkak completely. For Oware it has no memory of earlier
-//! positions, so it cannot apply the repetition rule: [`crate::rules::Position`] adds that. Search
+//! positions, so it cannot apply the repetition rule: [`crate::Position`] adds that. Search
 //! code that copies positions by value can use `Board` for Kalah and Congkak.
 
 use super::packed::{Packed, TABLES};

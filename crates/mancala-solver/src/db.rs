@@ -376,7 +376,7 @@ pub fn default_dir() -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::Ruleset;
+    use mancala_rules::Ruleset;
 
     #[test]
     fn ranks_are_a_bijection() {
