@@ -17,10 +17,12 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
+use mancala_arena::engine::FaultKind;
 use mancala_arena::engine::{BotSpec, Program};
+use mancala_arena::run_folder::games::read_games;
+use mancala_arena::run_folder::Termination;
 use mancala_arena::tournament::config::{OpeningSource, RunConfig, TimeControl};
-use mancala_arena::tournament::results::read_games;
-use mancala_arena::tournament::runner::{run, RunOptions};
+use mancala_arena::tournament::runner::{run, RunMode, RunPlan};
 use mancala_arena::tournament::schedule::Format;
 
 fn release_dir() -> PathBuf {
@@ -85,7 +87,7 @@ fn config(pairs: u32, movetime: Option<u64>) -> RunConfig {
     };
     RunConfig {
         name: "bench".into(),
-        rules: "kalah".into(),
+        rules: Default::default(),
         players: vec![bot("a"), bot("b")],
         format: Format::RoundRobin,
         pairs,
@@ -98,7 +100,6 @@ fn config(pairs: u32, movetime: Option<u64>) -> RunConfig {
         },
         adjudicate: false,
         max_start_failures: 3,
-        bootstrap: 0,
     }
 }
 
@@ -106,19 +107,17 @@ fn config(pairs: u32, movetime: Option<u64>) -> RunConfig {
 fn play_in(cfg: &RunConfig, concurrency: usize, tag: &str) -> (std::path::PathBuf, f64) {
     let dir = std::env::temp_dir().join(format!("arena-bench-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let opts = RunOptions {
-        dir: dir.clone(),
+    let plan = RunPlan {
+        config: cfg.clone(),
         concurrency,
-        resume: false,
-        shard: None,
-        progress: false,
+        out: dir.clone(),
     };
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .unwrap();
     let started = Instant::now();
-    rt.block_on(run(cfg, &opts)).expect("run");
+    rt.block_on(run(&plan, &RunMode::default())).expect("run");
     (dir, started.elapsed().as_secs_f64())
 }
 
@@ -132,7 +131,10 @@ fn play(cfg: &RunConfig, concurrency: usize) -> (usize, u64, f64, usize) {
     let (dir, wall) = play_in(cfg, concurrency, &format!("{concurrency}-{}", cfg.pairs));
     let rows = read_games(&dir).unwrap();
     let sows: u64 = rows.iter().map(|r| u64::from(r.sows)).sum();
-    let timeouts = rows.iter().filter(|r| r.termination == "timeout").count();
+    let timeouts = rows
+        .iter()
+        .filter(|r| r.termination == Termination::Forfeit(FaultKind::Timeout))
+        .count();
     let _ = std::fs::remove_dir_all(&dir);
     (rows.len(), sows, wall, timeouts)
 }

@@ -17,4 +17,5 @@ pub use mancala_rating::calibrate;
 
 pub mod engine;
 pub mod report;
+pub mod run_folder;
 pub mod tournament;

@@ -19,12 +19,11 @@ use std::time::Instant;
 
 use anyhow::{bail, Context};
 use clap::Args;
-use mancala_arena::report::analysis::{write_analysis, MistakeRow, ANALYSIS_CSV};
 use mancala_arena::report::rate::{rate_dir, RateOptions};
-use mancala_arena::rules::{Move, Ruleset, Side};
+use mancala_arena::rules::Move;
+use mancala_arena::run_folder::analysis::{write_analysis, MistakeRow, ANALYSIS_CSV};
+use mancala_arena::run_folder::games::{read_records, GameRecord};
 use mancala_arena::solver::{db, Db, Solver, Spec};
-use mancala_arena::tournament::config::Opening;
-use mancala_arena::tournament::results::{read_records, GameRecord};
 
 use super::solve::load_db;
 
@@ -61,7 +60,7 @@ pub fn run(args: &AnalyseArgs) -> anyhow::Result<()> {
     // One database per ruleset, loaded (or built) once and shared by the worker threads.
     let mut dbs: HashMap<Spec, Option<Arc<Db>>> = HashMap::new();
     for rec in &records {
-        let ruleset: Ruleset = rec.row.rules.parse().context("rules of a game")?;
+        let ruleset = rec.row.rules;
         if let Ok(spec) = Spec::from_ruleset(&ruleset) {
             dbs.entry(spec).or_insert_with(|| {
                 let total = 2 * ruleset.pits() * ruleset.seeds() as usize;
@@ -197,8 +196,8 @@ fn analyse_games<'a>(
     let mut stats: BTreeMap<String, MistakeRow> = BTreeMap::new();
     let mut skipped_games = 0;
     for rec in games {
-        let ruleset: Ruleset = rec.row.rules.parse().context("rules of a game")?;
-        let Ok(spec) = Spec::from_ruleset(&ruleset) else {
+        let row = &rec.row;
+        let Ok(spec) = Spec::from_ruleset(&row.rules) else {
             skipped_games += 1;
             game_done();
             continue;
@@ -206,25 +205,19 @@ fn analyse_games<'a>(
         let solver = solvers
             .entry(spec)
             .or_insert_with(|| Solver::new(spec, args.tt_mib, dbs[&spec].clone()));
-        let opening = Opening::parse(ruleset, &rec.row.opening).map_err(anyhow::Error::msg)?;
-        let mut pos = match &opening.state {
-            Some(s) => mancala_arena::rules::Position::from_state(ruleset, s)?,
-            None => mancala_arena::rules::Position::new(ruleset),
-        };
-        for name in [&rec.row.first, &rec.row.second] {
+        let mut pos = row
+            .opening
+            .start(row.rules)
+            .map_err(|e| anyhow::anyhow!("game {}: {e}", row.game_id))?;
+        for name in [&row.first, &row.second] {
             stats.entry(name.clone()).or_default().games += 1;
         }
-        for (ply, text) in rec.moves.iter().enumerate() {
-            let mv: Move = text.parse()?;
-            let chosen = ply >= opening.moves.len();
-            if let (true, Move::Pit(k), Some(side)) = (chosen, mv, pos.to_move()) {
-                // The first player sits south unless a swap exchanged the seats.
-                let first = (side == Side::South) != pos.swapped();
-                let name = if first {
-                    &rec.row.first
-                } else {
-                    &rec.row.second
-                };
+        // The sows after the opening, each with its mover (read_records checked the lengths).
+        let skip = row.opening.moves.len();
+        for (ply, &mv) in rec.moves.iter().enumerate() {
+            let mover = ply.checked_sub(skip).map(|i| rec.movers[i]);
+            if let (Some(mover), Move::Pit(k)) = (mover, mv) {
+                let name = if mover == 0 { &row.first } else { &row.second };
                 let st = stats.entry(name.clone()).or_default();
                 st.sows += 1;
                 if let Some((b, _)) = spec.board_of(pos.board()) {
@@ -239,7 +232,7 @@ fn analyse_games<'a>(
                 }
             }
             pos.play(mv)
-                .with_context(|| format!("game {}: move {}", rec.row.game_id, ply + 1))?;
+                .with_context(|| format!("game {}: move {}", row.game_id, ply + 1))?;
         }
         game_done();
     }

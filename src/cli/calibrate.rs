@@ -9,17 +9,22 @@
 //! pool, in its own run folder `step-NN-<knob>-<value>/` under the calibration folder, so every
 //! game is on disk and can be re-rated. The maths is `mancala_arena::calibrate`.
 
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use mancala_arena::calibrate::{self, Calibration, Knob, Observation, Player, Settings, Stop};
-use mancala_arena::report::plots::{render_png, render_svg, CalibrationPlot, Plot};
+use mancala_arena::engine::BotSpec;
+use mancala_arena::report::calibration::{table, write_curve};
 use mancala_arena::report::rate::{rate_dir, RateOptions};
-use mancala_arena::tournament::results::read_games;
-use mancala_arena::tournament::runner::{self, RunOptions};
+use mancala_arena::run_folder::calibration::write_calibration;
+use mancala_arena::run_folder::games::read_games;
+use mancala_arena::tournament::config::RunConfig;
+use mancala_arena::tournament::runner::{self, RunMode, RunPlan};
+use mancala_arena::tournament::schedule::Format;
 
-use super::tournament::{build_config, GameFlags, RunArgs, DEFAULT_FIELD};
+use super::tournament::{
+    bundled_spec, command_spec, gauntlet, parse_bot_arg, GameFlags, DEFAULT_FIELD,
+};
 
 /// The candidate's name inside the step folders.
 const CANDIDATE: &str = "candidate";
@@ -84,11 +89,35 @@ pub struct CalibrateArgs {
     pub quiet: bool,
 }
 
-/// A reference player: its `--bot` words and, if given, its fixed Elo.
+/// A reference player and, if given, its fixed Elo.
 struct Reference {
     name: String,
-    words: Vec<String>,
+    player: ReferencePlayer,
     elo: Option<f64>,
+}
+
+/// Where a reference player comes from. A bundled player's binary is looked up only when the
+/// games are about to be played.
+enum ReferencePlayer {
+    Bundled {
+        bot: &'static str,
+        options: &'static [(&'static str, &'static str)],
+    },
+    Bot(BotSpec),
+}
+
+impl Reference {
+    fn spec(&self) -> Result<BotSpec> {
+        match &self.player {
+            ReferencePlayer::Bundled { bot, options } => bundled_spec(&self.name, bot, options),
+            ReferencePlayer::Bot(spec) => Ok(spec.clone()),
+        }
+    }
+}
+
+/// Every reference player's [`BotSpec`].
+fn specs(refs: &[Reference]) -> Result<Vec<BotSpec>> {
+    refs.iter().map(Reference::spec).collect()
 }
 
 fn references(args: &CalibrateArgs) -> Result<Vec<Reference>> {
@@ -112,11 +141,9 @@ fn references(args: &CalibrateArgs) -> Result<Vec<Reference>> {
                 known.join(", ")
             );
         };
-        let mut words = vec![format!("name={name}"), format!("bundled={bot}")];
-        words.extend(options.iter().map(|(k, v)| format!("option.{k}={v}")));
         refs.push(Reference {
             name: name.to_string(),
-            words,
+            player: ReferencePlayer::Bundled { bot, options },
             elo,
         });
     }
@@ -124,22 +151,26 @@ fn references(args: &CalibrateArgs) -> Result<Vec<Reference>> {
         let all = shlex::split(spec).with_context(|| format!("--reference-bot `{spec}`"))?;
         let mut words = Vec::new();
         let mut elo = None;
-        let mut name = None;
         for w in all {
-            if let Some(e) = w.strip_prefix("elo=") {
-                elo = Some(
-                    e.parse::<f64>()
-                        .with_context(|| format!("--reference-bot: `{e}` is not an Elo"))?,
-                );
-            } else {
-                if let Some(n) = w.strip_prefix("name=") {
-                    name = Some(n.to_string());
+            match w.strip_prefix("elo=") {
+                Some(e) => {
+                    elo = Some(
+                        e.parse::<f64>()
+                            .with_context(|| format!("--reference-bot: `{e}` is not an Elo"))?,
+                    )
                 }
-                words.push(w);
+                None => words.push(w),
             }
         }
-        let name = name.with_context(|| format!("--reference-bot `{spec}` needs name=NAME"))?;
-        refs.push(Reference { name, words, elo });
+        if !words.iter().any(|w| w.starts_with("name=")) {
+            bail!("--reference-bot `{spec}` needs name=NAME");
+        }
+        let spec = parse_bot_arg(&words).with_context(|| format!("--reference-bot `{spec}`"))?;
+        refs.push(Reference {
+            name: spec.name.clone(),
+            player: ReferencePlayer::Bot(spec),
+            elo,
+        });
     }
     if refs.is_empty() {
         bail!("--reference: give the reference pool (e.g. easy,normal,hard)");
@@ -162,44 +193,54 @@ fn references(args: &CalibrateArgs) -> Result<Vec<Reference>> {
 }
 
 impl CalibrateArgs {
-    /// The tournament settings shared by the reference run and every step.
-    fn run_args(&self, groups: Vec<Vec<String>>, pairs: u32, seed: u64, out: PathBuf) -> RunArgs {
-        RunArgs {
-            bot_groups: groups,
-            game: self.game.clone(),
-            pairs: Some(pairs),
-            seed: Some(seed),
-            out: Some(out),
-            quiet: true,
-            ..RunArgs::default()
-        }
+    /// A tournament of `players` with the shared game settings (the reference run and every
+    /// step).
+    fn plan(
+        &self,
+        players: Vec<BotSpec>,
+        format: Format,
+        pairs: u32,
+        seed: u64,
+        out: PathBuf,
+    ) -> Result<RunPlan> {
+        let game = self.game.settings()?;
+        let config = RunConfig {
+            name: "calibrate".to_string(),
+            rules: game.rules,
+            players,
+            format,
+            pairs,
+            openings: game.openings,
+            seed,
+            time: game.time,
+            adjudicate: false,
+            max_start_failures: 3,
+        };
+        config.validate().map_err(anyhow::Error::msg)?;
+        Ok(RunPlan {
+            config,
+            concurrency: game.concurrency,
+            out,
+        })
     }
 
-    fn candidate_words(&self, knob: &Knob, x: f64) -> Vec<String> {
-        let mut words = vec![format!("name={CANDIDATE}"), format!("cmd={}", self.bot)];
-        words.extend(
-            self.bot_options
-                .iter()
-                .filter(|o| o.split_once('=').map(|(k, _)| k) != Some(knob.name.as_str()))
-                .map(|o| format!("option.{o}")),
-        );
-        words.push(format!("option.{}={}", knob.name, knob.format(x)));
-        words
+    /// The candidate at knob value `x`, with its fixed options.
+    fn candidate(&self, knob: &Knob, x: f64) -> Result<BotSpec> {
+        let fixed: Vec<String> = self
+            .bot_options
+            .iter()
+            .filter(|o| o.split_once('=').map(|(k, _)| k) != Some(knob.name.as_str()))
+            .cloned()
+            .chain([format!("{}={}", knob.name, knob.format(x))])
+            .collect();
+        command_spec(CANDIDATE, &self.bot, &fixed)
     }
 }
 
 /// Plays one tournament and returns its folder.
-fn play(runtime: &tokio::runtime::Runtime, run_args: &RunArgs) -> Result<PathBuf> {
-    let (mut config, concurrency, dir) = build_config(run_args)?;
-    config.bootstrap = 0;
-    let opts = RunOptions {
-        dir: dir.clone(),
-        concurrency,
-        resume: false,
-        shard: None,
-        progress: false,
-    };
-    let outcome = runtime.block_on(runner::run(&config, &opts))?;
+fn play(runtime: &tokio::runtime::Runtime, plan: &RunPlan) -> Result<PathBuf> {
+    let outcome = runtime.block_on(runner::run(plan, &RunMode::default()))?;
+    let dir = plan.out.clone();
     if outcome.interrupted {
         bail!("interrupted (results so far in {})", dir.display());
     }
@@ -223,13 +264,13 @@ fn rate_pool(
     if refs.iter().all(|r| r.elo.is_some()) {
         return Ok(refs.iter().map(|r| r.elo.expect("checked")).collect());
     }
-    let groups = refs.iter().map(|r| r.words.clone()).collect();
-    let run_args = args.run_args(
-        groups,
+    let plan = args.plan(
+        specs(refs)?,
+        Format::RoundRobin,
         args.reference_pairs,
         args.seed,
         dir.join("reference"),
-    );
+    )?;
     if !args.quiet {
         eprintln!(
             "rating the reference pool: round robin, {} pairs per encounter, in {}",
@@ -237,7 +278,7 @@ fn rate_pool(
             dir.join("reference").display()
         );
     }
-    let ref_dir = play(runtime, &run_args)?;
+    let ref_dir = play(runtime, &plan)?;
     let anchor = match &args.anchor {
         None => None,
         Some(text) => {
@@ -263,10 +304,8 @@ fn rate_pool(
     refs.iter()
         .map(|r| {
             rated
-                .summary
-                .ratings
-                .iter()
-                .find(|row| row.name == r.name)
+                .report
+                .row(&r.name)
                 .map(|row| row.elo)
                 .with_context(|| format!("the reference run did not rate `{}`", r.name))
         })
@@ -289,22 +328,21 @@ impl Player for BotPlayer<'_> {
             "step-{step:02}-{}-{value}",
             self.knob.name.to_lowercase()
         ));
-        let mut groups = vec![self.args.candidate_words(self.knob, x)];
-        groups.extend(self.refs.iter().map(|r| r.words.clone()));
-        let mut run_args = self.args.run_args(
-            groups,
-            pairs,
-            self.args.seed.wrapping_add(1 + step as u64),
-            out,
-        );
-        run_args.gauntlet = vec![CANDIDATE.to_string()];
-        let dir = play(self.runtime, &run_args).map_err(|e| format!("{e:#}"))?;
+        let played = || -> Result<PathBuf> {
+            let mut players = vec![self.args.candidate(self.knob, x)?];
+            players.extend(specs(self.refs)?);
+            let format = gauntlet(&players, &[CANDIDATE.to_string()])?;
+            let seed = self.args.seed.wrapping_add(1 + step as u64);
+            play(
+                self.runtime,
+                &self.args.plan(players, format, pairs, seed, out)?,
+            )
+        };
+        let dir = played().map_err(|e| format!("{e:#}"))?;
         let rows = read_games(&dir).map_err(|e| format!("{e:#}"))?;
         let mut games = Vec::new();
         for row in rows {
-            let Some(first_points) = row.first_points() else {
-                continue;
-            };
+            let first_points = row.result.score();
             let candidate_first = row.first == CANDIDATE;
             let other = if candidate_first {
                 &row.second
@@ -423,175 +461,26 @@ pub fn run(args: &CalibrateArgs) -> Result<()> {
     Ok(())
 }
 
-/// The printed table: the targets, then every evaluated knob value.
-pub fn table(cal: &Calibration) -> String {
-    let pct = cal.settings.level * 100.0;
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "{:>7}  {:>8}  {:>16}  status",
-        "target",
-        cal.knob.name,
-        format!("Elo ±{pct:.0}%"),
-    );
-    for r in &cal.targets {
-        let status = match (r.reachable, r.converged) {
-            (false, _) => "out of range: the knob's end is the nearest".to_string(),
-            (true, true) => "converged".to_string(),
-            (true, false) => "NOT converged (budget)".to_string(),
-        };
-        let _ = writeln!(
-            s,
-            "{:>7.0}  {:>8}  {:>16}  {}",
-            r.target,
-            cal.knob.format(r.x),
-            format!("{:.0} ± {:.0}", r.elo, r.half_width),
-            status
-        );
-        if cal.knob.integer && r.neighbours.len() == 2 {
-            let n: Vec<String> = r
-                .neighbours
-                .iter()
-                .map(|n| {
-                    format!(
-                        "{}={} is {:.0} ± {:.0}",
-                        cal.knob.name,
-                        cal.knob.format(n.x),
-                        n.elo,
-                        n.half_width
-                    )
-                })
-                .collect();
-            let _ = writeln!(s, "{:>7}  between: {}", "", n.join(", "));
-        }
-    }
-    let _ = writeln!(
-        s,
-        "\n{:>8}  {:>6}  {:>6}  {:>22}",
-        cal.knob.name,
-        "games",
-        "score",
-        format!("Elo (own games) ±{pct:.0}%")
-    );
-    for p in &cal.points {
-        let _ = writeln!(
-            s,
-            "{:>8}  {:>6}  {:>5.1}%  {:>22}",
-            cal.knob.format(p.x),
-            p.games,
-            100.0 * p.score,
-            format!("{:.0} [{:.0}, {:.0}]", p.elo, p.ci_low, p.ci_high)
-        );
-    }
-    s
-}
-
-/// `[[bot]]` tables in the tournament file's format, one per target.
-pub fn toml_snippet(cal: &Calibration, cmd: &str, fixed: &[String], pool: &str) -> String {
-    let mut s = format!(
-        "# arena calibrate: {} against {} ({} games, {:.0}% intervals).\n",
-        cal.knob.name,
-        pool,
-        cal.games,
-        cal.settings.level * 100.0
-    );
-    for r in &cal.targets {
-        let mut options: Vec<(String, String)> = fixed
-            .iter()
-            .filter_map(|o| o.split_once('='))
-            .filter(|(k, _)| *k != cal.knob.name)
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        options.push((cal.knob.name.clone(), cal.knob.format(r.x)));
-        let _ = writeln!(s);
-        let note = match (r.reachable, r.converged) {
-            (false, _) => " — OUT OF RANGE: the nearest the knob gets".to_string(),
-            (true, false) => " — NOT converged".to_string(),
-            _ => String::new(),
-        };
-        let _ = writeln!(
-            s,
-            "# Elo {:.0} ± {:.0} on the curve{note}",
-            r.elo, r.half_width
-        );
-        if cal.knob.integer && r.neighbours.len() == 2 {
-            let _ = writeln!(
-                s,
-                "# {} is whole: {}={} rates {:.0}, {}={} rates {:.0}",
-                cal.knob.name,
-                cal.knob.name,
-                cal.knob.format(r.neighbours[0].x),
-                r.neighbours[0].elo,
-                cal.knob.name,
-                cal.knob.format(r.neighbours[1].x),
-                r.neighbours[1].elo
-            );
-        }
-        let opts: Vec<String> = options
-            .iter()
-            .map(|(k, v)| format!("{} = {}", toml_key(k), toml::Value::String(v.clone())))
-            .collect();
-        let _ = writeln!(s, "[[bot]]");
-        let _ = writeln!(s, "name = \"elo-{:.0}\"", r.target);
-        let _ = writeln!(s, "cmd = {}", toml::Value::String(cmd.to_string()));
-        let _ = writeln!(s, "options = {{ {} }}", opts.join(", "));
-    }
-    s
-}
-
-fn toml_key(k: &str) -> String {
-    if !k.is_empty()
-        && k.chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-    {
-        k.to_string()
-    } else {
-        toml::Value::String(k.to_string()).to_string()
-    }
-}
-
 fn write_outputs(
     args: &CalibrateArgs,
     refs: &[Reference],
     cal: &Calibration,
     dir: &Path,
 ) -> Result<()> {
-    let mut w = csv::Writer::from_path(dir.join("calibration.csv"))?;
-    w.write_record(["value", "games", "score", "elo", "se", "ci_low", "ci_high"])?;
-    for p in &cal.points {
-        w.write_record([
-            cal.knob.format(p.x),
-            p.games.to_string(),
-            format!("{:.4}", p.score),
-            format!("{:.1}", p.elo),
-            format!("{:.1}", p.se),
-            format!("{:.1}", p.ci_low),
-            format!("{:.1}", p.ci_high),
-        ])?;
-    }
-    w.flush()?;
-    std::fs::write(
-        dir.join("calibration.json"),
-        serde_json::to_string_pretty(cal)? + "\n",
-    )?;
     let pool: Vec<String> = refs
         .iter()
         .zip(&cal.opponents)
         .map(|(r, e)| format!("{}={e:.0}", r.name))
         .collect();
-    std::fs::write(
-        dir.join("calibrated.toml"),
-        toml_snippet(cal, &args.bot, &args.bot_options, &pool.join(", ")),
+    write_calibration(
+        dir,
+        cal,
+        &args.bot,
+        &args.bot_options,
+        &pool.join(", "),
+        &table(cal),
     )?;
-    std::fs::write(dir.join("table.txt"), table(cal))?;
-    let plot = CalibrationPlot::new(cal);
-    match render_svg(&plot) {
-        Ok(svg) => std::fs::write(dir.join(format!("{}.svg", plot.stem())), svg)?,
-        Err(err) => eprintln!("no curve.svg: {err}"),
-    }
-    if let Err(err) = render_png(&plot, &dir.join(format!("{}.png", plot.stem()))) {
-        eprintln!("no curve.png: {err}");
-    }
+    write_curve(dir, cal)?;
     Ok(())
 }
 
@@ -625,7 +514,13 @@ mod tests {
             (refs[1].name.as_str(), refs[1].elo),
             ("normal", Some(1300.0))
         );
-        assert!(refs[1].words.contains(&"option.Level=normal".to_string()));
+        assert!(matches!(
+            refs[1].player,
+            ReferencePlayer::Bundled {
+                bot: "alphabeta",
+                options: [("Level", "normal")]
+            }
+        ));
         let refs = references(&args(
             &["easy,normal"],
             &["name=deep cmd='bot --fast' option.Depth=7"],
@@ -633,7 +528,11 @@ mod tests {
         .unwrap();
         assert_eq!(refs.len(), 3);
         assert!(refs.iter().all(|r| r.elo.is_none()));
-        assert_eq!(refs[2].words[1], "cmd=bot --fast");
+        let ReferencePlayer::Bot(spec) = &refs[2].player else {
+            panic!("--reference-bot is a bot of its own")
+        };
+        assert_eq!(spec.program.display(), "bot --fast");
+        assert_eq!(spec.options, vec![("Depth".to_string(), "7".to_string())]);
         // Some Elos given and some not, an unknown name, a lone unrated player: refused.
         assert!(references(&args(&["easy=1000,normal"], &[])).is_err());
         assert!(references(&args(&["nosuch"], &[])).is_err());
@@ -652,7 +551,7 @@ mod tests {
             ..Settings::default()
         };
         let cal = calibrate::calibrate(&knob, &pool, &settings, &mut player, |_, _| {}).unwrap();
-        let text = toml_snippet(
+        let text = mancala_arena::run_folder::calibration::toml_snippet(
             &cal,
             "target/release/mancala-alphabeta",
             &["Level=hard".to_string(), "Noise=9".to_string()],

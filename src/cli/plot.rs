@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
-use mancala_arena::report::output::{write_report, ReportOptions};
+use mancala_arena::report::documents::{write_report, ReportOptions};
 use mancala_arena::report::rate::{rate_dir, RateOptions, Rated};
 
 #[derive(clap::Args, Debug, Default)]
@@ -26,7 +26,7 @@ pub fn report(dir: &Path, rated: &Rated, rate: &RateOptions, png: bool) -> Resul
     }
     eprintln!(
         "report: {} ({} files written)",
-        dir.join(mancala_arena::report::output::REPORT_HTML)
+        dir.join(mancala_arena::report::documents::REPORT_HTML)
             .display(),
         outcome.written.len()
     );

@@ -4,19 +4,20 @@
 //! Exit codes (so scripts can gate on them): 0 H1 accepted (the test is at least elo1 better),
 //! 3 H0 accepted (at most elo0 better), 4 inconclusive (max pairs reached), 1 error, 2 usage.
 
-use std::collections::HashMap;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{Context, Result};
-use mancala_arena::rating::pairwise::PentaCounts;
-use mancala_arena::rating::sprt::{Sprt, SprtModel, SprtResult, SprtStatus};
+use anyhow::Result;
+use mancala_arena::rating::sprt::{PairTracker, Sprt, SprtModel, SprtResult, SprtStatus};
 use mancala_arena::report::rate::{rate_dir, RateOptions};
-use mancala_arena::tournament::runner::{self, RunOptions};
-use serde::Serialize;
+use mancala_arena::run_folder::sprt::{SprtFile, SprtTrace};
+use mancala_arena::run_folder::GameRecord;
+use mancala_arena::tournament::config::RunConfig;
+use mancala_arena::tournament::runner::{self, RunMode, RunPlan};
+use mancala_arena::tournament::schedule::Format;
 
-use super::tournament::{build_config, physical_cores, GameFlags, RunArgs};
+use super::tournament::{command_spec, default_out, physical_cores, GameFlags};
 
 pub const EXIT_H1: u8 = 0;
 pub const EXIT_H0: u8 = 3;
@@ -76,42 +77,6 @@ pub struct SprtArgs {
     pub quiet: bool,
 }
 
-#[derive(Serialize)]
-struct SprtFile {
-    elo0: f64,
-    elo1: f64,
-    alpha: f64,
-    beta: f64,
-    model: String,
-    pairs: u64,
-    penta: [u64; 5],
-    status: SprtStatus,
-}
-
-/// Game pairs as the test player sees them, fed one game at a time.
-#[derive(Default)]
-struct PairTracker {
-    half: HashMap<u64, (u8, u8)>,
-    penta: PentaCounts,
-}
-
-impl PairTracker {
-    /// Adds a game; returns true when it completed its pair.
-    fn add(&mut self, pair: u64, test_points: f64) -> bool {
-        let e = self.half.entry(pair).or_insert((0, 0));
-        e.0 += (test_points * 2.0).round() as u8;
-        e.1 += 1;
-        if e.1 == 2 {
-            let half = e.0;
-            self.half.remove(&pair);
-            self.penta.add(half);
-            true
-        } else {
-            false
-        }
-    }
-}
-
 pub fn run(args: &SprtArgs) -> Result<ExitCode> {
     let model = match args.model {
         Model::Logistic => SprtModel::Logistic,
@@ -119,32 +84,29 @@ pub fn run(args: &SprtArgs) -> Result<ExitCode> {
     };
     let sprt = Sprt::new(args.elo0, args.elo1, args.alpha, args.beta, model)
         .map_err(|e| anyhow::anyhow!("{e}"))?;
-    let bot = |name: &str, cmd: &str, options: &[String]| -> Vec<String> {
-        let mut words = vec![format!("name={name}"), format!("cmd={cmd}")];
-        words.extend(options.iter().map(|o| format!("option.{o}")));
-        words
-    };
-    let run_args = RunArgs {
-        bot_groups: vec![
-            bot("base", &args.base, &args.base_options),
-            bot("test", &args.test, &args.test_options),
+    let game = args.game.settings()?;
+    let config = RunConfig {
+        name: "sprt".to_string(),
+        rules: game.rules,
+        players: vec![
+            command_spec("base", &args.base, &args.base_options)?,
+            command_spec("test", &args.test, &args.test_options)?,
         ],
-        game: args.game.clone(),
-        pairs: Some(args.max_pairs),
-        seed: args.seed,
-        out: args.out.clone(),
-        name: Some("sprt".to_string()),
-        quiet: args.quiet,
-        ..RunArgs::default()
+        format: Format::RoundRobin,
+        pairs: args.max_pairs,
+        openings: game.openings,
+        seed: args.seed.unwrap_or(1),
+        time: game.time,
+        adjudicate: false,
+        max_start_failures: 3,
     };
-    let (config, concurrency, dir) = build_config(&run_args)?;
-    let opts = RunOptions {
-        dir: dir.clone(),
-        concurrency: concurrency.min(physical_cores().max(1) * 4),
-        resume: false,
-        shard: None,
-        progress: false,
+    config.validate().map_err(anyhow::Error::msg)?;
+    let plan = RunPlan {
+        config,
+        concurrency: game.concurrency.min(physical_cores().max(1) * 4),
+        out: args.out.clone().unwrap_or_else(|| default_out("sprt")),
     };
+    let dir = plan.out.clone();
     eprintln!(
         "SPRT base vs test: H0 elo {} / H1 elo {} ({:?}), alpha {} beta {}, bounds [{:.3}, {:.3}], at most {} pairs; results in {}",
         args.elo0,
@@ -158,11 +120,7 @@ pub fn run(args: &SprtArgs) -> Result<ExitCode> {
         dir.display()
     );
     std::fs::create_dir_all(&dir)?;
-    let mut trace =
-        csv::Writer::from_path(dir.join("sprt.csv")).context("cannot write sprt.csv")?;
-    trace.write_record([
-        "pairs", "llr", "lower", "upper", "ll", "ld", "dd_wl", "wd", "ww",
-    ])?;
+    let mut trace = SprtTrace::create(&dir)?;
     let mut tracker = PairTracker::default();
     let mut last: Option<SprtStatus> = None;
     let quiet = args.quiet;
@@ -170,11 +128,9 @@ pub fn run(args: &SprtArgs) -> Result<ExitCode> {
         .enable_all()
         .build()?;
     mancala_arena::engine::become_subreaper();
-    let mut observer = |record: &mancala_arena::tournament::results::GameRecord| -> bool {
+    let mut observer = |record: &GameRecord| -> bool {
         let row = &record.row;
-        let Some(points) = row.first_points() else {
-            return false;
-        };
+        let points = row.result.score();
         let test_points = if row.first == "test" {
             points
         } else {
@@ -183,20 +139,11 @@ pub fn run(args: &SprtArgs) -> Result<ExitCode> {
         if !tracker.add(row.pair_id, test_points) {
             return false;
         }
-        let status = sprt.status(&tracker.penta);
-        let p = tracker.penta;
-        let _ = trace.write_record(&[
-            p.pairs().to_string(),
-            format!("{:.5}", status.llr),
-            format!("{:.5}", status.lower),
-            format!("{:.5}", status.upper),
-            p.ll.to_string(),
-            p.ld.to_string(),
-            p.dd_wl.to_string(),
-            p.wd.to_string(),
-            p.ww.to_string(),
-        ]);
-        let _ = trace.flush();
+        let p = tracker.penta();
+        let status = sprt.status(&p);
+        if let Err(err) = trace.append(&p, &status) {
+            eprintln!("cannot write sprt.csv: {err:#}");
+        }
         if !quiet {
             eprintln!(
                 "pairs {:>5}  penta [{} {} {} {} {}]  LLR {:+.3}  [{:.3}, {:.3}]",
@@ -216,25 +163,24 @@ pub fn run(args: &SprtArgs) -> Result<ExitCode> {
         last = Some(status);
         decided
     };
-    let outcome = runtime.block_on(runner::run_observed(&config, &opts, &mut observer))?;
+    let mode = RunMode::default();
+    let outcome = runtime.block_on(runner::run_observed(&plan, &mode, &mut observer))?;
     if outcome.interrupted {
         anyhow::bail!("interrupted");
     }
-    let status = last.unwrap_or_else(|| sprt.status(&tracker.penta));
-    let file = SprtFile {
+    let penta = tracker.penta();
+    let status = last.unwrap_or_else(|| sprt.status(&penta));
+    SprtFile {
         elo0: args.elo0,
         elo1: args.elo1,
         alpha: args.alpha,
         beta: args.beta,
         model: format!("{:?}", args.model).to_lowercase(),
-        pairs: tracker.penta.pairs(),
-        penta: tracker.penta.to_array(),
+        pairs: penta.pairs(),
+        penta: penta.to_array(),
         status,
-    };
-    std::fs::write(
-        dir.join("sprt.json"),
-        serde_json::to_string_pretty(&file)? + "\n",
-    )?;
+    }
+    .write(&dir)?;
     if !args.no_plots {
         // Two players: a few hundred bootstrap samples are plenty and keep this quick.
         let opts = RateOptions {
@@ -263,8 +209,8 @@ pub fn run(args: &SprtArgs) -> Result<ExitCode> {
         status.llr,
         status.lower,
         status.upper,
-        tracker.penta.pairs(),
-        tracker.penta.to_array()
+        penta.pairs(),
+        penta.to_array()
     );
     Ok(ExitCode::from(code))
 }

@@ -1,5 +1,6 @@
-//! `arena run` / `arena tournament`: clap arguments and the TOML file in, a checked
-//! [`RunConfig`] out, then the runner.
+//! `arena run` / `arena tournament`: clap arguments and the TOML file in (what was typed), a
+//! checked [`RunPlan`] out (what will be played), then the runner. `sprt` and `calibrate` build
+//! their plans from the same pieces: [`GameFlags::settings`] and [`BotSpec`] values.
 
 use std::path::{Path, PathBuf};
 
@@ -7,8 +8,10 @@ use anyhow::{bail, Context, Result};
 use serde::Deserialize;
 
 use mancala_arena::engine::{BotSpec, Program};
+use mancala_arena::rules::Ruleset;
+use mancala_arena::run_folder::RunFile;
 use mancala_arena::tournament::config::{Clock, Opening, OpeningSource, RunConfig, TimeControl};
-use mancala_arena::tournament::runner::{self, RunFile, RunOptions};
+use mancala_arena::tournament::runner::{self, RunMode, RunPlan};
 use mancala_arena::tournament::schedule::Format;
 
 /// Game settings shared by `arena run`, `arena sprt` and `arena calibrate`.
@@ -38,6 +41,80 @@ pub struct GameFlags {
     /// Pass `go nodes N` to the bots (deterministic runs).
     #[arg(long)]
     pub nodes: Option<u64>,
+}
+
+/// The checked game settings of [`GameFlags`].
+#[derive(Clone, Debug)]
+pub struct GameSettings {
+    pub rules: Ruleset,
+    pub openings: OpeningSource,
+    pub time: TimeControl,
+    pub concurrency: usize,
+}
+
+impl GameFlags {
+    /// Each flag, or `file`'s value where the flag was not given.
+    fn or(&self, file: &GameFlags) -> GameFlags {
+        GameFlags {
+            rules: self.rules.clone().or(file.rules.clone()),
+            opening_plies: self.opening_plies.or(file.opening_plies),
+            openings: self.openings.clone().or(file.openings.clone()),
+            concurrency: self.concurrency.or(file.concurrency),
+            movetime: self.movetime.or(file.movetime),
+            tc: self.tc.clone().or(file.tc.clone()),
+            depth: self.depth.or(file.depth),
+            nodes: self.nodes.or(file.nodes),
+        }
+    }
+
+    /// Parses and checks the settings, with the defaults for what was not given.
+    pub fn settings(&self) -> Result<GameSettings> {
+        let rules_text = self.rules.as_deref().unwrap_or("kalah");
+        let rules: Ruleset = rules_text
+            .parse()
+            .map_err(|e| anyhow::anyhow!("--rules `{rules_text}`: {e}"))?;
+        let openings = match &self.openings {
+            Some(path) => read_openings(rules, path)?,
+            None => OpeningSource::Random {
+                plies: self.opening_plies.unwrap_or(2),
+            },
+        };
+        let mut time = TimeControl::default();
+        if let Some(tc) = &self.tc {
+            time.clock = Some(Clock::parse(tc).map_err(anyhow::Error::msg)?);
+            time.movetime_ms = self.movetime;
+        } else if self.movetime.is_some() {
+            time.movetime_ms = self.movetime;
+        }
+        time.depth = self.depth;
+        time.nodes = self.nodes;
+        Ok(GameSettings {
+            rules,
+            openings,
+            time,
+            concurrency: self.concurrency.unwrap_or_else(physical_cores),
+        })
+    }
+}
+
+/// An openings file: one opening per line, `#` comments and blank lines skipped.
+fn read_openings(rules: Ruleset, path: &Path) -> Result<OpeningSource> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read openings file {}", path.display()))?;
+    let mut list = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let opening = Opening::parse(rules, line)
+            .map_err(|e| anyhow::anyhow!("{}:{}: {e}", path.display(), i + 1))?;
+        list.push(opening);
+    }
+    Ok(OpeningSource::List {
+        file: path.display().to_string(),
+        openings: list,
+    })
 }
 
 /// Arguments of `arena run`. Command-line flags override the TOML file.
@@ -178,7 +255,16 @@ pub fn bundled_program(bot: &str) -> Result<PathBuf> {
     Ok(path)
 }
 
-fn bundled_spec(name: &str, bot: &str, options: &[(&str, &str)]) -> Result<BotSpec> {
+/// The six bundled players of [`DEFAULT_FIELD`].
+fn default_field() -> Result<Vec<BotSpec>> {
+    DEFAULT_FIELD
+        .iter()
+        .map(|(name, bot, options)| bundled_spec(name, bot, options))
+        .collect()
+}
+
+/// A bundled bot as a player.
+pub fn bundled_spec(name: &str, bot: &str, options: &[(&str, &str)]) -> Result<BotSpec> {
     Ok(BotSpec {
         name: name.to_string(),
         program: Program::Exec {
@@ -190,6 +276,24 @@ fn bundled_spec(name: &str, bot: &str, options: &[(&str, &str)]) -> Result<BotSp
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect(),
+    })
+}
+
+/// A player started by a command line (split like a shell, run without one), with `NAME=VALUE`
+/// options: the `--base`, `--test` and `--bot` flags of `sprt` and `calibrate`.
+pub fn command_spec(name: &str, cmd: &str, options: &[String]) -> Result<BotSpec> {
+    let options = options
+        .iter()
+        .map(|o| match o.split_once('=') {
+            Some((k, v)) if !k.is_empty() => Ok((k.to_string(), v.to_string())),
+            _ => bail!("option `{o}` is not NAME=VALUE"),
+        })
+        .collect::<Result<_>>()?;
+    Ok(BotSpec {
+        name: name.to_string(),
+        program: Program::from_command_line(cmd).map_err(anyhow::Error::msg)?,
+        dir: None,
+        options,
     })
 }
 
@@ -259,8 +363,8 @@ fn toml_value_text(v: &toml::Value) -> String {
     }
 }
 
-/// Builds the checked configuration from the file and the flags (flags win).
-pub fn build_config(args: &RunArgs) -> Result<(RunConfig, usize, PathBuf)> {
+/// Builds the plan from the file and the flags (flags win).
+pub fn build_plan(args: &RunArgs) -> Result<RunPlan> {
     let (file, base) = match &args.config {
         Some(path) => {
             let text = std::fs::read_to_string(path)
@@ -274,15 +378,17 @@ pub fn build_config(args: &RunArgs) -> Result<(RunConfig, usize, PathBuf)> {
         }
         None => (FileConfig::default(), PathBuf::new()),
     };
-    let rules_text = args
-        .game
-        .rules
-        .clone()
-        .or(file.rules.clone())
-        .unwrap_or_else(|| "kalah".to_string());
-    let ruleset: mancala_arena::rules::Ruleset = rules_text
-        .parse()
-        .map_err(|e| anyhow::anyhow!("--rules `{rules_text}`: {e}"))?;
+    let file_game = GameFlags {
+        rules: file.rules.clone(),
+        opening_plies: file.opening_plies,
+        openings: file.openings.as_ref().map(|p| base.join(p)),
+        concurrency: file.concurrency,
+        movetime: file.movetime,
+        tc: file.tc.clone(),
+        depth: file.depth,
+        nodes: file.nodes,
+    };
+    let game = args.game.or(&file_game).settings()?;
 
     let mut players = Vec::new();
     for b in &file.bot {
@@ -305,9 +411,7 @@ pub fn build_config(args: &RunArgs) -> Result<(RunConfig, usize, PathBuf)> {
         players.push(parse_bot_arg(words)?);
     }
     if players.is_empty() {
-        for (name, bot, options) in DEFAULT_FIELD {
-            players.push(bundled_spec(name, bot, options)?);
-        }
+        players = default_field()?;
     }
 
     let gauntlet_names = if args.gauntlet.is_empty() {
@@ -324,59 +428,10 @@ pub fn build_config(args: &RunArgs) -> Result<(RunConfig, usize, PathBuf)> {
             bail!("unknown format `{other}` (round-robin or gauntlet)")
         }
         (_, true) => Format::RoundRobin,
-        (_, false) => {
-            let mut challengers = Vec::new();
-            for name in &gauntlet_names {
-                let idx = players
-                    .iter()
-                    .position(|p| &p.name == name)
-                    .with_context(|| format!("--gauntlet: no player is named `{name}`"))?;
-                challengers.push(idx);
-            }
-            Format::Gauntlet { challengers }
-        }
+        (_, false) => gauntlet(&players, &gauntlet_names)?,
     };
 
-    let openings = match args
-        .game
-        .openings
-        .clone()
-        .or(file.openings.as_ref().map(|p| base.join(p)))
-    {
-        Some(path) => {
-            let text = std::fs::read_to_string(&path)
-                .with_context(|| format!("cannot read openings file {}", path.display()))?;
-            let mut list = Vec::new();
-            for (i, line) in text.lines().enumerate() {
-                let line = line.trim();
-                if line.is_empty() || line.starts_with('#') {
-                    continue;
-                }
-                let opening = Opening::parse(ruleset, line)
-                    .map_err(|e| anyhow::anyhow!("{}:{}: {e}", path.display(), i + 1))?;
-                list.push(opening);
-            }
-            OpeningSource::List {
-                file: path.display().to_string(),
-                openings: list,
-            }
-        }
-        None => OpeningSource::Random {
-            plies: args.game.opening_plies.or(file.opening_plies).unwrap_or(2),
-        },
-    };
-
-    let mut time = TimeControl::default();
-    let tc = args.game.tc.clone().or(file.tc.clone());
-    let movetime = args.game.movetime.or(file.movetime);
-    if let Some(tc) = tc {
-        time.clock = Some(Clock::parse(&tc).map_err(anyhow::Error::msg)?);
-        time.movetime_ms = movetime;
-    } else if movetime.is_some() {
-        time.movetime_ms = movetime;
-    }
-    time.depth = args.game.depth.or(file.depth);
-    time.nodes = args.game.nodes.or(file.nodes);
+    let mut time = game.time;
     if let Some(margin) = args.margin.or(file.margin) {
         time.margin_ms = margin;
     }
@@ -397,11 +452,11 @@ pub fn build_config(args: &RunArgs) -> Result<(RunConfig, usize, PathBuf)> {
         .unwrap_or_else(|| "arena".to_string());
     let config = RunConfig {
         name: name.clone(),
-        rules: ruleset.to_string(),
+        rules: game.rules,
         players,
         format,
         pairs: args.pairs.or(file.pairs).unwrap_or(4),
-        openings,
+        openings: game.openings,
         seed: args.seed.or(file.seed).unwrap_or(1),
         time,
         adjudicate: args.adjudicate || file.adjudicate.unwrap_or(false),
@@ -409,22 +464,39 @@ pub fn build_config(args: &RunArgs) -> Result<(RunConfig, usize, PathBuf)> {
             .max_start_failures
             .or(file.max_start_failures)
             .unwrap_or(3),
-        bootstrap: 1000,
     };
     config.validate().map_err(anyhow::Error::msg)?;
-    let concurrency = args
-        .game
-        .concurrency
-        .or(file.concurrency)
-        .unwrap_or_else(physical_cores);
-    let out = match args.out.clone().or(file.out.clone()) {
-        Some(out) => out,
-        None => PathBuf::from("results").join(format!(
-            "{name}-{}",
-            chrono::Local::now().format("%Y%m%d-%H%M%S")
-        )),
-    };
-    Ok((config, concurrency, out))
+    let out = args
+        .out
+        .clone()
+        .or(file.out.clone())
+        .unwrap_or_else(|| default_out(&name));
+    Ok(RunPlan {
+        config,
+        concurrency: game.concurrency,
+        out,
+    })
+}
+
+/// `results/<name>-<timestamp>/`.
+pub fn default_out(name: &str) -> PathBuf {
+    PathBuf::from("results").join(format!(
+        "{name}-{}",
+        chrono::Local::now().format("%Y%m%d-%H%M%S")
+    ))
+}
+
+/// A gauntlet of the named players (by index) against the rest.
+pub fn gauntlet(players: &[BotSpec], names: &[String]) -> Result<Format> {
+    let mut challengers = Vec::new();
+    for name in names {
+        let idx = players
+            .iter()
+            .position(|p| &p.name == name)
+            .with_context(|| format!("--gauntlet: no player is named `{name}`"))?;
+        challengers.push(idx);
+    }
+    Ok(Format::Gauntlet { challengers })
 }
 
 /// Physical cores (not hyperthreads), as the default concurrency: two bots share a game but only
@@ -463,40 +535,42 @@ pub fn parse_shard(text: &str) -> Result<(u64, u64)> {
     }
 }
 
-/// `arena run`: builds (or, with --resume, reads) the configuration and plays the tournament.
-pub async fn run(args: &RunArgs) -> Result<(RunConfig, PathBuf, runner::RunOutcome)> {
-    let (config, concurrency, dir, shard) = match &args.resume {
+/// `arena run`: builds (or, with --resume, reads) the plan and plays the tournament.
+pub async fn run(args: &RunArgs) -> Result<(RunPlan, runner::RunOutcome)> {
+    let (plan, shard) = match &args.resume {
         Some(dir) => {
             let run_file = RunFile::read(dir)?;
-            let concurrency = args.game.concurrency.unwrap_or_else(physical_cores);
-            (run_file.config, concurrency, dir.clone(), run_file.shard)
+            let plan = RunPlan {
+                config: run_file.config,
+                concurrency: args.game.concurrency.unwrap_or_else(physical_cores),
+                out: dir.clone(),
+            };
+            (plan, run_file.shard)
         }
         None => {
-            let (config, concurrency, dir) = build_config(args)?;
             let shard = args.shard.as_deref().map(parse_shard).transpose()?;
-            (config, concurrency, dir, shard)
+            (build_plan(args)?, shard)
         }
     };
-    let opts = RunOptions {
-        dir: dir.clone(),
-        concurrency,
+    let mode = RunMode {
         resume: args.resume.is_some(),
         shard,
         progress: !args.quiet,
     };
     if !args.quiet {
+        let config = &plan.config;
         eprintln!(
             "{}: {} players, {} ({} pairs per encounter), {} game(s) at once, results in {}",
             config.name,
             config.players.len(),
             config.rules,
             config.pairs,
-            concurrency,
-            dir.display()
+            plan.concurrency,
+            plan.out.display()
         );
     }
-    let outcome = runner::run(&config, &opts).await?;
-    Ok((config, dir, outcome))
+    let outcome = runner::run(&plan, &mode).await?;
+    Ok((plan, outcome))
 }
 
 /// The `run` subcommand's entry point: a tokio runtime around [`run`], then the summary.
@@ -505,7 +579,8 @@ pub fn main(args: &RunArgs) -> Result<()> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    let (_config, dir, outcome) = runtime.block_on(run(args))?;
+    let (plan, outcome) = runtime.block_on(run(args))?;
+    let dir = plan.out;
     if !args.quiet {
         eprintln!(
             "{} game(s) played ({} forfeit(s)), {} skipped; results in {}",

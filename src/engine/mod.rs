@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 
 use crate::protocol::{FromBot, GoLimits, IdKey, OptionDecl, PositionStart, ToBot};
-use crate::rules::Move;
+use crate::rules::{Move, Ruleset};
 
 pub use process::{become_subreaper, BotProcess};
 
@@ -100,6 +100,19 @@ pub enum FaultKind {
 }
 
 impl FaultKind {
+    pub const ALL: [FaultKind; 9] = [
+        FaultKind::Spawn,
+        FaultKind::Handshake,
+        FaultKind::Crash,
+        FaultKind::Timeout,
+        FaultKind::Malformed,
+        FaultKind::IllegalMove,
+        FaultKind::Garbage,
+        FaultKind::LineTooLong,
+        FaultKind::Io,
+    ];
+
+    /// The name in the results files (`games.csv`'s `termination` column).
     pub fn as_str(self) -> &'static str {
         match self {
             FaultKind::Spawn => "spawn",
@@ -112,6 +125,17 @@ impl FaultKind {
             FaultKind::LineTooLong => "line_too_long",
             FaultKind::Io => "io",
         }
+    }
+}
+
+impl std::str::FromStr for FaultKind {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        FaultKind::ALL
+            .into_iter()
+            .find(|k| k.as_str() == s)
+            .ok_or_else(|| format!("unknown fault kind `{s}`"))
     }
 }
 
@@ -221,7 +245,7 @@ impl Engine {
     }
 
     /// Announces a new game and waits until the bot is ready for it.
-    pub async fn new_game(&mut self, ruleset: &str, seed: u64) -> Result<(), Fault> {
+    pub async fn new_game(&mut self, ruleset: Ruleset, seed: u64) -> Result<(), Fault> {
         self.send(&ToBot::NewGame {
             ruleset: ruleset.to_string(),
             seed: Some(seed),
@@ -328,21 +352,6 @@ fn as_handshake(fault: Fault) -> Fault {
         ),
         _ => fault,
     }
-}
-
-/// Where a bot's stderr log goes inside a run folder.
-pub fn stderr_log_path(logs_dir: &Path, bot: &str) -> PathBuf {
-    let safe: String = bot
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' || c == '.' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    logs_dir.join(format!("{safe}.stderr.log"))
 }
 
 /// Channel capacity between the stdout reader task and the engine: bounded, so a flooding bot

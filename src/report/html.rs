@@ -9,8 +9,9 @@
 
 use std::fmt::Write as _;
 
-use super::analysis::MistakeRow;
-use super::output::{command_line, pair_elo, pct, signed, ReportInput};
+use super::documents::{command_line, ReportInput};
+use super::tables::{mistakes_table, pairwise_table, ratings_table, signed, terminations_table};
+use crate::run_folder::analysis::MistakeRow;
 
 /// Escapes text for HTML element content and attribute values.
 pub fn escape(s: &str) -> String {
@@ -96,36 +97,7 @@ pub fn render(input: &ReportInput<'_>) -> String {
         escape(&ci),
         escape(&s.anchor)
     );
-    h.push_str(
-        "<table>\n<tr><th>rank</th><th class=\"name\">player</th><th>Elo</th><th>interval</th>\
-         <th>games</th><th>W-D-L</th><th>score</th><th>draws</th><th>P(top)</th></tr>\n",
-    );
-    for r in &s.ratings {
-        let _ = writeln!(
-            h,
-            "<tr><td>{}</td><td class=\"name\">{}{}</td><td>{:.0}</td><td>[{:.0}, {:.0}]</td>\
-             <td>{}</td><td>{}-{}-{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            r.rank,
-            escape(&r.name),
-            if r.unbounded { " *" } else { "" },
-            r.elo,
-            r.ci_low,
-            r.ci_high,
-            r.games,
-            r.wins,
-            r.draws,
-            r.losses,
-            pct(r.score_pct),
-            pct(r.draw_pct),
-            r.p_best.map_or("–".to_string(), |p| format!("{p:.3}")),
-        );
-    }
-    h.push_str("</table>\n");
-    if s.ratings.iter().any(|r| r.unbounded) {
-        h.push_str(
-            "<p>* never lost or never scored: the rating rests on the prior, not the games.</p>\n",
-        );
-    }
+    h.push_str(&ratings_table(&s.ratings).html());
     let fm = &s.first_move_advantage;
     let _ = writeln!(
         h,
@@ -146,15 +118,7 @@ pub fn render(input: &ReportInput<'_>) -> String {
         h.push_str("</ul>\n");
     }
     if !input.terminations.is_empty() {
-        h.push_str("<table>\n<tr><th class=\"name\">game end</th><th>games</th></tr>\n");
-        for (t, n) in &input.terminations {
-            let _ = writeln!(
-                h,
-                "<tr><td class=\"name\">{}</td><td>{n}</td></tr>",
-                escape(t)
-            );
-        }
-        h.push_str("</table>\n");
+        h.push_str(&terminations_table(&input.terminations).html());
     }
     h.push_str("</section>\n");
 
@@ -164,7 +128,7 @@ pub fn render(input: &ReportInput<'_>) -> String {
             "<section id=\"sprt\">\n<h2>SPRT</h2>\n<p><b>{}</b> after {} game pairs: LLR {:+.3}, \
              bounds [{:.3}, {:.3}]; H0 {} Elo, H1 {} Elo ({} model), α = {}, β = {}; \
              pentanomial counts {:?}.</p>\n</section>",
-            escape(sprt.verdict()),
+            escape(sprt.status.result.verdict()),
             sprt.pairs,
             sprt.status.llr,
             sprt.status.lower,
@@ -189,33 +153,7 @@ pub fn render(input: &ReportInput<'_>) -> String {
              pairs (trinomial when games are unpaired).</p>",
             s.level * 100.0
         );
-        h.push_str(
-            "<table>\n<tr><th class=\"name\">player</th><th class=\"name\">opponent</th>\
-             <th>games</th><th>W-D-L</th><th>pairs LL LD DD/WL WD WW</th><th>score</th>\
-             <th>Elo</th><th>LOS</th></tr>\n",
-        );
-        for p in &s.pairwise {
-            let _ = writeln!(
-                h,
-                "<tr><td class=\"name\">{}</td><td class=\"name\">{}</td><td>{}</td>\
-                 <td>{}-{}-{}</td><td>{} {} {} {} {}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                escape(&p.player),
-                escape(&p.opponent),
-                p.games,
-                p.wins,
-                p.draws,
-                p.losses,
-                p.penta_ll,
-                p.penta_ld,
-                p.penta_dd_wl,
-                p.penta_wd,
-                p.penta_ww,
-                pct(p.score_pct),
-                pair_elo(p),
-                p.los.map_or("–".to_string(), |l| format!("{l:.3}")),
-            );
-        }
-        h.push_str("</table>\n");
+        h.push_str(&pairwise_table(&s.pairwise).html());
     }
     h.push_str("</section>\n");
 
@@ -286,26 +224,10 @@ fn mistakes_section(h: &mut String, rows: &[MistakeRow]) {
         "<section id=\"mistakes\">\n<h2>Mistake meter</h2>\n<p>Every sow the players chose, \
          checked with the exact solver (<code>arena analyse</code>): a mistake is a sow whose \
          perfect-play value is lower than the best sow's; seeds lost are the difference. Only \
-         sows the solver proved within its node budget count.</p>\n<table>\n<tr>\
-         <th class=\"name\">player</th><th>games</th><th>sows</th><th>proven</th>\
-         <th>mistakes</th><th>mistake rate</th><th>seeds lost / game</th><th>worst</th></tr>\n",
+         sows the solver proved within its node budget count.</p>\n",
     );
-    for r in rows {
-        let _ = writeln!(
-            h,
-            "<tr><td class=\"name\">{}</td><td>{}</td><td>{}</td><td>{:.1}%</td><td>{}</td>\
-             <td>{:.1}%</td><td>{:.2}</td><td>{}</td></tr>",
-            escape(&r.player),
-            r.games,
-            r.sows,
-            r.proven_share() * 100.0,
-            r.mistakes,
-            r.mistake_rate * 100.0,
-            r.seeds_lost_per_game,
-            r.worst_loss
-        );
-    }
-    h.push_str("</table>\n</section>\n");
+    h.push_str(&mistakes_table(rows).html());
+    h.push_str("</section>\n");
 }
 
 #[cfg(test)]

@@ -4,7 +4,8 @@
 
 use std::fmt::Write as _;
 
-use super::output::{command_line, pair_elo, pct, signed, ReportInput};
+use super::documents::{command_line, ReportInput};
+use super::tables::{mistakes_table, pairwise_table, ratings_table, signed};
 
 /// Escapes the characters that would break a table cell or start markup.
 pub fn escape(s: &str) -> String {
@@ -49,7 +50,7 @@ pub fn render(input: &ReportInput<'_>) -> String {
             m,
             "**SPRT: {}** after {} pairs (LLR {:+.3}, bounds [{:.3}, {:.3}]; H0 {} / H1 {} Elo, \
              {}, α = {}, β = {}).\n",
-            sprt.verdict(),
+            sprt.status.result.verdict(),
             sprt.pairs,
             sprt.status.llr,
             sprt.status.lower,
@@ -61,25 +62,7 @@ pub fn render(input: &ReportInput<'_>) -> String {
             sprt.beta
         );
     }
-    m.push_str("| rank | player | Elo | interval | games | W-D-L | score |\n");
-    m.push_str("|---:|:---|---:|---:|---:|---:|---:|\n");
-    for r in &s.ratings {
-        let _ = writeln!(
-            m,
-            "| {} | {}{} | {:.0} | [{:.0}, {:.0}] | {} | {}-{}-{} | {} |",
-            r.rank,
-            escape(&r.name),
-            if r.unbounded { " \\*" } else { "" },
-            r.elo,
-            r.ci_low,
-            r.ci_high,
-            r.games,
-            r.wins,
-            r.draws,
-            r.losses,
-            pct(r.score_pct)
-        );
-    }
+    m.push_str(&ratings_table(&s.ratings).markdown());
     let fm = &s.first_move_advantage;
     let _ = writeln!(
         m,
@@ -90,41 +73,12 @@ pub fn render(input: &ReportInput<'_>) -> String {
         fm.first_player_score * 100.0
     );
     if !s.pairwise.is_empty() {
-        m.push_str("| player | opponent | games | W-D-L | score | Elo | LOS |\n");
-        m.push_str("|:---|:---|---:|---:|---:|---:|---:|\n");
-        for p in &s.pairwise {
-            let _ = writeln!(
-                m,
-                "| {} | {} | {} | {}-{}-{} | {} | {} | {} |",
-                escape(&p.player),
-                escape(&p.opponent),
-                p.games,
-                p.wins,
-                p.draws,
-                p.losses,
-                pct(p.score_pct),
-                pair_elo(p),
-                p.los.map_or("–".to_string(), |l| format!("{l:.3}"))
-            );
-        }
+        m.push_str(&pairwise_table(&s.pairwise).markdown());
         m.push('\n');
     }
     if let Some(rows) = &input.analysis {
         m.push_str("Mistake meter (sows checked with the exact solver, `arena analyse`):\n\n");
-        m.push_str("| player | sows | proven | mistake rate | seeds lost / game | worst |\n");
-        m.push_str("|:---|---:|---:|---:|---:|---:|\n");
-        for r in rows {
-            let _ = writeln!(
-                m,
-                "| {} | {} | {:.1}% | {:.1}% | {:.2} | {} |",
-                escape(&r.player),
-                r.sows,
-                r.proven_share() * 100.0,
-                r.mistake_rate * 100.0,
-                r.seeds_lost_per_game,
-                r.worst_loss
-            );
-        }
+        m.push_str(&mistakes_table(rows).markdown());
         m.push('\n');
     }
     for w in &s.warnings {

@@ -1,12 +1,13 @@
-//! Outputs for people and programs: the rating files and terminal tables of a results folder
-//! ([`rate`]), its figures ([`plots`]), and the two documents made from them, `report.html`
-//! ([`html`]) and `summary.md` ([`markdown`]), written together by [`output::write_report`], which
-//! also show the mistake meter's [`analysis`] when the folder has one.
-//! Reads what `tournament/` wrote; the maths is [`crate::rating`].
+//! Documents for people: the terminal tables and the rating run of a results folder ([`rate`],
+//! [`tables`]), its figures ([`plots`]), and the two documents made from them, `report.html`
+//! ([`html`]) and `summary.md` ([`markdown`]), written together by
+//! [`documents::write_report`]. The files of the folder are read and written through
+//! [`crate::run_folder`]; the maths is [`crate::rating`]. Formatting only.
 
-pub mod analysis;
+pub mod calibration;
+pub mod documents;
 pub mod html;
 pub mod markdown;
-pub mod output;
 pub mod plots;
 pub mod rate;
+pub mod tables;

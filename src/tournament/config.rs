@@ -1,6 +1,8 @@
 //! The checked configuration of a run: what `run.json` stores and what a resume or a shard reads
 //! back. The CLI and the TOML file both build one of these; nothing here touches processes.
 
+use std::fmt;
+use std::str::FromStr;
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -135,9 +137,62 @@ pub struct Opening {
 }
 
 impl Opening {
-    /// Parses one line of an openings file: a move list (`3 6 1`), or a state string optionally
-    /// followed by `moves ...`. Returns the position it reaches, checked.
+    /// Parses one line of an openings file (a move list `3 6 1`, or a state string optionally
+    /// followed by `moves ...`) and checks that it is a playable opening of `ruleset`.
     pub fn parse(ruleset: Ruleset, line: &str) -> Result<Opening, String> {
+        let opening: Opening = line.parse()?;
+        opening.position(ruleset)?;
+        Ok(opening)
+    }
+
+    /// Where the opening starts: its state string, or the ruleset's start position.
+    pub fn start(&self, ruleset: Ruleset) -> Result<Position, String> {
+        match &self.state {
+            Some(state) => Position::from_state(ruleset, state)
+                .map_err(|e| format!("invalid position `{state}`: {e}")),
+            None => Ok(Position::new(ruleset)),
+        }
+    }
+
+    /// The position the opening reaches, or why it is not a playable opening.
+    pub fn position(&self, ruleset: Ruleset) -> Result<Position, String> {
+        let mut pos = self.start(ruleset)?;
+        for (i, &mv) in self.moves.iter().enumerate() {
+            pos.play(mv)
+                .map_err(|e| format!("move {} (`{mv}`): {e}", i + 1))?;
+        }
+        if pos.is_over() {
+            return Err("the game is already over after this opening".to_string());
+        }
+        Ok(pos)
+    }
+}
+
+/// The opening as one line of text, the form `games.csv` and openings files use: the moves
+/// (`3 6 1`), or the state string and then `moves ...` if there are any.
+impl fmt::Display for Opening {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut sep = "";
+        if let Some(state) = &self.state {
+            f.write_str(state)?;
+            if !self.moves.is_empty() {
+                f.write_str(" moves")?;
+            }
+            sep = " ";
+        }
+        for mv in &self.moves {
+            write!(f, "{sep}{mv}")?;
+            sep = " ";
+        }
+        Ok(())
+    }
+}
+
+/// Reads an opening line's syntax only: whether it is playable is [`Opening::position`]'s call.
+impl FromStr for Opening {
+    type Err = String;
+
+    fn from_str(line: &str) -> Result<Self, Self::Err> {
         let mut words = line.split_whitespace().peekable();
         let mut opening = Opening::default();
         if let Some(first) = words.peek() {
@@ -153,35 +208,23 @@ impl Opening {
                 .moves
                 .push(w.parse::<Move>().map_err(|e| e.to_string())?);
         }
-        opening.position(ruleset)?;
         Ok(opening)
     }
+}
 
-    /// The position the opening reaches, or why it is not a playable opening.
-    pub fn position(&self, ruleset: Ruleset) -> Result<Position, String> {
-        let mut pos = match &self.state {
-            Some(state) => Position::from_state(ruleset, state)
-                .map_err(|e| format!("invalid position `{state}`: {e}"))?,
-            None => Position::new(ruleset),
-        };
-        for (i, &mv) in self.moves.iter().enumerate() {
-            pos.play(mv)
-                .map_err(|e| format!("move {} (`{mv}`): {e}", i + 1))?;
-        }
-        if pos.is_over() {
-            return Err("the game is already over after this opening".to_string());
-        }
-        Ok(pos)
+/// [`Opening`] as its one-line text (a `games.csv` column) rather than as a JSON object (its form
+/// in `run.json`).
+pub mod opening_line {
+    use super::Opening;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(opening: &Opening, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_str(opening)
     }
 
-    /// The opening as one line of text, the form `games.csv` and openings files use.
-    pub fn to_line(&self) -> String {
-        let moves: Vec<String> = self.moves.iter().map(Move::to_string).collect();
-        match &self.state {
-            Some(state) if moves.is_empty() => state.clone(),
-            Some(state) => format!("{state} moves {}", moves.join(" ")),
-            None => moves.join(" "),
-        }
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Opening, D::Error> {
+        let text = String::deserialize(d)?;
+        text.parse().map_err(serde::de::Error::custom)
     }
 }
 
@@ -189,8 +232,7 @@ impl Opening {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunConfig {
     pub name: String,
-    /// Canonical ruleset string.
-    pub rules: String,
+    pub rules: Ruleset,
     pub players: Vec<BotSpec>,
     pub format: Format,
     /// Game pairs per encounter.
@@ -202,24 +244,12 @@ pub struct RunConfig {
     pub adjudicate: bool,
     /// A player whose bot fails to start this many times in a row is dropped from the run.
     pub max_start_failures: u32,
-    /// Bootstrap samples for the confidence intervals at the end of the run.
-    #[serde(default = "default_bootstrap")]
-    pub bootstrap: u32,
-}
-
-fn default_bootstrap() -> u32 {
-    1000
 }
 
 impl RunConfig {
-    pub fn ruleset(&self) -> Result<Ruleset, String> {
-        self.rules.parse::<Ruleset>().map_err(|e| e.to_string())
-    }
-
     /// Checks what a schedule needs: at least two players, unique names, gauntlet players that
     /// exist, at least one pair.
     pub fn validate(&self) -> Result<(), String> {
-        self.ruleset()?;
         if self.players.len() < 2 {
             return Err(format!(
                 "a tournament needs at least two players, got {}",

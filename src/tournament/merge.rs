@@ -11,12 +11,11 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
-use super::results::{self, repair, GameRecord, ResultsWriter, RUN_JSON};
-use super::runner::RunFile;
 use crate::rating::consistency::{shard_consistency, Consistency};
 use crate::rating::fit::{fit, FitConfig};
 use crate::rating::GameTable;
-use crate::report::rate::games_of;
+use crate::run_folder::games::{self, rated_games, repair, GameRecord, ResultsWriter};
+use crate::run_folder::{pgn, RunFile};
 
 /// What a merge did.
 #[derive(Debug)]
@@ -69,7 +68,7 @@ pub fn merge(out: &Path, dirs: &[PathBuf]) -> Result<Merged> {
     if dirs.is_empty() {
         bail!("arena merge needs at least one shard folder");
     }
-    if out.join(RUN_JSON).exists() || out.join(results::GAMES_CSV).exists() {
+    if RunFile::exists(out) || out.join(games::GAMES_CSV).exists() {
         bail!(
             "{} already holds a run: merge into a new folder",
             out.display()
@@ -110,8 +109,8 @@ pub fn merge(out: &Path, dirs: &[PathBuf]) -> Result<Merged> {
     let mut shard_records: Vec<Vec<GameRecord>> = Vec::new();
     let (mut duplicates, mut conflicts) = (0, Vec::new());
     for dir in dirs {
-        let records = results::read_records(dir)?;
-        let rows = results::read_games(dir)?;
+        let records = games::read_records(dir)?;
+        let rows = games::read_games(dir)?;
         if records.len() != rows.len() {
             bail!(
                 "{}: games.csv and games.jsonl disagree ({} vs {} games)",
@@ -140,16 +139,13 @@ pub fn merge(out: &Path, dirs: &[PathBuf]) -> Result<Merged> {
     let mut run_file = RunFile::read(&dirs[0])?;
     run_file.shard = None;
     run_file.command = std::env::args().collect();
-    std::fs::write(
-        out.join(RUN_JSON),
-        serde_json::to_string_pretty(&run_file)? + "\n",
-    )?;
+    run_file.write(out)?;
     let mut writer = ResultsWriter::open(out)?;
     for rec in by_id.values() {
         writer.append(rec)?;
     }
     drop(writer);
-    results::write_pgn(out)?;
+    pgn::write_pgn(out)?;
 
     let names: Vec<String> = run_file
         .config
@@ -159,12 +155,12 @@ pub fn merge(out: &Path, dirs: &[PathBuf]) -> Result<Merged> {
         .collect();
     let all_rows: Vec<_> = by_id.values().map(|r| r.row.clone()).collect();
     let consistency = if dirs.len() >= 2 && !all_rows.is_empty() {
-        let games = games_of(&all_rows, &names, false)?;
+        let games = rated_games(&all_rows, &names, false)?;
         let ratings = fit(&GameTable::new(names.len(), &games)?, &FitConfig::default())?;
         let per_shard = shard_records
             .iter()
             .map(|recs| {
-                games_of(
+                rated_games(
                     &recs.iter().map(|r| r.row.clone()).collect::<Vec<_>>(),
                     &names,
                     false,

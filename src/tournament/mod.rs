@@ -5,6 +5,5 @@ pub mod config;
 pub mod merge;
 pub mod progress;
 pub mod referee;
-pub mod results;
 pub mod runner;
 pub mod schedule;

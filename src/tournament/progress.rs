@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::results::GameRow;
+use crate::run_folder::games::GameRow;
 
 /// How often plain progress lines are printed when stderr is not a terminal.
 const PLAIN_EVERY: Duration = Duration::from_secs(10);
@@ -49,14 +49,13 @@ impl Progress {
 
     pub fn game(&mut self, row: &GameRow) {
         self.done += 1;
-        if let Some(points) = row.first_points() {
-            let first = self.table.entry(row.first.clone()).or_default();
-            first.0 += points;
-            first.1 += 1;
-            let second = self.table.entry(row.second.clone()).or_default();
-            second.0 += 1.0 - points;
-            second.1 += 1;
-        }
+        let points = row.result.score();
+        let first = self.table.entry(row.first.clone()).or_default();
+        first.0 += points;
+        first.1 += 1;
+        let second = self.table.entry(row.second.clone()).or_default();
+        second.0 += 1.0 - points;
+        second.1 += 1;
         if let Some(bar) = &self.bar {
             bar.set_position(self.done as u64);
             bar.set_message(self.leaders());

@@ -8,10 +8,11 @@
 use std::time::{Duration, Instant};
 
 use super::config::{Opening, TimeControl};
-use super::results::{termination, GameRecord, GameRow};
 use crate::engine::{Engine, Fault, FaultKind};
 use crate::protocol::PositionStart;
-use crate::rules::{BySide, Move, Position, Ruleset, Side};
+use crate::rating::Outcome;
+use crate::rules::{BySide, EndReason, Move, Position, Ruleset, Side};
+use crate::run_folder::games::{GameRecord, GameRow, Termination};
 
 /// Stops a game once its outcome can no longer change: one side holds more than half the seeds
 /// in its store, or both hold exactly half with nothing left to play for. Pure.
@@ -36,7 +37,6 @@ pub struct GameSetup<'a> {
     pub pair_id: u64,
     pub round: u32,
     pub ruleset: Ruleset,
-    pub rules_text: &'a str,
     pub opening: &'a Opening,
     pub time: &'a TimeControl,
     pub adjudicate: bool,
@@ -76,6 +76,8 @@ struct GameState {
     start: PositionStart,
     moves: Vec<Move>,
     think_ms: Vec<u64>,
+    /// Who made each sow after the opening: 0 the first player, 1 the second.
+    movers: Vec<u8>,
     /// Which player (0 = first, 1 = second) sits on each seat; changes after a pie `swap`.
     seat: BySide<usize>,
     think_total: [Duration; 2],
@@ -104,6 +106,7 @@ impl GameState {
             start,
             moves: setup.opening.moves.clone(),
             think_ms: Vec::new(),
+            movers: Vec::new(),
             seat,
             think_total: [Duration::ZERO; 2],
             think_max: [Duration::ZERO; 2],
@@ -113,9 +116,15 @@ impl GameState {
 
     fn finish(self, setup: &GameSetup<'_>, outcome: Result<(), Early>, wall: Duration) -> Played {
         let player_of = |side: Side| *self.seat.get(side);
-        // Points and seeds per player (0 = first).
+        // The first player's outcome when `winner` (a seat) won.
+        let outcome_of = |winner: Option<Side>| match winner {
+            Some(side) if player_of(side) == 0 => Outcome::Win,
+            Some(_) => Outcome::Loss,
+            None => Outcome::Draw,
+        };
+        // Seeds per player (0 = first).
         let mut seeds = [0u32; 2];
-        let (points_first, term, forfeit, detail, faulty) = match &outcome {
+        let (result, termination, forfeit, detail, faulty) = match &outcome {
             Ok(()) => {
                 let result = self
                     .pos
@@ -124,62 +133,39 @@ impl GameState {
                 for side in Side::BOTH {
                     seeds[player_of(side)] = *result.score.get(side);
                 }
-                let points = match result.winner {
-                    Some(side) if player_of(side) == 0 => 1.0,
-                    Some(_) => 0.0,
-                    None => 0.5,
-                };
-                let term = if result.end == crate::rules::EndReason::SowCap {
-                    termination::SOW_CAP
+                let termination = if result.end == EndReason::SowCap {
+                    Termination::SowCap
                 } else {
-                    termination::NORMAL
+                    Termination::Normal
                 };
-                (
-                    points,
-                    term.to_string(),
-                    String::new(),
-                    format!("{:?}", result.end),
-                    None,
-                )
+                let detail = format!("{:?}", result.end);
+                (outcome_of(result.winner), termination, None, detail, None)
             }
             Err(early) => {
                 for side in Side::BOTH {
                     seeds[player_of(side)] = self.pos.store(side);
                 }
                 match early {
-                    Early::Adjudicated(winner) => {
-                        let points = match winner {
-                            Some(side) if player_of(*side) == 0 => 1.0,
-                            Some(_) => 0.0,
-                            None => 0.5,
-                        };
-                        (
-                            points,
-                            termination::ADJUDICATED.to_string(),
-                            String::new(),
-                            "outcome decided".to_string(),
-                            None,
-                        )
-                    }
-                    Early::Forfeit { player, fault } => {
-                        let points = if *player == 0 { 0.0 } else { 1.0 };
-                        (
-                            points,
-                            fault.kind.as_str().to_string(),
-                            setup.names[*player].to_string(),
-                            fault.detail.clone(),
-                            Some(*player),
-                        )
-                    }
+                    Early::Adjudicated(winner) => (
+                        outcome_of(*winner),
+                        Termination::Adjudicated,
+                        None,
+                        "outcome decided".to_string(),
+                        None,
+                    ),
+                    Early::Forfeit { player, fault } => (
+                        if *player == 0 {
+                            Outcome::Loss
+                        } else {
+                            Outcome::Win
+                        },
+                        Termination::Forfeit(fault.kind),
+                        Some(setup.names[*player].to_string()),
+                        fault.detail.clone(),
+                        Some(*player),
+                    ),
                 }
             }
-        };
-        let result = if points_first == 1.0 {
-            "1-0"
-        } else if points_first == 0.0 {
-            "0-1"
-        } else {
-            "1/2-1/2"
         };
         let ms = |d: Duration| d.as_millis() as u64;
         let row = GameRow {
@@ -188,13 +174,13 @@ impl GameState {
             round: setup.round,
             first: setup.names[0].to_string(),
             second: setup.names[1].to_string(),
-            rules: setup.rules_text.to_string(),
-            opening: setup.opening.to_line(),
-            result: result.to_string(),
+            rules: setup.ruleset,
+            opening: setup.opening.clone(),
+            result,
             score_first: seeds[0],
             score_second: seeds[1],
             sows: self.pos.sows(),
-            termination: term,
+            termination,
             forfeit,
             detail,
             wall_ms: ms(wall),
@@ -205,8 +191,9 @@ impl GameState {
         };
         let record = GameRecord {
             row,
-            moves: self.moves.iter().map(Move::to_string).collect(),
+            moves: self.moves,
             think_ms: self.think_ms,
+            movers: self.movers,
         };
         Played { record, faulty }
     }
@@ -219,7 +206,7 @@ async fn run(
 ) -> Result<(), Early> {
     for (player, engine) in engines.iter_mut().enumerate() {
         engine
-            .new_game(setup.rules_text, setup.seeds[player])
+            .new_game(setup.ruleset, setup.seeds[player])
             .await
             .map_err(|fault| Early::Forfeit { player, fault })?;
     }
@@ -252,6 +239,7 @@ async fn run(
         }
         game.moves.push(answer.mv);
         game.think_ms.push(answer.think.as_millis() as u64);
+        game.movers.push(player as u8);
         game.think_total[player] += answer.think;
         game.think_max[player] = game.think_max[player].max(answer.think);
         if let (Some(clock), Some(c)) = (remaining, setup.time.clock) {

@@ -8,7 +8,7 @@
 //! ready for `--resume`.
 
 use std::collections::{HashMap, VecDeque};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -18,43 +18,33 @@ use tokio::sync::{mpsc, watch};
 use super::config::{Opening, OpeningSource, RunConfig};
 use super::progress::Progress;
 use super::referee::{self, GameSetup, Played};
-use super::results::{self, GameRecord, ResultsWriter, LOGS_DIR, RUN_JSON};
 use super::schedule::{self, Pairing};
-use crate::engine::{self, Engine, Fault, FaultKind};
+use crate::engine::{Engine, Fault, FaultKind};
 use crate::rules::Ruleset;
+use crate::run_folder::games::{self, GameRecord, ResultsWriter};
+use crate::run_folder::logs::{logs_dir, stderr_log_path};
+use crate::run_folder::{pgn, RunFile};
 
-/// How a run is carried out; none of it changes which games are played or their results.
+/// A run ready to play: the checked configuration (what `run.json` stores), how many games to
+/// play at once, and the run folder. `arena run`, `sprt` and `calibrate` each build one from
+/// their own arguments.
 #[derive(Clone, Debug)]
-pub struct RunOptions {
-    pub dir: PathBuf,
+pub struct RunPlan {
+    pub config: RunConfig,
     pub concurrency: usize,
+    pub out: PathBuf,
+}
+
+/// How a plan is carried out this time; none of it changes which games are played or their
+/// results.
+#[derive(Clone, Debug, Default)]
+pub struct RunMode {
     /// Continue a run folder: play exactly the games it is missing.
     pub resume: bool,
     /// Play only the game pairs whose id ≡ index (mod count).
     pub shard: Option<(u64, u64)>,
     /// Print progress (a bar on a terminal, plain lines otherwise).
     pub progress: bool,
-}
-
-/// What `run.json` holds.
-#[derive(Debug, serde::Serialize, serde::Deserialize)]
-pub struct RunFile {
-    pub arena_version: String,
-    pub started: String,
-    pub command: Vec<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub shard: Option<(u64, u64)>,
-    pub config: RunConfig,
-}
-
-impl RunFile {
-    pub fn read(dir: &Path) -> Result<RunFile> {
-        let path = dir.join(RUN_JSON);
-        let text = std::fs::read_to_string(&path)
-            .with_context(|| format!("cannot read {}", path.display()))?;
-        serde_json::from_str(&text)
-            .with_context(|| format!("{} is not a valid run file", path.display()))
-    }
 }
 
 /// What a finished (or interrupted) run did.
@@ -104,54 +94,45 @@ pub fn schedule_games(
         .collect())
 }
 
-/// Runs (or resumes) the tournament into `opts.dir`.
-pub async fn run(config: &RunConfig, opts: &RunOptions) -> Result<RunOutcome> {
-    run_observed(config, opts, &mut |_| false).await
+/// Runs (or resumes) the tournament into `plan.out`.
+pub async fn run(plan: &RunPlan, mode: &RunMode) -> Result<RunOutcome> {
+    run_observed(plan, mode, &mut |_| false).await
 }
 
 /// Like [`run`], calling `observer` with every finished game (after it is on disk); the run
 /// stops early, cleanly, when the observer returns true (an SPRT that reached a decision).
 pub async fn run_observed(
-    config: &RunConfig,
-    opts: &RunOptions,
+    plan: &RunPlan,
+    mode: &RunMode,
     observer: &mut (dyn FnMut(&GameRecord) -> bool + Send),
 ) -> Result<RunOutcome> {
+    let config = &plan.config;
     config.validate().map_err(anyhow::Error::msg)?;
-    let ruleset = config.ruleset().map_err(anyhow::Error::msg)?;
-    let dir = &opts.dir;
-    std::fs::create_dir_all(dir.join(LOGS_DIR))
+    let ruleset = config.rules;
+    let dir = &plan.out;
+    std::fs::create_dir_all(logs_dir(dir))
         .with_context(|| format!("cannot create {}", dir.display()))?;
 
-    let done = if opts.resume {
-        let (done, notes) = results::repair(dir)?;
+    let done = if mode.resume {
+        let (done, notes) = games::repair(dir)?;
         for note in notes {
             eprintln!("resume: {note}");
         }
         done
     } else {
-        if !results::read_games(dir).unwrap_or_default().is_empty() || dir.join(RUN_JSON).exists() {
+        if !games::read_games(dir).unwrap_or_default().is_empty() || RunFile::exists(dir) {
             bail!(
                 "{} already holds a run: use `--resume {}` to finish it, or choose another --out",
                 dir.display(),
                 dir.display()
             );
         }
-        let run_file = RunFile {
-            arena_version: env!("CARGO_PKG_VERSION").to_string(),
-            started: chrono::Local::now().to_rfc3339(),
-            command: std::env::args().collect(),
-            shard: opts.shard,
-            config: config.clone(),
-        };
-        std::fs::write(
-            dir.join(RUN_JSON),
-            serde_json::to_string_pretty(&run_file)? + "\n",
-        )?;
+        RunFile::new(config.clone(), mode.shard).write(dir)?;
         Default::default()
     };
 
     let all = schedule_games(config, ruleset)?;
-    let in_shard = |g: &Pairing| opts.shard.map_or(true, |(i, n)| g.pair_id % n == i);
+    let in_shard = |g: &Pairing| mode.shard.map_or(true, |(i, n)| g.pair_id % n == i);
     let total = all.iter().filter(|(g, _)| in_shard(g)).count();
     let queue: VecDeque<_> = all
         .into_iter()
@@ -162,7 +143,7 @@ pub async fn run_observed(
     let shared = Arc::new(Shared {
         config: config.clone(),
         ruleset,
-        logs: dir.join(LOGS_DIR),
+        logs: logs_dir(dir),
         queue: Mutex::new(queue),
         health: Mutex::new(Health {
             failures: vec![0; config.players.len()],
@@ -172,7 +153,7 @@ pub async fn run_observed(
     let (tx, mut rx) = mpsc::channel::<GameRecord>(64);
     let (stop_tx, stop_rx) = watch::channel(false);
     let mut workers = Vec::new();
-    for _ in 0..opts.concurrency.max(1).min(todo.max(1)) {
+    for _ in 0..plan.concurrency.max(1).min(todo.max(1)) {
         workers.push(tokio::spawn(worker(
             shared.clone(),
             tx.clone(),
@@ -182,7 +163,7 @@ pub async fn run_observed(
     drop(tx);
 
     let mut writer = ResultsWriter::open(dir)?;
-    let mut progress = Progress::new(total, done.len(), opts.progress);
+    let mut progress = Progress::new(total, done.len(), mode.progress);
     let mut outcome = RunOutcome {
         played: 0,
         skipped: 0,
@@ -198,7 +179,7 @@ pub async fn run_observed(
                 Some(record) => {
                     writer.append(&record)?;
                     outcome.played += 1;
-                    if !record.row.forfeit.is_empty() {
+                    if record.row.forfeit.is_some() {
                         outcome.forfeits += 1;
                     }
                     progress.game(&record.row);
@@ -220,7 +201,7 @@ pub async fn run_observed(
         w.await.context("a worker task panicked")?;
     }
     progress.finish();
-    results::write_pgn(dir)?;
+    pgn::write_pgn(dir)?;
     let health = shared.health.lock().expect("health lock");
     outcome.dropped = config
         .players
@@ -315,7 +296,6 @@ async fn play_one(
         pair_id: pairing.pair_id,
         round: pairing.round,
         ruleset: shared.ruleset,
-        rules_text: &config.rules,
         opening,
         time: &config.time,
         adjudicate: config.adjudicate,
@@ -330,7 +310,7 @@ async fn play_one(
             continue;
         }
         let spec = &config.players[player];
-        let log = engine::stderr_log_path(&shared.logs, &spec.name);
+        let log = stderr_log_path(&shared.logs, &spec.name);
         match Engine::start(spec, &log, Duration::from_millis(config.time.handshake_ms)).await {
             Ok(engine) => {
                 shared.health.lock().expect("health lock").failures[player] = 0;

@@ -13,7 +13,7 @@ use serde::Serialize;
 use statrs::distribution::{ChiSquared, ContinuousCDF};
 
 use super::fit::Ratings;
-use super::Game;
+use super::RatedGame;
 
 /// One shard's residual.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -37,7 +37,7 @@ pub struct Consistency {
 
 /// Tests `games_by_shard` (each a list of games of one shard) against `ratings`, a fit of all
 /// of them together. Shards without games are skipped.
-pub fn shard_consistency(games_by_shard: &[Vec<Game>], ratings: &Ratings) -> Consistency {
+pub fn shard_consistency(games_by_shard: &[Vec<RatedGame>], ratings: &Ratings) -> Consistency {
     let mut shards = Vec::new();
     for (s, games) in games_by_shard.iter().enumerate() {
         if games.is_empty() {
@@ -107,7 +107,7 @@ mod tests {
                 } else {
                     Outcome::Loss
                 };
-                let g = Game {
+                let g = RatedGame {
                     pair,
                     first,
                     second,

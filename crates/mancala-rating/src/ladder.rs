@@ -8,7 +8,7 @@
 //! joint fit it depends on game order and never converges to a point: with K = 32 the
 //! stationary spread is tens of Elo.
 
-use super::{Game, RatingError};
+use super::{RatedGame, RatingError};
 use serde::Serialize;
 
 /// Settings of the ladder.
@@ -101,10 +101,10 @@ pub struct LadderTrack {
 /// Replays `games` in order for `players` players.
 ///
 /// ```
-/// use mancala_rating::{Game, Outcome, ladder::{run_ladder, LadderConfig}};
+/// use mancala_rating::{RatedGame, Outcome, ladder::{run_ladder, LadderConfig}};
 /// let games = [
-///     Game { pair: 0, first: 0, second: 1, outcome: Outcome::Win },
-///     Game { pair: 0, first: 1, second: 0, outcome: Outcome::Draw },
+///     RatedGame { pair: 0, first: 0, second: 1, outcome: Outcome::Win },
+///     RatedGame { pair: 0, first: 1, second: 0, outcome: Outcome::Draw },
 /// ];
 /// let tracks = run_ladder(2, &games, &LadderConfig::default()).unwrap();
 /// assert_eq!(tracks[0].trajectory[..2], [1200.0, 1216.0]);
@@ -113,7 +113,7 @@ pub struct LadderTrack {
 /// ```
 pub fn run_ladder(
     players: usize,
-    games: &[Game],
+    games: &[RatedGame],
     config: &LadderConfig,
 ) -> Result<Vec<LadderTrack>, RatingError> {
     if players == 0 {

@@ -6,20 +6,20 @@
 //! numbers in plain structs (all `serde::Serialize`); `report/` formats them. Randomness
 //! (the bootstrap) comes from a caller-given [`rand_chacha::ChaCha8Rng`].
 //!
-//! The flow is: a list of [`Game`]s → a validated [`GameTable`] (counts per ordered
+//! The flow is: a list of [`RatedGame`]s → a validated [`GameTable`] (counts per ordered
 //! pair of players, and the game pairs kept together for resampling) → [`fit::fit`] →
 //! [`bootstrap::bootstrap`]; [`pairwise::pairwise_table`] and [`sprt::Sprt`] read the same
 //! table; [`ladder::run_ladder`] reads the games in order. Every formula, with its source, is
 //! written out in `docs/statistics.md`.
 //!
 //! ```
-//! use mancala_rating::{fit::{fit, FitConfig}, Game, GameTable, Outcome};
+//! use mancala_rating::{fit::{fit, FitConfig}, RatedGame, GameTable, Outcome};
 //! // Player 0 beats player 1 in both games of a colour-swapped pair, and they draw a pair.
 //! let games = vec![
-//!     Game { pair: 0, first: 0, second: 1, outcome: Outcome::Win },
-//!     Game { pair: 0, first: 1, second: 0, outcome: Outcome::Loss },
-//!     Game { pair: 1, first: 0, second: 1, outcome: Outcome::Draw },
-//!     Game { pair: 1, first: 1, second: 0, outcome: Outcome::Draw },
+//!     RatedGame { pair: 0, first: 0, second: 1, outcome: Outcome::Win },
+//!     RatedGame { pair: 0, first: 1, second: 0, outcome: Outcome::Loss },
+//!     RatedGame { pair: 1, first: 0, second: 1, outcome: Outcome::Draw },
+//!     RatedGame { pair: 1, first: 1, second: 0, outcome: Outcome::Draw },
 //! ];
 //! let table = GameTable::new(2, &games).unwrap();
 //! let ratings = fit(&table, &FitConfig::default()).unwrap();
@@ -27,6 +27,7 @@
 //! assert!((ratings.players[0].elo + ratings.players[1].elo - 2400.0).abs() < 1e-6);
 //! ```
 
+pub mod analyse;
 pub mod bootstrap;
 pub mod calibrate;
 pub mod consistency;
@@ -38,19 +39,51 @@ pub mod sprt;
 
 mod linalg;
 
+pub use analyse::{analyse, FirstMove, RatingConfig, RatingReport};
+
 use serde::{Deserialize, Serialize};
 use statrs::distribution::{ContinuousCDF, Normal};
 use std::collections::HashMap;
+use std::fmt;
+use std::str::FromStr;
 
-/// The result of one game from the FIRST player's point of view.
+/// The result of one game from the FIRST player's point of view. Written as chess writes
+/// results (`1-0`, `1/2-1/2`, `0-1`): in `games.csv`, in PGN and by serde.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Outcome {
     /// The first player won (1 point).
+    #[serde(rename = "1-0")]
     Win,
     /// A draw (½ point each).
+    #[serde(rename = "1/2-1/2")]
     Draw,
     /// The first player lost (0 points).
+    #[serde(rename = "0-1")]
     Loss,
+}
+
+impl fmt::Display for Outcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Outcome::Win => "1-0",
+            Outcome::Draw => "1/2-1/2",
+            Outcome::Loss => "0-1",
+        })
+    }
+}
+
+impl FromStr for Outcome {
+    type Err = RatingError;
+
+    /// Reads `1-0`, `1/2-1/2` or `0-1`.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "1-0" => Ok(Outcome::Win),
+            "1/2-1/2" => Ok(Outcome::Draw),
+            "0-1" => Ok(Outcome::Loss),
+            _ => Err(RatingError::InvalidResult(s.chars().take(32).collect())),
+        }
+    }
 }
 
 impl Outcome {
@@ -97,7 +130,7 @@ impl Outcome {
 
 /// One finished game as the harness records it.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Game {
+pub struct RatedGame {
     /// Game-pair id: both games of a pair start from the same opening with colours swapped.
     pub pair: u64,
     /// Index of the player who moved first.
@@ -108,15 +141,15 @@ pub struct Game {
     pub outcome: Outcome,
 }
 
-impl Game {
+impl RatedGame {
     /// Builds a game from the first player's score (1, 0.5 or 0), as `games.csv` stores it.
     pub fn from_score(
         pair: u64,
         first: usize,
         second: usize,
         score: f64,
-    ) -> Result<Game, RatingError> {
-        Ok(Game {
+    ) -> Result<RatedGame, RatingError> {
+        Ok(RatedGame {
             pair,
             first,
             second,
@@ -125,7 +158,7 @@ impl Game {
     }
 }
 
-impl Game {
+impl RatedGame {
     /// Checks that game number `k` is between two different players of a pool of `players`.
     pub fn check(&self, k: usize, players: usize) -> Result<(), RatingError> {
         for player in [self.first, self.second] {
@@ -178,6 +211,9 @@ pub enum RatingError {
         /// The score given.
         score: f64,
     },
+    /// A result other than `1-0`, `1/2-1/2` or `0-1`.
+    #[error("invalid result `{0}`: expected 1-0, 1/2-1/2 or 0-1")]
+    InvalidResult(String),
     /// A configuration value out of its range.
     #[error("invalid configuration: {0}")]
     InvalidConfig(String),
@@ -252,7 +288,7 @@ pub struct GameTable {
 
 impl GameTable {
     /// Validates and aggregates `games` for a pool of `players` players.
-    pub fn new(players: usize, games: &[Game]) -> Result<GameTable, RatingError> {
+    pub fn new(players: usize, games: &[RatedGame]) -> Result<GameTable, RatingError> {
         if players == 0 {
             return Err(RatingError::NoPlayers);
         }
@@ -373,7 +409,7 @@ impl GameTable {
 
 /// A unit is pentanomial when it holds exactly two games between the same two players with
 /// the first mover swapped. Returns `(a, b, half points of a)` with `a < b`.
-fn penta_of_unit<'a>(mut games: impl Iterator<Item = &'a Game>) -> Option<(usize, usize, u8)> {
+fn penta_of_unit<'a>(mut games: impl Iterator<Item = &'a RatedGame>) -> Option<(usize, usize, u8)> {
     let g1 = games.next()?;
     let g2 = games.next()?;
     if games.next().is_some() || g1.first != g2.second || g1.second != g2.first {
@@ -381,7 +417,7 @@ fn penta_of_unit<'a>(mut games: impl Iterator<Item = &'a Game>) -> Option<(usize
     }
     let a = g1.first.min(g1.second);
     let b = g1.first.max(g1.second);
-    let half = |g: &Game| -> u8 {
+    let half = |g: &RatedGame| -> u8 {
         let s = if g.first == a {
             g.outcome
         } else {

@@ -18,7 +18,8 @@
 
 use super::pairwise::{PentaCounts, Wdl};
 use super::{elo_to_score, NELO_PER_T};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 
 /// Which Elo the hypotheses are stated in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -30,7 +31,7 @@ pub enum SprtModel {
 }
 
 /// The decision so far.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum SprtResult {
     /// Neither bound reached.
     Continue,
@@ -41,7 +42,7 @@ pub enum SprtResult {
 }
 
 /// The test's state for some counts (cutechess `Sprt::Status`).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct SprtStatus {
     /// The decision.
     pub result: SprtResult,
@@ -51,6 +52,54 @@ pub struct SprtStatus {
     pub lower: f64,
     /// `ln((1−β)/α)`.
     pub upper: f64,
+}
+
+impl SprtResult {
+    /// The decision in words, for a regression test between a base and a test bot.
+    pub fn verdict(self) -> &'static str {
+        match self {
+            SprtResult::AcceptH1 => "H1 accepted: the test bot is stronger",
+            SprtResult::AcceptH0 => "H0 accepted: the test bot is not stronger",
+            SprtResult::Continue => "inconclusive: no bound was reached",
+        }
+    }
+}
+
+/// Game pairs as one player (the test bot) sees them, fed one game at a time in any order: a
+/// pair's pentanomial count is added when its second game arrives.
+#[derive(Debug, Clone, Default)]
+pub struct PairTracker {
+    /// Pairs with one game in: (the player's half points so far, games seen).
+    open: HashMap<u64, (u8, u8)>,
+    penta: PentaCounts,
+}
+
+impl PairTracker {
+    /// Adds a game of pair `pair` in which the player scored `points` (1, 0.5 or 0). Returns
+    /// true when it completed its pair (the counts changed).
+    pub fn add(&mut self, pair: u64, points: f64) -> bool {
+        let half = (points * 2.0).round().clamp(0.0, 2.0) as u8;
+        let entry = self.open.entry(pair).or_insert((0, 0));
+        entry.0 += half;
+        entry.1 += 1;
+        if entry.1 < 2 {
+            return false;
+        }
+        let total = entry.0;
+        self.open.remove(&pair);
+        self.penta.add(total);
+        true
+    }
+
+    /// The completed pairs' counts.
+    pub fn penta(&self) -> PentaCounts {
+        self.penta
+    }
+
+    /// Pairs waiting for their second game.
+    pub fn open_pairs(&self) -> usize {
+        self.open.len()
+    }
 }
 
 /// Invalid SPRT parameters.
@@ -347,4 +396,26 @@ pub fn llr_normal_approx(s0: f64, s1: f64, counts: &[f64]) -> f64 {
     let (n, values, phat) = to_pdf(counts);
     let (s, var) = mean_var(&values, &phat);
     n * (s1 - s0) * (2.0 * s - s0 - s1) / var / 2.0
+}
+
+#[cfg(test)]
+mod pair_tracker_tests {
+    use super::*;
+
+    #[test]
+    fn pairs_count_when_their_second_game_arrives_in_any_order() {
+        let mut t = PairTracker::default();
+        // Pair 0: win and draw (1.5 points); pair 1: two losses; pair 2: one game only.
+        assert!(!t.add(0, 1.0));
+        assert!(!t.add(1, 0.0));
+        assert!(!t.add(2, 0.5));
+        assert!(t.add(0, 0.5));
+        assert!(t.add(1, 0.0));
+        assert_eq!(t.penta().to_array(), [1, 0, 0, 1, 0]);
+        assert_eq!(t.open_pairs(), 1);
+        // A pair id seen again after it closed starts a new pair.
+        assert!(!t.add(0, 1.0));
+        assert!(t.add(0, 1.0));
+        assert_eq!(t.penta().to_array(), [1, 0, 0, 1, 1]);
+    }
 }

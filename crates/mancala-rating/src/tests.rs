@@ -11,13 +11,13 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 /// Games between `a` (first) and `b` with the given W/D/L from a's view, each game its own pair.
-fn push(games: &mut Vec<Game>, a: usize, b: usize, w: u64, d: u64, l: u64) {
+fn push(games: &mut Vec<RatedGame>, a: usize, b: usize, w: u64, d: u64, l: u64) {
     let start = games.len() as u64 + 1_000_000;
     let outs = std::iter::repeat_n(Outcome::Win, w as usize)
         .chain(std::iter::repeat_n(Outcome::Draw, d as usize))
         .chain(std::iter::repeat_n(Outcome::Loss, l as usize));
     for (k, o) in outs.enumerate() {
-        games.push(Game {
+        games.push(RatedGame {
             pair: start + k as u64,
             first: a,
             second: b,
@@ -27,7 +27,7 @@ fn push(games: &mut Vec<Game>, a: usize, b: usize, w: u64, d: u64, l: u64) {
 }
 
 /// Balanced colours: half the results with a first, half with b first.
-fn push_balanced(games: &mut Vec<Game>, a: usize, b: usize, w: u64, d: u64, l: u64) {
+fn push_balanced(games: &mut Vec<RatedGame>, a: usize, b: usize, w: u64, d: u64, l: u64) {
     push(games, a, b, w / 2, d / 2, l / 2);
     push(games, b, a, l - l / 2, d - d / 2, w - w / 2);
 }
@@ -125,14 +125,14 @@ fn pairwise_trinomial_matches_fastchess_elo_wdl() {
 fn pentanomial_counts_and_stats() {
     let mut g = Vec::new();
     let mut id = 0;
-    let mut pair = |g: &mut Vec<Game>, o1: Outcome, o2: Outcome| {
-        g.push(Game {
+    let mut pair = |g: &mut Vec<RatedGame>, o1: Outcome, o2: Outcome| {
+        g.push(RatedGame {
             pair: id,
             first: 0,
             second: 1,
             outcome: o1,
         });
-        g.push(Game {
+        g.push(RatedGame {
             pair: id,
             first: 1,
             second: 0,
@@ -225,7 +225,7 @@ fn anchor_to_a_player() {
 #[test]
 fn invalid_input_is_an_error_not_a_panic() {
     assert_eq!(GameTable::new(0, &[]).unwrap_err(), RatingError::NoPlayers);
-    let g = [Game {
+    let g = [RatedGame {
         pair: 0,
         first: 0,
         second: 3,
@@ -235,7 +235,7 @@ fn invalid_input_is_an_error_not_a_panic() {
         GameTable::new(2, &g),
         Err(RatingError::PlayerOutOfRange { player: 3, .. })
     ));
-    let g = [Game {
+    let g = [RatedGame {
         pair: 0,
         first: 1,
         second: 1,
@@ -246,11 +246,11 @@ fn invalid_input_is_an_error_not_a_panic() {
         Err(RatingError::SelfPlay { .. })
     ));
     assert!(matches!(
-        Game::from_score(0, 0, 1, 0.7),
+        RatedGame::from_score(0, 0, 1, 0.7),
         Err(RatingError::InvalidScore { .. })
     ));
     assert_eq!(
-        Game::from_score(0, 0, 1, 0.5).unwrap().outcome,
+        RatedGame::from_score(0, 0, 1, 0.5).unwrap().outcome,
         Outcome::Draw
     );
 }
@@ -327,7 +327,13 @@ fn two_disconnected_groups_warn() {
 // ---------------------------------------------------------------- simulations
 
 /// Simulates `pairs` colour-swapped game pairs between random distinct players.
-fn simulate(truth: &[f64], adv: f64, nu: f64, pairs: usize, rng: &mut ChaCha8Rng) -> Vec<Game> {
+fn simulate(
+    truth: &[f64],
+    adv: f64,
+    nu: f64,
+    pairs: usize,
+    rng: &mut ChaCha8Rng,
+) -> Vec<RatedGame> {
     let n = truth.len();
     let mut g = Vec::with_capacity(2 * pairs);
     let play = |a: usize, b: usize, rng: &mut ChaCha8Rng| -> Outcome {
@@ -349,13 +355,13 @@ fn simulate(truth: &[f64], adv: f64, nu: f64, pairs: usize, rng: &mut ChaCha8Rng
         }
         let o1 = play(a, b, rng);
         let o2 = play(b, a, rng);
-        g.push(Game {
+        g.push(RatedGame {
             pair: k as u64,
             first: a,
             second: b,
             outcome: o1,
         });
-        g.push(Game {
+        g.push(RatedGame {
             pair: k as u64,
             first: b,
             second: a,

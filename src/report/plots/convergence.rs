@@ -6,7 +6,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::{colour, finite_range, font, padded, short, Drawn, HouseStyle, Plot, PlotError, GREY};
-use crate::rating::Game;
+use crate::rating::RatedGame;
 use crate::report::rate::{rate_games, RateOptions};
 
 /// A player's rating after the first `games` games of the run.
@@ -47,7 +47,11 @@ pub fn checkpoints(total: usize, want: usize) -> Vec<usize> {
 
 impl ConvergencePlot {
     /// Rates the prefixes of `games` (in game-id order) among `names`.
-    pub fn new(names: &[String], games: &[Game], opts: &RateOptions) -> Result<Self, PlotError> {
+    pub fn new(
+        names: &[String],
+        games: &[RatedGame],
+        opts: &RateOptions,
+    ) -> Result<Self, PlotError> {
         if games.is_empty() {
             return Err(PlotError::NoData("no games to rate".into()));
         }
@@ -61,7 +65,7 @@ impl ConvergencePlot {
             let Ok(rated) = rate_games(names, &games[..c], &quick, 0) else {
                 continue;
             };
-            for row in &rated.summary.ratings {
+            for row in &rated.rows {
                 let Some(i) = names.iter().position(|n| *n == row.name) else {
                     continue;
                 };

@@ -8,7 +8,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters::style::RGBColor;
 
 use super::{font, short, Drawn, Plot, PlotError};
-use crate::report::rate::Summary;
+use crate::run_folder::ratings::Summary;
 
 /// One cell: the row player's results against the column player.
 #[derive(Clone, Debug, PartialEq)]

@@ -6,7 +6,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::{colour, finite_range, font, padded, short, Drawn, HouseStyle, Plot, PlotError, GREY};
-use crate::report::rate::Summary;
+use crate::run_folder::ratings::Summary;
 
 /// One player's row of the forest plot.
 #[derive(Clone, Debug, PartialEq)]

@@ -2,105 +2,22 @@
 //! written by `arena sprt`), with the two bounds: crossing the upper one accepts H1, the lower
 //! one H0. Only folders with an `sprt.csv` get this figure.
 
-use std::path::Path;
-
+use crate::rating::sprt::SprtResult;
+use crate::run_folder::sprt::{SprtFile, TracePoint};
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use serde::Deserialize;
 
 use super::{colour, finite_range, font, padded, Drawn, HouseStyle, Plot, PlotError, GREY};
-
-pub const SPRT_CSV: &str = "sprt.csv";
-pub const SPRT_JSON: &str = "sprt.json";
-
-/// One line of `sprt.csv`.
-#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
-pub struct TracePoint {
-    pub pairs: u64,
-    pub llr: f64,
-    pub lower: f64,
-    pub upper: f64,
-}
-
-/// What `sprt.json` says: the hypotheses and the decision.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
-pub struct SprtInfo {
-    pub elo0: f64,
-    pub elo1: f64,
-    pub alpha: f64,
-    pub beta: f64,
-    pub model: String,
-    pub pairs: u64,
-    pub penta: [u64; 5],
-    pub status: SprtStatusFile,
-}
-
-/// `sprt.json`'s `status`.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
-pub struct SprtStatusFile {
-    /// `Continue`, `AcceptH0` or `AcceptH1`.
-    pub result: String,
-    pub llr: f64,
-    pub lower: f64,
-    pub upper: f64,
-}
-
-impl SprtInfo {
-    /// Reads `sprt.json` if the folder has one.
-    pub fn read(dir: &Path) -> Result<Option<SprtInfo>, PlotError> {
-        let path = dir.join(SPRT_JSON);
-        if !path.exists() {
-            return Ok(None);
-        }
-        let text = std::fs::read_to_string(&path).map_err(|source| PlotError::Io {
-            context: format!("cannot read {}", path.display()),
-            source,
-        })?;
-        serde_json::from_str(&text)
-            .map(Some)
-            .map_err(|e| PlotError::NoData(format!("{} is not readable: {e}", path.display())))
-    }
-
-    /// The decision in words.
-    pub fn verdict(&self) -> &'static str {
-        match self.status.result.as_str() {
-            "AcceptH1" => "H1 accepted: the test bot is stronger",
-            "AcceptH0" => "H0 accepted: the test bot is not stronger",
-            _ => "inconclusive: no bound was reached",
-        }
-    }
-}
 
 /// The SPRT figure's data.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SprtPlot {
     pub trace: Vec<TracePoint>,
-    pub info: Option<SprtInfo>,
+    pub info: Option<SprtFile>,
 }
 
 impl SprtPlot {
-    /// Reads the trace (`sprt.csv`) and the decision (`sprt.json`, optional) of a folder.
-    pub fn from_dir(dir: &Path) -> Result<Self, PlotError> {
-        let path = dir.join(SPRT_CSV);
-        if !path.exists() {
-            return Err(PlotError::NoData(
-                "not an SPRT run (no sprt.csv)".to_string(),
-            ));
-        }
-        let mut reader = csv::Reader::from_path(&path)
-            .map_err(|e| PlotError::NoData(format!("cannot read {}: {e}", path.display())))?;
-        let mut trace = Vec::new();
-        for row in reader.deserialize::<TracePoint>() {
-            match row {
-                Ok(p) => trace.push(p),
-                // A torn last line (the run was killed mid-write) ends the trace.
-                Err(_) => break,
-            }
-        }
-        Self::new(trace, SprtInfo::read(dir)?)
-    }
-
-    pub fn new(trace: Vec<TracePoint>, info: Option<SprtInfo>) -> Result<Self, PlotError> {
+    pub fn new(trace: Vec<TracePoint>, info: Option<SprtFile>) -> Result<Self, PlotError> {
         if trace.is_empty() {
             return Err(PlotError::NoData(
                 "the SPRT completed no game pair (sprt.csv is empty)".to_string(),
@@ -119,7 +36,7 @@ impl Plot for SprtPlot {
         match &self.info {
             Some(i) => format!(
                 "Log-likelihood ratio after each game pair (H0: {} Elo, H1: {} Elo, {} model, α = {}, β = {}). {}.",
-                i.elo0, i.elo1, i.model, i.alpha, i.beta, i.verdict()
+                i.elo0, i.elo1, i.model, i.alpha, i.beta, i.status.result.verdict()
             ),
             None => "Log-likelihood ratio after each game pair, with the bounds.".to_string(),
         }
@@ -143,10 +60,10 @@ impl Plot for SprtPlot {
                 "SPRT [{}, {}] Elo: {} after {} pairs",
                 i.elo0,
                 i.elo1,
-                match i.status.result.as_str() {
-                    "AcceptH1" => "H1 accepted",
-                    "AcceptH0" => "H0 accepted",
-                    _ => "inconclusive",
+                match i.status.result {
+                    SprtResult::AcceptH1 => "H1 accepted",
+                    SprtResult::AcceptH0 => "H0 accepted",
+                    SprtResult::Continue => "inconclusive",
                 },
                 i.pairs
             ),

@@ -2,88 +2,29 @@
 //! quartiles, line: median, diamond: mean, whiskers: the furthest times within 1.5 box lengths,
 //! dots: the slowest times beyond them), from the `think_ms` lists of `games.jsonl`.
 //!
-//! `think_ms` holds one entry per sow after the opening, whoever made it; [`sow_players`] replays
-//! the game with the rules engine to tell whose sow each was (extra turns and the pie rule's
-//! `swap` make that more than alternation).
-
-use std::path::Path;
+//! Each `think_ms` entry is attributed with the record's `movers` (who made that sow).
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::{colour, font, padded, short, Drawn, HouseStyle, Plot, PlotError};
-use crate::rules::{Move, Position, Ruleset, Side};
-use crate::tournament::config::Opening;
-use crate::tournament::results::{read_records, GameRecord};
+use crate::run_folder::games::GameRecord;
 
-/// For each entry of `record.think_ms`, the player who made that sow: 0 the first player, 1 the
-/// second.
-pub fn sow_players(record: &GameRecord) -> Result<Vec<usize>, String> {
-    let row = &record.row;
-    let ruleset: Ruleset = row
-        .rules
-        .parse()
-        .map_err(|e| format!("game {}: rules `{}`: {e}", row.game_id, row.rules))?;
-    let opening = Opening::parse(ruleset, &row.opening)
-        .map_err(|e| format!("game {}: opening `{}`: {e}", row.game_id, row.opening))?;
-    let mut pos = match &opening.state {
-        Some(state) => Position::from_state(ruleset, state)
-            .map_err(|e| format!("game {}: {e}", row.game_id))?,
-        None => Position::new(ruleset),
-    };
-    let skip = opening.moves.len();
-    let mut players = Vec::with_capacity(record.think_ms.len());
-    for (i, text) in record.moves.iter().enumerate() {
-        let mv: Move = text
-            .parse()
-            .map_err(|e| format!("game {}: {e}", row.game_id))?;
-        if i >= skip {
-            let side = pos
-                .to_move()
-                .ok_or_else(|| format!("game {}: a move after the end", row.game_id))?;
-            // South is the first player's seat unless the pie rule swapped the seats.
-            let first_player_side = if pos.swapped() {
-                Side::North
-            } else {
-                Side::South
-            };
-            players.push(usize::from(side != first_player_side));
-        }
-        pos.play(mv)
-            .map_err(|e| format!("game {}: move {} `{text}`: {e}", row.game_id, i + 1))?;
-    }
-    if players.len() != record.think_ms.len() {
-        return Err(format!(
-            "game {}: {} think times for {} sows after the opening",
-            row.game_id,
-            record.think_ms.len(),
-            players.len()
-        ));
-    }
-    Ok(players)
-}
-
-/// Think times per player, in `names` order, from every record. Games that cannot be replayed
-/// are left out and described in the returned messages.
-pub fn think_times(names: &[String], records: &[GameRecord]) -> (Vec<Vec<u64>>, Vec<String>) {
+/// Think times per player, in `names` order, from every record (games between players not in
+/// `names` are left out).
+pub fn think_times(names: &[String], records: &[GameRecord]) -> Vec<Vec<u64>> {
     let mut times = vec![Vec::new(); names.len()];
-    let mut problems = Vec::new();
+    let who = |n: &str| names.iter().position(|x| x == n);
     for record in records {
-        let who = |n: &str| names.iter().position(|x| x == n);
         let (Some(first), Some(second)) = (who(&record.row.first), who(&record.row.second)) else {
             continue;
         };
-        match sow_players(record) {
-            Ok(players) => {
-                for (&p, &ms) in players.iter().zip(&record.think_ms) {
-                    times[if p == 0 { first } else { second }].push(ms);
-                }
-            }
-            Err(e) => problems.push(e),
+        for (&mover, &ms) in record.movers.iter().zip(&record.think_ms) {
+            times[if mover == 0 { first } else { second }].push(ms);
         }
     }
-    (times, problems)
+    times
 }
 
 /// A box plot's numbers.
@@ -160,24 +101,15 @@ pub struct PlayerTimes {
 #[derive(Clone, Debug, PartialEq)]
 pub struct ThinkTimePlot {
     pub players: Vec<PlayerTimes>,
-    /// Games that could not be attributed (see [`think_times`]).
-    pub problems: Vec<String>,
 }
 
 impl ThinkTimePlot {
-    /// Reads `games.jsonl` of `dir`.
-    pub fn from_dir(dir: &Path, names: &[String]) -> Result<Self, PlotError> {
-        let records =
-            read_records(dir).map_err(|e| PlotError::NoData(format!("no think times: {e:#}")))?;
-        let (times, problems) = think_times(names, &records);
-        Self::new(names, &times, problems)
+    /// The think times of `records` (a folder's `games.jsonl`).
+    pub fn from_records(names: &[String], records: &[GameRecord]) -> Result<Self, PlotError> {
+        Self::new(names, &think_times(names, records))
     }
 
-    pub fn new(
-        names: &[String],
-        times: &[Vec<u64>],
-        problems: Vec<String>,
-    ) -> Result<Self, PlotError> {
+    pub fn new(names: &[String], times: &[Vec<u64>]) -> Result<Self, PlotError> {
         let players: Vec<PlayerTimes> = names
             .iter()
             .zip(times)
@@ -202,7 +134,7 @@ impl ThinkTimePlot {
                 "no think times: games.jsonl has no sow after an opening".into(),
             ));
         }
-        Ok(ThinkTimePlot { players, problems })
+        Ok(ThinkTimePlot { players })
     }
 }
 
@@ -212,17 +144,10 @@ impl Plot for ThinkTimePlot {
     }
 
     fn caption(&self) -> String {
-        let mut s = "Time per sow (ms) of each player: box from the first to the third quartile, \
-                     line at the median, diamond at the mean, whiskers to the furthest times \
-                     within 1.5 box lengths, dots beyond."
-            .to_string();
-        if !self.problems.is_empty() {
-            s.push_str(&format!(
-                " {} game(s) could not be replayed and are left out.",
-                self.problems.len()
-            ));
-        }
-        s
+        "Time per sow (ms) of each player: box from the first to the third quartile, line at the \
+         median, diamond at the mean, whiskers to the furthest times within 1.5 box lengths, \
+         dots beyond."
+            .to_string()
     }
 
     fn size(&self) -> (u32, u32) {
@@ -375,60 +300,24 @@ mod tests {
 #[cfg(test)]
 mod attribution_tests {
     use super::*;
-    use crate::tournament::results::GameRow;
-
-    fn record(opening: &str, moves: &[&str], think: &[u64]) -> GameRecord {
-        GameRecord {
-            row: GameRow {
-                game_id: 7,
-                pair_id: 3,
-                round: 0,
-                first: "a".into(),
-                second: "b".into(),
-                rules: "kalah".into(),
-                opening: opening.into(),
-                result: "1-0".into(),
-                score_first: 0,
-                score_second: 0,
-                sows: moves.len() as u32,
-                termination: "normal".into(),
-                forfeit: String::new(),
-                detail: String::new(),
-                wall_ms: 0,
-                first_think_ms: 0,
-                first_max_ms: 0,
-                second_think_ms: 0,
-                second_max_ms: 0,
-            },
-            moves: moves.iter().map(|m| m.to_string()).collect(),
-            think_ms: think.to_vec(),
-        }
-    }
 
     #[test]
-    fn extra_turns_keep_the_mover() {
-        // Kalah(6,4): pit 3's four seeds end in the store (extra turn); pit 1's do not.
-        let r = record("", &["3", "1", "1"], &[10, 20, 30]);
-        assert_eq!(sow_players(&r).unwrap(), vec![0, 0, 1]);
-    }
-
-    #[test]
-    fn opening_moves_have_no_think_time() {
-        // After the opening `3 1` north is to move: the first timed sow is the second player's,
-        // the next the first player's.
-        let r = record("3 1", &["3", "1", "1", "2"], &[30, 40]);
-        assert_eq!(sow_players(&r).unwrap(), vec![1, 0]);
-        let names = vec!["a".to_string(), "b".to_string()];
-        let (times, problems) = think_times(&names, &[r]);
-        assert!(problems.is_empty());
-        assert_eq!(times, vec![vec![40], vec![30]]);
-    }
-
-    #[test]
-    fn mismatched_records_are_reported_not_attributed() {
-        let r = record("", &["3", "1"], &[10]);
-        assert!(sow_players(&r).unwrap_err().contains("game 7"));
-        let bad = record("", &["9"], &[10]);
-        assert!(sow_players(&bad).is_err());
+    fn think_times_follow_the_movers() {
+        let mut record: GameRecord = serde_json::from_str(
+            r#"{"game_id":7,"pair_id":3,"round":0,"first":"a","second":"b","rules":"kalah",
+                "opening":"3 1","result":"1-0","score_first":0,"score_second":0,"sows":4,
+                "termination":"normal","forfeit":"","detail":"","wall_ms":0,"first_think_ms":0,
+                "first_max_ms":0,"second_think_ms":0,"second_max_ms":0,
+                "moves":["3","1","1","2"],"think_ms":[30,40],"movers":[1,0]}"#,
+        )
+        .unwrap();
+        let names = vec!["a".to_string(), "b".to_string(), "c".to_string()];
+        assert_eq!(
+            think_times(&names, &[record.clone()]),
+            vec![vec![40], vec![30], vec![]]
+        );
+        // A game of players not in the list is left out.
+        record.row.first = "x".into();
+        assert!(think_times(&names, &[record]).iter().all(Vec::is_empty));
     }
 }

@@ -1,4 +1,5 @@
-//! `arena plot DIR`: the figures, `report.html` and `summary.md` of a rated folder.
+//! `arena plot DIR`: the figures, `report.html` and `summary.md` of a rated folder (the
+//! documents made from a results folder; nothing reads them back).
 //!
 //! [`write_report`] builds every figure's data (see [`super::plots`]), draws each as SVG (and
 //! PNG unless told not to), then writes the two documents ([`super::html`],
@@ -9,14 +10,16 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use super::plots::sprt::SprtInfo;
 use super::plots::{
     render_png, render_svg, ConvergencePlot, LadderPlot, MatrixPlot, Plot, PlotError, RatingsPlot,
     SprtPlot, ThinkTimePlot,
 };
-use super::rate::{games_of, RateOptions, Rated, Summary};
-use crate::tournament::results::{read_games, RUN_JSON};
-use crate::tournament::runner::RunFile;
+use super::rate::{RateOptions, Rated};
+use crate::run_folder::analysis::{read_analysis, MistakeRow};
+use crate::run_folder::games::{rated_games, read_games, read_records, Termination};
+use crate::run_folder::ratings::Summary;
+use crate::run_folder::sprt::{read_trace, SprtFile};
+use crate::run_folder::RunFile;
 
 pub const REPORT_HTML: &str = "report.html";
 pub const SUMMARY_MD: &str = "summary.md";
@@ -52,12 +55,12 @@ pub struct ReportInput<'a> {
     pub run: Option<RunFile>,
     /// `run.json` as written (pretty-printed again), for the configuration section.
     pub run_json: Option<String>,
-    pub sprt: Option<SprtInfo>,
+    pub sprt: Option<SprtFile>,
     pub figures: Vec<Figure>,
     /// How often each termination occurred, most frequent first.
-    pub terminations: Vec<(String, usize)>,
+    pub terminations: Vec<(Termination, usize)>,
     /// `analysis.csv` (the mistake meter), if `arena analyse` wrote one.
-    pub analysis: Option<Vec<super::analysis::MistakeRow>>,
+    pub analysis: Option<Vec<MistakeRow>>,
 }
 
 /// What [`write_report`] wrote, and which figures it could not draw.
@@ -139,7 +142,7 @@ pub fn write_report(
         opts,
         &mut out,
     ));
-    let convergence = games_of(&rows, names, rate.exclude_forfeits)
+    let convergence = rated_games(&rows, names, rate.exclude_forfeits)
         .map_err(|e| PlotError::NoData(format!("{e:#}")))
         .and_then(|games| ConvergencePlot::new(names, &games, rate));
     figures.push(figure(
@@ -150,12 +153,13 @@ pub fn write_report(
         opts,
         &mut out,
     ));
-    if dir.join(super::plots::sprt::SPRT_CSV).exists() {
+    let sprt = SprtFile::read(dir).ok().flatten();
+    if let Ok(Some(trace)) = read_trace(dir) {
         figures.push(figure(
             dir,
             "SPRT",
             "sprt",
-            SprtPlot::from_dir(dir),
+            SprtPlot::new(trace, sprt.clone()),
             opts,
             &mut out,
         ));
@@ -164,7 +168,7 @@ pub fn write_report(
         dir,
         "Site ladder",
         "ladder",
-        LadderPlot::new(names, &rated.ladder, rate.k),
+        LadderPlot::new(names, &rated.report.ladder, rate.k),
         opts,
         &mut out,
     ));
@@ -172,32 +176,22 @@ pub fn write_report(
         dir,
         "Think time",
         "think_time",
-        ThinkTimePlot::from_dir(dir, names),
+        read_records(dir)
+            .map_err(|e| PlotError::NoData(format!("{e:#}")))
+            .and_then(|records| ThinkTimePlot::from_records(names, &records)),
         opts,
         &mut out,
     ));
 
-    let mut terminations: Vec<(String, usize)> = Vec::new();
-    for row in &rows {
-        match terminations.iter_mut().find(|(t, _)| *t == row.termination) {
-            Some((_, n)) => *n += 1,
-            None => terminations.push((row.termination.clone(), 1)),
-        }
-    }
-    terminations.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    let run_json = std::fs::read_to_string(dir.join(RUN_JSON))
-        .ok()
-        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
-        .and_then(|v| serde_json::to_string_pretty(&v).ok());
     let input = ReportInput {
         dir,
         summary,
         run: RunFile::read(dir).ok(),
-        run_json,
-        sprt: SprtInfo::read(dir).ok().flatten(),
+        run_json: RunFile::read_text(dir),
+        sprt,
         figures,
-        terminations,
-        analysis: super::analysis::read_analysis(dir)?,
+        terminations: summary.terminations.clone(),
+        analysis: read_analysis(dir)?,
     };
     let html_path = dir.join(REPORT_HTML);
     std::fs::write(&html_path, super::html::render(&input))
@@ -217,31 +211,4 @@ pub fn command_line(run: &RunFile) -> String {
         .map(|w| shlex::try_quote(w).map_or_else(|_| format!("{w:?}"), |q| q.into_owned()))
         .collect::<Vec<_>>()
         .join(" ")
-}
-
-/// `signed(12.3)` is `+12`.
-pub(crate) fn signed(x: f64) -> String {
-    if x.is_finite() {
-        format!("{x:+.0}")
-    } else {
-        "–".to_string()
-    }
-}
-
-/// A percentage with one decimal, or `–`.
-pub(crate) fn pct(x: Option<f64>) -> String {
-    match x {
-        Some(v) if v.is_finite() => format!("{v:.1}%"),
-        _ => "–".to_string(),
-    }
-}
-
-/// The pairwise Elo difference with its error, pentanomial if available.
-pub(crate) fn pair_elo(p: &crate::rating::rows::PairwiseRow) -> String {
-    match (p.elo_penta, p.elo_penta_error, p.elo, p.elo_error) {
-        (Some(e), Some(x), _, _) | (None, _, Some(e), Some(x)) if e.is_finite() => {
-            format!("{} ± {:.0}", signed(e), x)
-        }
-        _ => "–".to_string(),
-    }
 }

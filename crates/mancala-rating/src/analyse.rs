@@ -1,0 +1,159 @@
+//! Everything the arena says about a set of games, in one pure call: the joint fit, its bootstrap,
+//! LOS between every two players, the first-mover advantage, the pairwise table and the site's
+//! ladder. [`analyse`] returns numbers; the arena's `report/` formats them and `run_folder/`
+//! writes them (`ratings.csv`, `pairwise.csv`, `ladder.csv`, `summary.json`).
+
+use std::collections::HashSet;
+
+use rand_chacha::ChaCha8Rng;
+use serde::Serialize;
+
+use crate::bootstrap::{bootstrap, BootstrapConfig, BootstrapSummary};
+use crate::fit::{fit, Anchor, FitConfig, Ratings};
+use crate::ladder::{run_ladder, LadderConfig, LadderTrack};
+use crate::pairwise::{pairwise_table, PairwiseEntry};
+use crate::rows::{pairwise_rows, rating_rows, PairwiseRow, RatingRow};
+use crate::{normal_cdf, GameTable, RatedGame, RatingError};
+
+/// How to rate.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RatingConfig {
+    /// Where the scale is pinned (default: the pool's mean is 1200).
+    pub anchor: Anchor,
+    /// Confidence level of every interval, in (0, 1).
+    pub level: f64,
+    /// Bootstrap resamples over game pairs; fewer than 2: normal (Hessian) intervals only.
+    pub bootstrap: usize,
+    /// The site ladder's K-factor.
+    pub k: f64,
+}
+
+impl Default for RatingConfig {
+    fn default() -> Self {
+        RatingConfig {
+            anchor: Anchor::default(),
+            level: 0.95,
+            bootstrap: 1000,
+            k: 32.0,
+        }
+    }
+}
+
+/// The first mover's advantage with its interval (bootstrap if run, else normal).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct FirstMove {
+    pub elo: f64,
+    pub ci_low: f64,
+    pub ci_high: f64,
+    /// Share of points the first player scored over all games.
+    pub first_player_score: f64,
+}
+
+/// What [`analyse`] found.
+#[derive(Clone, Debug)]
+pub struct RatingReport {
+    pub names: Vec<String>,
+    pub games: usize,
+    pub game_pairs: usize,
+    pub config: RatingConfig,
+    pub ratings: Ratings,
+    pub boot: Option<BootstrapSummary>,
+    /// `ratings.csv`'s rows, best first.
+    pub rows: Vec<RatingRow>,
+    pub first_move: FirstMove,
+    /// `los[i][j]`: probability that player i is stronger than player j (bootstrap, else
+    /// normal), players in `names` order.
+    pub los: Vec<Vec<f64>>,
+    pub pairwise: Vec<PairwiseEntry>,
+    /// `pairwise.csv`'s rows.
+    pub pairwise_rows: Vec<PairwiseRow>,
+    /// The site ladder per player, in `names` order.
+    pub ladder: Vec<LadderTrack>,
+    /// The fit's warnings, in words (with player names).
+    pub warnings: Vec<String>,
+}
+
+/// Rates `games` among `names` (game player indices point into it). `rng` draws the bootstrap
+/// resamples; the same stream gives the same intervals.
+pub fn analyse(
+    names: &[String],
+    games: &[RatedGame],
+    config: &RatingConfig,
+    rng: &mut ChaCha8Rng,
+) -> Result<RatingReport, RatingError> {
+    let table = GameTable::new(names.len(), games)?;
+    let fit_config = FitConfig {
+        anchor: config.anchor,
+        level: config.level,
+        ..FitConfig::default()
+    };
+    let ratings = fit(&table, &fit_config)?;
+    let boot = if config.bootstrap >= 2 {
+        Some(bootstrap(
+            &table,
+            &ratings,
+            &fit_config,
+            &BootstrapConfig {
+                samples: config.bootstrap,
+                level: config.level,
+            },
+            rng,
+        )?)
+    } else {
+        None
+    };
+    let pairwise = pairwise_table(&table);
+    let ladder = run_ladder(names.len(), games, &LadderConfig::new(1200.0, config.k)?)?;
+
+    let adv = &ratings.advantage;
+    let (ci_low, ci_high) = boot.as_ref().map_or((adv.ci_low, adv.ci_high), |b| {
+        (b.advantage.low, b.advantage.high)
+    });
+    let first_points: f64 = games.iter().map(|g| g.outcome.score()).sum();
+    let first_move = FirstMove {
+        elo: adv.value,
+        ci_low,
+        ci_high,
+        first_player_score: first_points / games.len().max(1) as f64,
+    };
+    let n = names.len();
+    let los = match &boot {
+        Some(b) => b.los.clone(),
+        None => (0..n)
+            .map(|i| {
+                (0..n)
+                    .map(|j| {
+                        if i == j {
+                            0.5
+                        } else {
+                            normal_cdf(ratings.diff(i, j) / ratings.diff_se(i, j).max(1e-9))
+                        }
+                    })
+                    .collect()
+            })
+            .collect(),
+    };
+    let pairs: HashSet<u64> = games.iter().map(|g| g.pair).collect();
+    Ok(RatingReport {
+        names: names.to_vec(),
+        games: games.len(),
+        game_pairs: pairs.len(),
+        config: *config,
+        rows: rating_rows(names, &ratings, boot.as_ref())?,
+        first_move,
+        los,
+        pairwise_rows: pairwise_rows(names, &pairwise)?,
+        pairwise,
+        ladder,
+        warnings: ratings.warnings.iter().map(|w| w.describe(names)).collect(),
+        ratings,
+        boot,
+    })
+}
+
+impl RatingReport {
+    /// The rating row of player `name`, if it was rated.
+    pub fn row(&self, name: &str) -> Option<&RatingRow> {
+        self.rows.iter().find(|r| r.name == name)
+    }
+}

@@ -1,0 +1,85 @@
+//! The calibration's documents: the printed table and the curve figure (`curve.svg/png`) in the
+//! calibration folder. The folder's data files are [`crate::run_folder::calibration`]'s.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use super::plots::{render_png, render_svg, CalibrationPlot, Plot};
+use crate::calibrate::Calibration;
+
+/// The printed table: the targets, then every evaluated knob value.
+pub fn table(cal: &Calibration) -> String {
+    let pct = cal.settings.level * 100.0;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{:>7}  {:>8}  {:>16}  status",
+        "target",
+        cal.knob.name,
+        format!("Elo ±{pct:.0}%"),
+    );
+    for r in &cal.targets {
+        let status = match (r.reachable, r.converged) {
+            (false, _) => "out of range: the knob's end is the nearest".to_string(),
+            (true, true) => "converged".to_string(),
+            (true, false) => "NOT converged (budget)".to_string(),
+        };
+        let _ = writeln!(
+            s,
+            "{:>7.0}  {:>8}  {:>16}  {}",
+            r.target,
+            cal.knob.format(r.x),
+            format!("{:.0} ± {:.0}", r.elo, r.half_width),
+            status
+        );
+        if cal.knob.integer && r.neighbours.len() == 2 {
+            let n: Vec<String> = r
+                .neighbours
+                .iter()
+                .map(|n| {
+                    format!(
+                        "{}={} is {:.0} ± {:.0}",
+                        cal.knob.name,
+                        cal.knob.format(n.x),
+                        n.elo,
+                        n.half_width
+                    )
+                })
+                .collect();
+            let _ = writeln!(s, "{:>7}  between: {}", "", n.join(", "));
+        }
+    }
+    let _ = writeln!(
+        s,
+        "\n{:>8}  {:>6}  {:>6}  {:>22}",
+        cal.knob.name,
+        "games",
+        "score",
+        format!("Elo (own games) ±{pct:.0}%")
+    );
+    for p in &cal.points {
+        let _ = writeln!(
+            s,
+            "{:>8}  {:>6}  {:>5.1}%  {:>22}",
+            cal.knob.format(p.x),
+            p.games,
+            100.0 * p.score,
+            format!("{:.0} [{:.0}, {:.0}]", p.elo, p.ci_low, p.ci_high)
+        );
+    }
+    s
+}
+
+/// Draws the curve into `dir` (SVG and PNG); a figure that cannot be drawn is reported, not an
+/// error.
+pub fn write_curve(dir: &Path, cal: &Calibration) -> std::io::Result<()> {
+    let plot = CalibrationPlot::new(cal);
+    match render_svg(&plot) {
+        Ok(svg) => std::fs::write(dir.join(format!("{}.svg", plot.stem())), svg)?,
+        Err(err) => eprintln!("no curve.svg: {err}"),
+    }
+    if let Err(err) = render_png(&plot, &dir.join(format!("{}.png", plot.stem()))) {
+        eprintln!("no curve.png: {err}");
+    }
+    Ok(())
+}

@@ -1,0 +1,336 @@
+//! The report's tables, built once as plain text cells and rendered three ways: for the terminal
+//! ([`Table::text`]), for `report.html` ([`Table::html`]) and for `summary.md`
+//! ([`Table::markdown`]). The renderers escape; the builders only choose columns and format
+//! numbers.
+
+use std::fmt::Write as _;
+
+use super::html::escape as html_escape;
+use super::markdown::escape as md_escape;
+use crate::rating::rows::{PairwiseRow, RatingRow};
+use crate::run_folder::analysis::MistakeRow;
+use crate::run_folder::games::Termination;
+
+/// How a column lines up: names left, numbers right.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Align {
+    Left,
+    Right,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Column {
+    pub title: &'static str,
+    pub align: Align,
+}
+
+const fn left(title: &'static str) -> Column {
+    Column {
+        title,
+        align: Align::Left,
+    }
+}
+
+const fn right(title: &'static str) -> Column {
+    Column {
+        title,
+        align: Align::Right,
+    }
+}
+
+/// Columns, rows of text cells (one per column), and footnotes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Table {
+    pub columns: Vec<Column>,
+    pub rows: Vec<Vec<String>>,
+    pub notes: Vec<String>,
+}
+
+impl Table {
+    /// Padded columns two spaces apart, then the notes.
+    pub fn text(&self) -> String {
+        let width = |c: usize| {
+            self.rows
+                .iter()
+                .map(|r| r[c].chars().count())
+                .chain([self.columns[c].title.chars().count()])
+                .max()
+                .unwrap_or(0)
+        };
+        let widths: Vec<usize> = (0..self.columns.len()).map(width).collect();
+        let line = |cells: &mut dyn Iterator<Item = &str>| {
+            let mut out = String::new();
+            for (i, cell) in cells.enumerate() {
+                if i > 0 {
+                    out.push_str("  ");
+                }
+                let pad = widths[i].saturating_sub(cell.chars().count());
+                match self.columns[i].align {
+                    Align::Left => {
+                        out.push_str(cell);
+                        out.extend(std::iter::repeat(' ').take(pad));
+                    }
+                    Align::Right => {
+                        out.extend(std::iter::repeat(' ').take(pad));
+                        out.push_str(cell);
+                    }
+                }
+            }
+            out.truncate(out.trim_end().len());
+            out.push('\n');
+            out
+        };
+        let mut out = line(&mut self.columns.iter().map(|c| c.title));
+        for row in &self.rows {
+            out.push_str(&line(&mut row.iter().map(String::as_str)));
+        }
+        for note in &self.notes {
+            let _ = writeln!(out, "{note}");
+        }
+        out
+    }
+
+    /// An HTML `<table>` (left-aligned cells get `class="name"`), then the notes as paragraphs.
+    pub fn html(&self) -> String {
+        let class = |c: &Column| match c.align {
+            Align::Left => " class=\"name\"",
+            Align::Right => "",
+        };
+        let mut out = String::from("<table>\n<tr>");
+        for c in &self.columns {
+            let _ = write!(out, "<th{}>{}</th>", class(c), html_escape(c.title));
+        }
+        out.push_str("</tr>\n");
+        for row in &self.rows {
+            out.push_str("<tr>");
+            for (c, cell) in self.columns.iter().zip(row) {
+                let _ = write!(out, "<td{}>{}</td>", class(c), html_escape(cell));
+            }
+            out.push_str("</tr>\n");
+        }
+        out.push_str("</table>\n");
+        for note in &self.notes {
+            let _ = writeln!(out, "<p>{}</p>", html_escape(note));
+        }
+        out
+    }
+
+    /// A GitHub-flavoured Markdown table, then the notes.
+    pub fn markdown(&self) -> String {
+        let mut out = String::from("|");
+        for c in &self.columns {
+            let _ = write!(out, " {} |", md_escape(c.title));
+        }
+        out.push_str("\n|");
+        for c in &self.columns {
+            out.push_str(match c.align {
+                Align::Left => ":---|",
+                Align::Right => "---:|",
+            });
+        }
+        out.push('\n');
+        for row in &self.rows {
+            out.push('|');
+            for cell in row {
+                let _ = write!(out, " {} |", md_escape(cell));
+            }
+            out.push('\n');
+        }
+        for note in &self.notes {
+            let _ = writeln!(out, "\n{}", md_escape(note));
+        }
+        out
+    }
+}
+
+/// `signed(12.3)` is `+12`.
+pub fn signed(x: f64) -> String {
+    if x.is_finite() {
+        format!("{x:+.0}")
+    } else {
+        "–".to_string()
+    }
+}
+
+/// A percentage with one decimal, or `–`.
+pub fn pct(x: Option<f64>) -> String {
+    match x {
+        Some(v) if v.is_finite() => format!("{v:.1}%"),
+        _ => "–".to_string(),
+    }
+}
+
+/// The footnote for players whose rating rests on the prior.
+pub const UNBOUNDED_NOTE: &str =
+    "* never lost or never scored: the rating rests on the prior, not the games.";
+
+/// The joint ratings, best first.
+pub fn ratings_table(rows: &[RatingRow]) -> Table {
+    let columns = vec![
+        right("rank"),
+        left("player"),
+        right("Elo"),
+        right("interval"),
+        right("games"),
+        right("W-D-L"),
+        right("score"),
+        right("draws"),
+        right("P(top)"),
+    ];
+    let rows_out = rows
+        .iter()
+        .map(|r| {
+            vec![
+                r.rank.to_string(),
+                format!("{}{}", r.name, if r.unbounded { " *" } else { "" }),
+                format!("{:.0}", r.elo),
+                format!("[{:.0}, {:.0}]", r.ci_low, r.ci_high),
+                r.games.to_string(),
+                format!("{}-{}-{}", r.wins, r.draws, r.losses),
+                pct(r.score_pct),
+                pct(r.draw_pct),
+                r.p_best.map_or("–".to_string(), |p| format!("{p:.3}")),
+            ]
+        })
+        .collect();
+    let notes = if rows.iter().any(|r| r.unbounded) {
+        vec![UNBOUNDED_NOTE.to_string()]
+    } else {
+        Vec::new()
+    };
+    Table {
+        columns,
+        rows: rows_out,
+        notes,
+    }
+}
+
+/// The pairwise Elo difference with its error, pentanomial if available; `±inf` for a clean
+/// sweep.
+pub fn pair_elo(p: &PairwiseRow) -> String {
+    match p.score_pct {
+        Some(s) if s >= 100.0 => return "+inf".to_string(),
+        Some(s) if s <= 0.0 => return "-inf".to_string(),
+        _ => {}
+    }
+    match (p.elo_penta, p.elo_penta_error, p.elo, p.elo_error) {
+        (Some(e), Some(x), _, _) | (None, _, Some(e), Some(x)) if e.is_finite() => {
+            format!("{} ± {:.0}", signed(e), x)
+        }
+        _ => "–".to_string(),
+    }
+}
+
+/// Every encounter from the row player's view.
+pub fn pairwise_table(rows: &[PairwiseRow]) -> Table {
+    let columns = vec![
+        left("player"),
+        left("opponent"),
+        right("games"),
+        right("W-D-L"),
+        right("pairs LL LD DD/WL WD WW"),
+        right("score"),
+        right("Elo"),
+        right("LOS"),
+    ];
+    let rows = rows
+        .iter()
+        .map(|p| {
+            vec![
+                p.player.clone(),
+                p.opponent.clone(),
+                p.games.to_string(),
+                format!("{}-{}-{}", p.wins, p.draws, p.losses),
+                format!(
+                    "{} {} {} {} {}",
+                    p.penta_ll, p.penta_ld, p.penta_dd_wl, p.penta_wd, p.penta_ww
+                ),
+                pct(p.score_pct),
+                pair_elo(p),
+                p.los.map_or("–".to_string(), |l| format!("{l:.3}")),
+            ]
+        })
+        .collect();
+    Table {
+        columns,
+        rows,
+        notes: Vec::new(),
+    }
+}
+
+/// How the games ended.
+pub fn terminations_table(counts: &[(Termination, usize)]) -> Table {
+    Table {
+        columns: vec![left("game end"), right("games")],
+        rows: counts
+            .iter()
+            .map(|(t, n)| vec![t.to_string(), n.to_string()])
+            .collect(),
+        notes: Vec::new(),
+    }
+}
+
+/// The mistake meter (`arena analyse`): each player's sows against perfect play.
+pub fn mistakes_table(rows: &[MistakeRow]) -> Table {
+    Table {
+        columns: vec![
+            left("player"),
+            right("games"),
+            right("sows"),
+            right("proven"),
+            right("mistakes"),
+            right("mistake rate"),
+            right("seeds lost / game"),
+            right("worst"),
+        ],
+        rows: rows
+            .iter()
+            .map(|r| {
+                vec![
+                    r.player.clone(),
+                    r.games.to_string(),
+                    r.sows.to_string(),
+                    format!("{:.1}%", r.proven_share() * 100.0),
+                    r.mistakes.to_string(),
+                    format!("{:.1}%", r.mistake_rate * 100.0),
+                    format!("{:.2}", r.seeds_lost_per_game),
+                    r.worst_loss.to_string(),
+                ]
+            })
+            .collect(),
+        notes: Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table() -> Table {
+        Table {
+            columns: vec![left("player"), right("Elo")],
+            rows: vec![
+                vec!["a|b <c>".into(), "1200".into()],
+                vec!["longer name".into(), "7".into()],
+            ],
+            notes: vec!["* a note".into()],
+        }
+    }
+
+    #[test]
+    fn one_model_three_renderings() {
+        let t = table();
+        assert_eq!(
+            t.text(),
+            "player        Elo\na|b <c>      1200\nlonger name     7\n* a note\n"
+        );
+        let html = t.html();
+        assert!(html.contains("<th class=\"name\">player</th><th>Elo</th>"));
+        assert!(html.contains("<td class=\"name\">a|b &lt;c&gt;</td><td>1200</td>"));
+        assert!(html.contains("<p>* a note</p>"));
+        let md = t.markdown();
+        assert!(md.starts_with("| player | Elo |\n|:---|---:|\n"), "{md}");
+        assert!(md.contains("| a\\|b \\<c\\> | 1200 |"), "{md}");
+        assert!(md.contains("\\* a note"));
+    }
+}

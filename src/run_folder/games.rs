@@ -1,0 +1,579 @@
+//! `games.csv` (one row per game) and `games.jsonl` (the same plus every move), written so that
+//! nothing is lost when the arena dies.
+//!
+//! Each finished game is appended to `games.jsonl` and then to `games.csv`, and both are flushed
+//! before the next game is taken. `games.csv` is authoritative: on resume a torn last line is cut
+//! off, and `games.jsonl` is rewritten to hold exactly the games `games.csv` holds.
+//!
+//! # `games.csv` format
+//! The columns of [`GameRow`], in its field order, with a header line. Text columns are the
+//! values' display forms: `rules` a canonical ruleset string, `opening` an [`Opening`] line,
+//! `result` `1-0` / `0-1` / `1/2-1/2`, `termination` a [`Termination`], `forfeit` the name of the
+//! player who forfeited or empty.
+//!
+//! # `games.jsonl` format
+//! One JSON object per line: every `games.csv` column under the same name, plus `moves` (the
+//! whole move list from the start, opening included, as strings: pit numbers and `swap`),
+//! `think_ms` (the think time of each move after the opening, in ms) and `movers` (for each
+//! `think_ms` entry, who made that sow: 0 the first player, 1 the second; extra turns and the pie
+//! rule's `swap` make that more than alternation). Folders written before `movers` existed are
+//! read by replaying each game with the rules engine.
+
+use std::collections::{BTreeSet, HashMap};
+use std::fmt;
+use std::fs::{self, File, OpenOptions};
+use std::io::{BufRead, BufReader, Seek, SeekFrom, Write};
+use std::path::Path;
+use std::str::FromStr;
+
+use anyhow::{bail, Context, Result};
+use serde::{Deserialize, Serialize};
+
+use super::run_file::RunFile;
+use crate::engine::FaultKind;
+use crate::rating::{Outcome, RatedGame};
+use crate::rules::{Move, Ruleset, Side};
+use crate::tournament::config::Opening;
+
+pub const GAMES_CSV: &str = "games.csv";
+pub const GAMES_JSONL: &str = "games.jsonl";
+
+/// How a game ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Termination {
+    /// The rules ended the game (a side empty, no move, majority, repetition…).
+    Normal,
+    /// The ruleset's sow cap.
+    SowCap,
+    /// `--adjudicate`: the outcome could no longer change.
+    Adjudicated,
+    /// A bot's fault: the player in the row's `forfeit` column lost by it.
+    Forfeit(FaultKind),
+}
+
+impl Termination {
+    /// The word in `games.csv`: `normal`, `sow_cap`, `adjudicated`, or the fault kind's name
+    /// (`spawn`, `handshake`, `crash`, `timeout`, `malformed_move`, `illegal_move`, `garbage`,
+    /// `line_too_long`, `io`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Termination::Normal => "normal",
+            Termination::SowCap => "sow_cap",
+            Termination::Adjudicated => "adjudicated",
+            Termination::Forfeit(kind) => kind.as_str(),
+        }
+    }
+}
+
+impl fmt::Display for Termination {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Termination {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "normal" => Ok(Termination::Normal),
+            "sow_cap" => Ok(Termination::SowCap),
+            "adjudicated" => Ok(Termination::Adjudicated),
+            _ => s
+                .parse::<FaultKind>()
+                .map(Termination::Forfeit)
+                .map_err(|_| format!("unknown termination `{s}`")),
+        }
+    }
+}
+
+impl Serialize for Termination {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Termination {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+/// One game, as a `games.csv` row.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GameRow {
+    pub game_id: u64,
+    pub pair_id: u64,
+    pub round: u32,
+    /// The player who moved first (south at the start).
+    pub first: String,
+    pub second: String,
+    pub rules: Ruleset,
+    #[serde(with = "crate::tournament::config::opening_line")]
+    pub opening: Opening,
+    /// From the first player's view.
+    pub result: Outcome,
+    /// Final seeds of the first and second player (after the end-of-game sweep), or the stores
+    /// when the game ended early (forfeit, adjudication).
+    pub score_first: u32,
+    pub score_second: u32,
+    pub sows: u32,
+    pub termination: Termination,
+    /// The player who forfeited, if any (an empty column otherwise).
+    #[serde(with = "empty_is_none")]
+    pub forfeit: Option<String>,
+    /// What happened, in words (the fault's detail, the rules' end reason).
+    pub detail: String,
+    pub wall_ms: u64,
+    pub first_think_ms: u64,
+    pub first_max_ms: u64,
+    pub second_think_ms: u64,
+    pub second_max_ms: u64,
+}
+
+/// `Option<String>` as a text column: `None` is the empty string, both in CSV and in JSON (so the
+/// two files keep one form).
+mod empty_is_none {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(value: &Option<String>, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(value.as_deref().unwrap_or(""))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+        let text = Option::<String>::deserialize(d)?.unwrap_or_default();
+        Ok((!text.is_empty()).then_some(text))
+    }
+}
+
+/// A row plus the move list: one `games.jsonl` line.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GameRecord {
+    #[serde(flatten)]
+    pub row: GameRow,
+    pub moves: Vec<Move>,
+    pub think_ms: Vec<u64>,
+    /// For each `think_ms` entry, the player who made that sow: 0 the first, 1 the second.
+    #[serde(default)]
+    pub movers: Vec<u8>,
+}
+
+impl GameRecord {
+    /// Fills `movers` by replaying the game, for records written before the field existed, and
+    /// checks that every sow after the opening has a think time and a mover.
+    fn fill_movers(&mut self) -> Result<(), String> {
+        if self.movers.len() != self.think_ms.len() {
+            self.movers = self.replay_movers()?;
+        }
+        let skip = self.row.opening.moves.len();
+        if self.moves.len() != skip + self.movers.len() {
+            return Err(format!(
+                "game {}: {} think times for {} sows after the opening",
+                self.row.game_id,
+                self.movers.len(),
+                self.moves.len().saturating_sub(skip)
+            ));
+        }
+        Ok(())
+    }
+
+    /// Who made each sow after the opening, by replaying the game with the rules engine.
+    fn replay_movers(&self) -> Result<Vec<u8>, String> {
+        let row = &self.row;
+        let mut pos = row
+            .opening
+            .start(row.rules)
+            .map_err(|e| format!("game {}: opening `{}`: {e}", row.game_id, row.opening))?;
+        let skip = row.opening.moves.len();
+        let mut movers = Vec::with_capacity(self.think_ms.len());
+        for (i, &mv) in self.moves.iter().enumerate() {
+            if i >= skip {
+                let side = pos
+                    .to_move()
+                    .ok_or_else(|| format!("game {}: a move after the end", row.game_id))?;
+                // South is the first player's seat unless the pie rule swapped the seats.
+                let first_seat = if pos.swapped() {
+                    Side::North
+                } else {
+                    Side::South
+                };
+                movers.push(u8::from(side != first_seat));
+            }
+            pos.play(mv)
+                .map_err(|e| format!("game {}: move {} `{mv}`: {e}", row.game_id, i + 1))?;
+        }
+        if movers.len() != self.think_ms.len() {
+            return Err(format!(
+                "game {}: {} think times for {} sows after the opening",
+                row.game_id,
+                self.think_ms.len(),
+                movers.len()
+            ));
+        }
+        Ok(movers)
+    }
+}
+
+/// Appends finished games to a run folder.
+pub struct ResultsWriter {
+    csv: csv::Writer<File>,
+    jsonl: File,
+}
+
+impl ResultsWriter {
+    /// Opens the folder's files for appending (creating them, with the CSV header, if new).
+    pub fn open(dir: &Path) -> Result<ResultsWriter> {
+        let csv_path = dir.join(GAMES_CSV);
+        let new = !csv_path.exists() || fs::metadata(&csv_path)?.len() == 0;
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&csv_path)
+            .with_context(|| format!("cannot open {}", csv_path.display()))?;
+        let csv = csv::WriterBuilder::new().has_headers(new).from_writer(file);
+        let jsonl_path = dir.join(GAMES_JSONL);
+        let jsonl = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&jsonl_path)
+            .with_context(|| format!("cannot open {}", jsonl_path.display()))?;
+        Ok(ResultsWriter { csv, jsonl })
+    }
+
+    /// Appends one game to both files and flushes them to the operating system.
+    pub fn append(&mut self, record: &GameRecord) -> Result<()> {
+        let mut line = serde_json::to_string(record)?;
+        line.push('\n');
+        self.jsonl.write_all(line.as_bytes())?;
+        self.jsonl.flush()?;
+        self.csv.serialize(&record.row)?;
+        self.csv.flush()?;
+        Ok(())
+    }
+}
+
+/// Reads `games.csv`. A torn last line (a crash mid-write) is an error naming the row; [`repair`]
+/// cuts it off.
+pub fn read_games(dir: &Path) -> Result<Vec<GameRow>> {
+    let path = dir.join(GAMES_CSV);
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    let mut reader =
+        csv::Reader::from_path(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    let mut rows = Vec::new();
+    for (i, row) in reader.deserialize::<GameRow>().enumerate() {
+        let row = row.with_context(|| format!("{}: row {} is malformed (run `arena run --resume` on the folder to repair a torn last line)", path.display(), i + 2))?;
+        rows.push(row);
+    }
+    Ok(rows)
+}
+
+/// Reads `games.jsonl` (for the move lists), with every record's `movers` filled in.
+pub fn read_records(dir: &Path) -> Result<Vec<GameRecord>> {
+    let path = dir.join(GAMES_JSONL);
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    let file = File::open(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    let mut out = Vec::new();
+    for (i, line) in BufReader::new(file).lines().enumerate() {
+        let line = line?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let mut rec: GameRecord = serde_json::from_str(&line)
+            .with_context(|| format!("{}: line {} is malformed", path.display(), i + 1))?;
+        rec.fill_movers()
+            .map_err(|e| anyhow::anyhow!("{}: line {}: {e}", path.display(), i + 1))?;
+        out.push(rec);
+    }
+    Ok(out)
+}
+
+/// Cuts a file back to its last complete line. Returns whether anything was cut.
+pub fn cut_torn_line(path: &Path) -> Result<bool> {
+    if !path.exists() {
+        return Ok(false);
+    }
+    let data = fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let keep = match data.iter().rposition(|&b| b == b'\n') {
+        Some(i) => i + 1,
+        None => 0,
+    };
+    if keep == data.len() {
+        return Ok(false);
+    }
+    let mut file = OpenOptions::new().write(true).open(path)?;
+    file.set_len(keep as u64)?;
+    file.seek(SeekFrom::End(0))?;
+    file.sync_all()?;
+    Ok(true)
+}
+
+/// Brings a run folder back to a consistent state after a crash: cuts torn last lines, and
+/// rewrites `games.jsonl` to hold exactly the games of `games.csv`. Returns the finished game
+/// ids and a list of what was repaired.
+pub fn repair(dir: &Path) -> Result<(BTreeSet<u64>, Vec<String>)> {
+    let mut notes = Vec::new();
+    let csv_path = dir.join(GAMES_CSV);
+    if cut_torn_line(&csv_path)? {
+        notes.push(format!("cut a torn last line off {}", csv_path.display()));
+    }
+    // A header-only or header-torn file: start it afresh.
+    if csv_path.exists() {
+        let text = fs::read_to_string(&csv_path)?;
+        if !text.starts_with("game_id,") {
+            if text.is_empty() {
+                fs::remove_file(&csv_path)?;
+            } else {
+                bail!(
+                    "{} does not start with the games.csv header: is this a run folder?",
+                    csv_path.display()
+                );
+            }
+        }
+    }
+    let rows = read_games(dir)?;
+    let done: BTreeSet<u64> = rows.iter().map(|r| r.game_id).collect();
+    if done.len() != rows.len() {
+        bail!(
+            "{} lists a game id twice: the folder was written by two runs at once",
+            csv_path.display()
+        );
+    }
+    let jsonl_path = dir.join(GAMES_JSONL);
+    if cut_torn_line(&jsonl_path)? {
+        notes.push(format!("cut a torn last line off {}", jsonl_path.display()));
+    }
+    let records = read_records(dir)?;
+    let kept: Vec<&GameRecord> = records
+        .iter()
+        .filter(|r| done.contains(&r.row.game_id))
+        .collect();
+    if kept.len() != records.len() {
+        notes.push(format!(
+            "dropped {} game(s) from {} that games.csv does not hold",
+            records.len() - kept.len(),
+            jsonl_path.display()
+        ));
+        let tmp = dir.join(format!("{GAMES_JSONL}.tmp"));
+        let mut out = File::create(&tmp)?;
+        for rec in kept {
+            writeln!(out, "{}", serde_json::to_string(rec)?)?;
+        }
+        out.sync_all()?;
+        fs::rename(&tmp, &jsonl_path)?;
+    }
+    Ok((done, notes))
+}
+
+/// Player names in a stable order: `run.json`'s order if the folder has one, then any other name
+/// in order of first appearance.
+pub fn player_names(dir: &Path, rows: &[GameRow]) -> Vec<String> {
+    let mut names: Vec<String> = RunFile::read(dir)
+        .map(|r| r.config.players.iter().map(|p| p.name.clone()).collect())
+        .unwrap_or_default();
+    for row in rows {
+        for n in [&row.first, &row.second] {
+            if !names.contains(n) {
+                names.push(n.clone());
+            }
+        }
+    }
+    names
+}
+
+/// The rows as rating games among `names` (indices into it), in game-id order; forfeits left out
+/// if asked.
+pub fn rated_games(
+    rows: &[GameRow],
+    names: &[String],
+    exclude_forfeits: bool,
+) -> Result<Vec<RatedGame>> {
+    let index: HashMap<&str, usize> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.as_str(), i))
+        .collect();
+    let player = |row: &GameRow, name: &str| {
+        index
+            .get(name)
+            .copied()
+            .with_context(|| format!("game {}: `{name}` is not a player", row.game_id))
+    };
+    let mut sorted: Vec<&GameRow> = rows.iter().collect();
+    sorted.sort_by_key(|r| r.game_id);
+    let mut games = Vec::with_capacity(rows.len());
+    for row in sorted {
+        if exclude_forfeits && row.forfeit.is_some() {
+            continue;
+        }
+        games.push(RatedGame {
+            pair: row.pair_id,
+            first: player(row, &row.first)?,
+            second: player(row, &row.second)?,
+            outcome: row.result,
+        });
+    }
+    Ok(games)
+}
+
+/// How often each termination occurred, most frequent first (ties by name).
+pub fn termination_counts(rows: &[GameRow]) -> Vec<(Termination, usize)> {
+    let mut counts: Vec<(Termination, usize)> = Vec::new();
+    for row in rows {
+        match counts.iter_mut().find(|(t, _)| *t == row.termination) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((row.termination, 1)),
+        }
+    }
+    counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.as_str().cmp(b.0.as_str())));
+    counts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    fn row(id: u64) -> GameRecord {
+        GameRecord {
+            row: GameRow {
+                game_id: id,
+                pair_id: id / 2,
+                round: 0,
+                first: "a".into(),
+                second: "b".into(),
+                rules: Ruleset::default(),
+                opening: "3 1".parse().unwrap(),
+                result: Outcome::Win,
+                score_first: 30,
+                score_second: 18,
+                sows: 40,
+                termination: Termination::Normal,
+                forfeit: None,
+                detail: String::new(),
+                wall_ms: 5,
+                first_think_ms: 1,
+                first_max_ms: 1,
+                second_think_ms: 1,
+                second_max_ms: 1,
+            },
+            moves: vec![Move::Pit(3), Move::Pit(1)],
+            think_ms: vec![],
+            movers: vec![],
+        }
+    }
+
+    fn temp_dir(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("arena-results-{name}-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn torn_lines_are_cut_and_jsonl_follows_csv() {
+        let dir = temp_dir("torn");
+        let mut w = ResultsWriter::open(&dir).unwrap();
+        w.append(&row(0)).unwrap();
+        w.append(&row(1)).unwrap();
+        drop(w);
+        // A crash while writing game 2: the jsonl line is complete, the csv line is torn.
+        let mut jsonl = OpenOptions::new()
+            .append(true)
+            .open(dir.join(GAMES_JSONL))
+            .unwrap();
+        writeln!(jsonl, "{}", serde_json::to_string(&row(2)).unwrap()).unwrap();
+        let mut csv = OpenOptions::new()
+            .append(true)
+            .open(dir.join(GAMES_CSV))
+            .unwrap();
+        write!(csv, "2,1,0,a,b,kal").unwrap();
+        assert!(
+            read_games(&dir).is_err(),
+            "a torn line must not read as a game"
+        );
+        let (done, notes) = repair(&dir).unwrap();
+        assert_eq!(done.into_iter().collect::<Vec<_>>(), vec![0, 1]);
+        assert_eq!(notes.len(), 2, "{notes:?}");
+        assert_eq!(read_records(&dir).unwrap().len(), 2);
+        // Appending after the repair continues cleanly, without a second header.
+        let mut w = ResultsWriter::open(&dir).unwrap();
+        w.append(&row(2)).unwrap();
+        assert_eq!(read_games(&dir).unwrap().len(), 3);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn typed_columns_keep_their_text_form() {
+        let dir = temp_dir("typed");
+        let mut game = row(0);
+        game.row.rules = "kalah:pie=true".parse().unwrap();
+        game.row.result = Outcome::Draw;
+        game.row.termination = Termination::Forfeit(FaultKind::IllegalMove);
+        game.row.forfeit = Some("b".into());
+        let mut w = ResultsWriter::open(&dir).unwrap();
+        w.append(&game).unwrap();
+        w.append(&row(1)).unwrap();
+        drop(w);
+        let csv = fs::read_to_string(dir.join(GAMES_CSV)).unwrap();
+        assert!(
+            csv.contains(",kalah:pie=true,3 1,1/2-1/2,30,18,40,illegal_move,b,,5,"),
+            "{csv}"
+        );
+        assert!(csv.contains(",kalah,3 1,1-0,30,18,40,normal,,,5,"), "{csv}");
+        let jsonl = fs::read_to_string(dir.join(GAMES_JSONL)).unwrap();
+        assert!(jsonl.contains(r#""forfeit":"","#), "{jsonl}");
+        assert!(jsonl.contains(r#""moves":["3","1"]"#), "{jsonl}");
+        assert_eq!(read_games(&dir).unwrap()[0], game.row);
+        assert_eq!(read_records(&dir).unwrap()[0], game);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A record of game 7 written before `movers` existed.
+    fn old_record(opening: &str, moves: &[&str], think: &[u64]) -> GameRecord {
+        let mut r = row(7);
+        r.row.opening = opening.parse().unwrap();
+        r.moves = moves.iter().map(|m| m.parse().unwrap()).collect();
+        r.think_ms = think.to_vec();
+        r
+    }
+
+    #[test]
+    fn extra_turns_keep_the_mover() {
+        // Kalah(6,4): pit 3's four seeds end in the store (extra turn); pit 1's do not.
+        let mut r = old_record("", &["3", "1", "1"], &[10, 20, 30]);
+        r.fill_movers().unwrap();
+        assert_eq!(r.movers, vec![0, 0, 1]);
+    }
+
+    #[test]
+    fn opening_moves_have_no_think_time() {
+        // After the opening `3 1` north is to move: the first timed sow is the second player's,
+        // the next the first player's.
+        let mut r = old_record("3 1", &["3", "1", "1", "2"], &[30, 40]);
+        r.fill_movers().unwrap();
+        assert_eq!(r.movers, vec![1, 0]);
+    }
+
+    #[test]
+    fn mismatched_records_are_reported_not_attributed() {
+        let mut r = old_record("", &["3", "1"], &[10]);
+        assert!(r.fill_movers().unwrap_err().contains("game 7"));
+        let mut bad = old_record("", &["9"], &[10]);
+        assert!(bad.fill_movers().is_err());
+    }
+
+    #[test]
+    fn records_written_before_movers_are_read_with_them() {
+        let dir = temp_dir("old-jsonl");
+        let line = r#"{"game_id":0,"pair_id":0,"round":0,"first":"a","second":"b","rules":"kalah","opening":"","result":"1-0","score_first":30,"score_second":18,"sows":3,"termination":"normal","forfeit":"","detail":"","wall_ms":5,"first_think_ms":1,"first_max_ms":1,"second_think_ms":1,"second_max_ms":1,"moves":["3","6","2"],"think_ms":[1,2,3]}"#;
+        fs::write(dir.join(GAMES_JSONL), format!("{line}\n")).unwrap();
+        let records = read_records(&dir).unwrap();
+        assert_eq!(records[0].movers, vec![0, 0, 1]);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,29 @@
+//! The results folder of one run: every file in it has exactly one owner here, which defines its
+//! type, writes it and reads it back. The rest of the arena never builds a path to one of these
+//! files or parses one itself.
+//!
+//! | file | owner | written by |
+//! |---|---|---|
+//! | `run.json` | [`run_file::RunFile`] | `arena run` / `sprt` / `calibrate` at the start, `arena merge` |
+//! | `games.csv`, `games.jsonl` | [`games::GameRow`], [`games::GameRecord`], [`games::ResultsWriter`] | appended as each game ends |
+//! | `games.pgn` | [`pgn::write_pgn`] | at the end of a run, from `games.jsonl` |
+//! | `logs/NAME.stderr.log` | [`logs::stderr_log_path`] | each bot's stderr |
+//! | `sprt.json`, `sprt.csv` | [`sprt::SprtFile`], [`sprt::SprtTrace`] | `arena sprt` |
+//! | `ratings.csv`, `pairwise.csv`, `ladder.csv`, `summary.json` | [`ratings`] | `arena rate` (and every command that rates) |
+//! | `analysis.csv` | [`analysis::MistakeRow`] | `arena analyse` |
+//! | `calibration.csv`, `calibration.json`, `calibrated.toml` | [`calibration`] | `arena calibrate` (its top folder) |
+//!
+//! The figures, `report.html` and `summary.md` are `report/`'s: they are documents made from
+//! these files, never read back.
+
+pub mod analysis;
+pub mod calibration;
+pub mod games;
+pub mod logs;
+pub mod pgn;
+pub mod ratings;
+pub mod run_file;
+pub mod sprt;
+
+pub use games::{GameRecord, GameRow, ResultsWriter, Termination};
+pub use run_file::RunFile;

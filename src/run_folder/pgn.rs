@@ -1,0 +1,109 @@
+//! `games.pgn`: the games in the Portable Game Notation that Ordo and BayesElo read as they read
+//! chess tournaments. Derived from `games.jsonl`; written at the end of a run and by
+//! `arena merge`.
+//!
+//! # Format
+//! One game per record, in game-id order. Tags: `Event`, `Site`, `Round`, `White` (the first
+//! player), `Black` (the second), `Result`, then the arena's own `GameId`, `Variant` (the
+//! ruleset string), `Opening`, `Score` (final seeds, first player first), `PlyCount` (sows,
+//! `swap` included) and `Termination`. The movetext numbers every two moves like chess and
+//! writes each move as its pit number or `swap`, then the result.
+
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+
+use super::games::read_records;
+
+pub const GAMES_PGN: &str = "games.pgn";
+
+/// Writes `games.pgn` from `games.jsonl`.
+pub fn write_pgn(dir: &Path) -> Result<PathBuf> {
+    let mut records = read_records(dir)?;
+    records.sort_by_key(|r| r.row.game_id);
+    let path = dir.join(GAMES_PGN);
+    let mut out = std::io::BufWriter::new(File::create(&path)?);
+    for rec in &records {
+        let r = &rec.row;
+        writeln!(out, "[Event \"mancala-arena\"]")?;
+        writeln!(out, "[Site \"?\"]")?;
+        writeln!(out, "[Round \"{}\"]", r.round + 1)?;
+        writeln!(out, "[White \"{}\"]", escape(&r.first))?;
+        writeln!(out, "[Black \"{}\"]", escape(&r.second))?;
+        writeln!(out, "[Result \"{}\"]", r.result)?;
+        writeln!(out, "[GameId \"{}\"]", r.game_id)?;
+        writeln!(out, "[Variant \"{}\"]", escape(&r.rules.to_string()))?;
+        writeln!(out, "[Opening \"{}\"]", escape(&r.opening.to_string()))?;
+        writeln!(out, "[Score \"{}-{}\"]", r.score_first, r.score_second)?;
+        writeln!(out, "[PlyCount \"{}\"]", rec.moves.len())?;
+        writeln!(out, "[Termination \"{}\"]", r.termination)?;
+        writeln!(out)?;
+        let mut line = String::new();
+        for (i, mv) in rec.moves.iter().enumerate() {
+            if i % 2 == 0 {
+                line.push_str(&format!("{}. ", i / 2 + 1));
+            }
+            line.push_str(&mv.to_string());
+            line.push(' ');
+        }
+        line.push_str(&r.result.to_string());
+        writeln!(out, "{line}")?;
+        writeln!(out)?;
+    }
+    out.flush()?;
+    Ok(path)
+}
+
+fn escape(s: &str) -> String {
+    s.replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run_folder::games::{GameRecord, GameRow, ResultsWriter, Termination};
+
+    #[test]
+    fn pgn_has_ordo_headers() {
+        let dir = std::env::temp_dir().join(format!("arena-pgn-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let game = GameRecord {
+            row: GameRow {
+                game_id: 0,
+                pair_id: 0,
+                round: 0,
+                first: "a".into(),
+                second: "b".into(),
+                rules: Default::default(),
+                opening: "3 1".parse().unwrap(),
+                result: crate::rating::Outcome::Win,
+                score_first: 30,
+                score_second: 18,
+                sows: 2,
+                termination: Termination::Normal,
+                forfeit: None,
+                detail: String::new(),
+                wall_ms: 5,
+                first_think_ms: 1,
+                first_max_ms: 1,
+                second_think_ms: 1,
+                second_max_ms: 1,
+            },
+            moves: vec!["3".parse().unwrap(), "1".parse().unwrap()],
+            think_ms: vec![],
+            movers: vec![],
+        };
+        ResultsWriter::open(&dir).unwrap().append(&game).unwrap();
+        let pgn = std::fs::read_to_string(write_pgn(&dir).unwrap()).unwrap();
+        assert!(
+            pgn.contains("[White \"a\"]")
+                && pgn.contains("[Black \"b\"]")
+                && pgn.contains("[Result \"1-0\"]")
+        );
+        assert!(pgn.contains("1. 3 1 1-0"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

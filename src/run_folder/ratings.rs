@@ -1,0 +1,145 @@
+//! The rating files of a folder: `ratings.csv`, `pairwise.csv`, `ladder.csv` and `summary.json`,
+//! written from a [`RatingReport`] by every command that rates (`arena rate`, `plot`, `run`,
+//! `sprt`). Nothing reads them back: they are for people and other programs.
+//!
+//! # Format
+//! - `ratings.csv`: one [`RatingRow`](crate::rating::rows::RatingRow) per player, best first.
+//! - `pairwise.csv`: one [`PairwiseRow`](crate::rating::rows::PairwiseRow) per encounter.
+//! - `ladder.csv`: `name,game,rating`: each player's site-ladder rating before its first game
+//!   (game 0) and after each of its games, 2 decimals.
+//! - `summary.json`: a [`Summary`], keys in alphabetical order at every level.
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use serde::Serialize;
+
+use super::games::Termination;
+use crate::rating::fit::Anchor;
+use crate::rating::rows::{PairwiseRow, RatingRow};
+use crate::rating::{FirstMove, RatingReport};
+
+pub const RATINGS_CSV: &str = "ratings.csv";
+pub const PAIRWISE_CSV: &str = "pairwise.csv";
+pub const LADDER_CSV: &str = "ladder.csv";
+pub const SUMMARY_JSON: &str = "summary.json";
+
+/// Everything `summary.json` holds.
+#[derive(Debug, Clone, Serialize)]
+pub struct Summary {
+    pub games: usize,
+    pub game_pairs: usize,
+    pub players: Vec<String>,
+    pub ratings: Vec<RatingRow>,
+    /// The first mover's advantage in Elo, with its interval.
+    pub first_move_advantage: FirstMove,
+    pub draw_nu: f64,
+    pub bootstrap_samples: usize,
+    pub level: f64,
+    /// Where the scale is pinned, in words: `pool mean = 1200` or `NAME = ELO`.
+    pub anchor: String,
+    pub warnings: Vec<String>,
+    /// `rank_probabilities[i][r]`: probability that player i (in `players` order) has rank r+1.
+    pub rank_probabilities: Option<Vec<Vec<f64>>>,
+    /// `los[i][j]`: probability that player i is stronger than player j (bootstrap, else normal).
+    pub los: Vec<Vec<f64>>,
+    pub pairwise: Vec<PairwiseRow>,
+    pub ladder: Vec<LadderSummary>,
+    /// How often each termination occurred, most frequent first.
+    pub terminations: Vec<(Termination, usize)>,
+}
+
+/// One player's site-ladder path, summarised.
+#[derive(Debug, Clone, Serialize)]
+pub struct LadderSummary {
+    pub name: String,
+    pub k: f64,
+    pub final_rating: f64,
+    pub min: f64,
+    pub max: f64,
+    pub late_mean: f64,
+    pub games: usize,
+}
+
+/// The anchor in words.
+pub fn anchor_text(anchor: &Anchor, names: &[String]) -> String {
+    match anchor {
+        Anchor::Mean(v) => format!("pool mean = {v}"),
+        Anchor::Player(i, v) => format!("{} = {v}", names[*i]),
+    }
+}
+
+impl Summary {
+    pub fn new(report: &RatingReport, terminations: Vec<(Termination, usize)>) -> Summary {
+        Summary {
+            games: report.games,
+            game_pairs: report.game_pairs,
+            players: report.names.clone(),
+            ratings: report.rows.clone(),
+            first_move_advantage: report.first_move,
+            draw_nu: report.ratings.draw.nu,
+            bootstrap_samples: report.boot.as_ref().map_or(0, |b| b.samples),
+            level: report.config.level,
+            anchor: anchor_text(&report.config.anchor, &report.names),
+            warnings: report.warnings.clone(),
+            rank_probabilities: report.boot.as_ref().map(|b| b.rank_probabilities.clone()),
+            los: report.los.clone(),
+            pairwise: report.pairwise_rows.clone(),
+            ladder: report
+                .names
+                .iter()
+                .zip(&report.ladder)
+                .map(|(name, t)| LadderSummary {
+                    name: name.clone(),
+                    k: report.config.k,
+                    final_rating: t.final_rating,
+                    min: t.min,
+                    max: t.max,
+                    late_mean: t.late_mean,
+                    games: t.games,
+                })
+                .collect(),
+            terminations,
+        }
+    }
+}
+
+/// Writes the four rating files into `dir`.
+pub fn write_rating_files(dir: &Path, report: &RatingReport, summary: &Summary) -> Result<()> {
+    let write_csv =
+        |file: &str, f: &dyn Fn(&mut csv::Writer<std::fs::File>) -> Result<()>| -> Result<()> {
+            let path = dir.join(file);
+            let mut w = csv::Writer::from_path(&path)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+            f(&mut w)?;
+            w.flush()?;
+            Ok(())
+        };
+    write_csv(RATINGS_CSV, &|w| {
+        for r in &report.rows {
+            w.serialize(r)?;
+        }
+        Ok(())
+    })?;
+    write_csv(PAIRWISE_CSV, &|w| {
+        for r in &report.pairwise_rows {
+            w.serialize(r)?;
+        }
+        Ok(())
+    })?;
+    write_csv(LADDER_CSV, &|w| {
+        w.write_record(["name", "game", "rating"])?;
+        for (name, track) in report.names.iter().zip(&report.ladder) {
+            for (i, r) in track.trajectory.iter().enumerate() {
+                w.write_record([name.clone(), i.to_string(), format!("{r:.2}")])?;
+            }
+        }
+        Ok(())
+    })?;
+    // Through a `Value` so that keys are sorted, as they always were in this file.
+    let json = serde_json::to_value(summary)?;
+    let path = dir.join(SUMMARY_JSON);
+    std::fs::write(&path, serde_json::to_string_pretty(&json)? + "\n")
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(())
+}

@@ -1,0 +1,66 @@
+//! `run.json`: the exact configuration of a run, the arena version, the start time and the
+//! command line: enough to rerun it, resume it or merge its shards.
+//!
+//! # Format
+//! A pretty-printed JSON object: `arena_version`, `started` (RFC 3339), `command` (the argv
+//! words), `shard` (`[index, count]`, only for a shard) and `config`, the
+//! [`RunConfig`](crate::tournament::config::RunConfig) serialised field by field.
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+
+use crate::tournament::config::RunConfig;
+
+pub const RUN_JSON: &str = "run.json";
+
+/// What `run.json` holds.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunFile {
+    pub arena_version: String,
+    pub started: String,
+    pub command: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<(u64, u64)>,
+    pub config: RunConfig,
+}
+
+impl RunFile {
+    /// A run starting now, by this process's command line.
+    pub fn new(config: RunConfig, shard: Option<(u64, u64)>) -> RunFile {
+        RunFile {
+            arena_version: env!("CARGO_PKG_VERSION").to_string(),
+            started: chrono::Local::now().to_rfc3339(),
+            command: std::env::args().collect(),
+            shard,
+            config,
+        }
+    }
+
+    pub fn read(dir: &Path) -> Result<RunFile> {
+        let path = dir.join(RUN_JSON);
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        serde_json::from_str(&text)
+            .with_context(|| format!("{} is not a valid run file", path.display()))
+    }
+
+    /// `run.json` as written, pretty-printed again (for the report's configuration section).
+    pub fn read_text(dir: &Path) -> Option<String> {
+        let text = std::fs::read_to_string(dir.join(RUN_JSON)).ok()?;
+        let value: serde_json::Value = serde_json::from_str(&text).ok()?;
+        serde_json::to_string_pretty(&value).ok()
+    }
+
+    pub fn write(&self, dir: &Path) -> Result<()> {
+        let path = dir.join(RUN_JSON);
+        std::fs::write(&path, serde_json::to_string_pretty(self)? + "\n")
+            .with_context(|| format!("cannot write {}", path.display()))
+    }
+
+    /// Whether `dir` already holds a run (a `run.json`).
+    pub fn exists(dir: &Path) -> bool {
+        dir.join(RUN_JSON).exists()
+    }
+}

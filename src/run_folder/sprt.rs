@@ -1,0 +1,119 @@
+//! `sprt.json` (the hypotheses and the decision) and `sprt.csv` (the log-likelihood ratio after
+//! every completed game pair), written by `arena sprt`.
+//!
+//! # Format
+//! `sprt.json`: `elo0`, `elo1`, `alpha`, `beta`, `model` (`logistic` or `normalized`), `pairs`,
+//! `penta` (`[LL, LD, DD/WL, WD, WW]` from the test bot's view) and `status` (`result`:
+//! `Continue`, `AcceptH0` or `AcceptH1`; `llr`, `lower`, `upper`). Written when the test ends.
+//!
+//! `sprt.csv`: a header, then one row per completed pair, flushed as it is written: `pairs`,
+//! `llr`, `lower`, `upper` (5 decimals) and the pentanomial counts `ll`, `ld`, `dd_wl`, `wd`,
+//! `ww`.
+
+use std::fs::File;
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+
+use crate::rating::pairwise::PentaCounts;
+use crate::rating::sprt::SprtStatus;
+
+pub const SPRT_JSON: &str = "sprt.json";
+pub const SPRT_CSV: &str = "sprt.csv";
+
+/// What `sprt.json` holds.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SprtFile {
+    pub elo0: f64,
+    pub elo1: f64,
+    pub alpha: f64,
+    pub beta: f64,
+    pub model: String,
+    pub pairs: u64,
+    pub penta: [u64; 5],
+    pub status: SprtStatus,
+}
+
+impl SprtFile {
+    /// The folder's `sprt.json`, `None` if it has none.
+    pub fn read(dir: &Path) -> Result<Option<SprtFile>> {
+        let path = dir.join(SPRT_JSON);
+        if !path.exists() {
+            return Ok(None);
+        }
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        serde_json::from_str(&text)
+            .map(Some)
+            .with_context(|| format!("{} is not readable", path.display()))
+    }
+
+    pub fn write(&self, dir: &Path) -> Result<()> {
+        let path = dir.join(SPRT_JSON);
+        std::fs::write(&path, serde_json::to_string_pretty(self)? + "\n")
+            .with_context(|| format!("cannot write {}", path.display()))
+    }
+}
+
+/// One row of `sprt.csv` (the counts are not read back).
+#[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
+pub struct TracePoint {
+    pub pairs: u64,
+    pub llr: f64,
+    pub lower: f64,
+    pub upper: f64,
+}
+
+/// Appends to `sprt.csv`.
+pub struct SprtTrace {
+    csv: csv::Writer<File>,
+}
+
+impl SprtTrace {
+    /// Creates `sprt.csv` with its header.
+    pub fn create(dir: &Path) -> Result<SprtTrace> {
+        let path = dir.join(SPRT_CSV);
+        let mut csv = csv::Writer::from_path(&path)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        csv.write_record([
+            "pairs", "llr", "lower", "upper", "ll", "ld", "dd_wl", "wd", "ww",
+        ])?;
+        csv.flush()?;
+        Ok(SprtTrace { csv })
+    }
+
+    /// One completed pair: the counts so far and the test's status.
+    pub fn append(&mut self, penta: &PentaCounts, status: &SprtStatus) -> Result<()> {
+        self.csv.write_record(&[
+            penta.pairs().to_string(),
+            format!("{:.5}", status.llr),
+            format!("{:.5}", status.lower),
+            format!("{:.5}", status.upper),
+            penta.ll.to_string(),
+            penta.ld.to_string(),
+            penta.dd_wl.to_string(),
+            penta.wd.to_string(),
+            penta.ww.to_string(),
+        ])?;
+        self.csv.flush()?;
+        Ok(())
+    }
+}
+
+/// The folder's `sprt.csv` rows, `None` if it has none. A torn last line (the run was killed
+/// mid-write) ends the trace.
+pub fn read_trace(dir: &Path) -> Result<Option<Vec<TracePoint>>> {
+    let path = dir.join(SPRT_CSV);
+    if !path.exists() {
+        return Ok(None);
+    }
+    let mut reader =
+        csv::Reader::from_path(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    Ok(Some(
+        reader
+            .deserialize::<TracePoint>()
+            .map_while(Result::ok)
+            .collect(),
+    ))
+}
