@@ -3,7 +3,7 @@
 //! naive reference implementation of Kalah, and the `arena replay` / `arena perft` commands.
 
 use mancala_arena::rules::{
-    perft, EndReason, Game, IllegalReason, Move, Position, Ruleset, Side, Sweep,
+    perft, EndReason, GameKind, IllegalReason, Move, Position, Ruleset, Side, Sweep,
 };
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -668,7 +668,7 @@ mod properties {
             assert_eq!(moves.contains(&Move::Swap), p.is_legal(Move::Swap));
             if let Some(res) = p.result() {
                 assert!(moves.is_empty());
-                if !(r.kind() == Game::Kalah && r.sweep() == Sweep::None) {
+                if !(r.kind() == GameKind::Kalah && r.sweep() == Sweep::None) {
                     assert_eq!(res.score.south + res.score.north, total, "{r} {p}");
                 }
                 break;
@@ -690,7 +690,11 @@ mod properties {
         let mut rng = ChaCha8Rng::seed_from_u64(2024);
         for (i, spec) in RULESETS.iter().enumerate() {
             let r = rules(spec);
-            let games = if r.kind() == Game::Congkak { 300 } else { 600 };
+            let games = if r.kind() == GameKind::Congkak {
+                300
+            } else {
+                600
+            };
             for _ in 0..games {
                 check_game(r, &mut rng);
             }
@@ -804,7 +808,7 @@ mod ruleset_strings {
         let r = rules("congkak:holes=5");
         assert_eq!(
             (r.kind(), r.pits(), r.total_seeds(), r.sow_cap()),
-            (Game::Congkak, 5, 50, 400)
+            (GameKind::Congkak, 5, 50, 400)
         );
         assert_eq!(rules("oware:seeds=5").total_seeds(), 60);
     }

@@ -36,7 +36,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use mancala_protocol::{Info, OptionDecl, OptionKind, Score};
-use mancala_rules::{Game, Move, Position, Ruleset, MAX_MOVES};
+use mancala_rules::{GameKind, Move, Position, Ruleset, MAX_MOVES};
 
 use crate::engine_loop::{Bot, Search};
 use crate::state::{same_player, with_state, State, WithState};
@@ -566,7 +566,7 @@ pub fn search(pos: &Position, settings: Settings, tt: &mut Tt, search: &mut Sear
             tt,
             search,
             settings,
-            free_extra: pos.ruleset().kind() != Game::Congkak,
+            free_extra: pos.ruleset().kind() != GameKind::Congkak,
         },
     )
 }

@@ -21,7 +21,7 @@ use std::time::Duration;
 
 use mancala_protocol::{Info, OptionDecl, OptionKind, Score};
 use mancala_rules::{Move, Position, Ruleset};
-use mancala_solver::{db, Db, Solver, Spec};
+use mancala_solver::{db, BoardSpec, Db, Solver};
 
 use crate::alphabeta::AlphaBetaBot;
 use crate::engine_loop::{Bot, Search};
@@ -62,7 +62,7 @@ pub fn bot_db_seeds(pits: usize) -> usize {
 
 impl SolverBot {
     fn prepare(&mut self, ruleset: Ruleset) {
-        let Ok(spec) = Spec::from_ruleset(&ruleset) else {
+        let Ok(spec) = BoardSpec::from_ruleset(&ruleset) else {
             return;
         };
         if self.solver.as_ref().is_some_and(|s| s.spec() == spec) {
@@ -143,7 +143,7 @@ impl Bot for SolverBot {
 
     fn think(&mut self, pos: &Position, search: &mut Search<'_>) -> Move {
         self.prepare(pos.ruleset());
-        let spec = Spec::from_ruleset(&pos.ruleset());
+        let spec = BoardSpec::from_ruleset(&pos.ruleset());
         let board = spec.as_ref().ok().and_then(|s| s.board_of(pos.board()));
         if search.limits.depth.is_some() {
             // The exact search has no depth; a depth-limited `go` is alpha-beta's to answer.
@@ -241,7 +241,7 @@ mod tests {
     #[test]
     fn plays_proven_optimal_moves() {
         let ruleset: Ruleset = "kalah:pits=3,seeds=3".parse().unwrap();
-        let spec = Spec::from_ruleset(&ruleset).unwrap();
+        let spec = BoardSpec::from_ruleset(&ruleset).unwrap();
         let mut bot = SolverBot {
             tt_mib: 4,
             db_seeds: Some(6),

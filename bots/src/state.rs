@@ -7,7 +7,7 @@
 //! by the seat they held before any swap ([`State::mover_player`]), so a result can be credited
 //! to the right player however the seats changed.
 
-use mancala_rules::{Board, Game, Move, MoveList, Position, Side};
+use mancala_rules::{Board, GameKind, Move, MoveList, Position, Side};
 
 /// What search code needs from a position. See the module docs.
 pub trait State: Clone {
@@ -99,7 +99,7 @@ pub trait WithState {
 /// Runs `f` on the cheapest [`State`] that referees `pos` completely: the `Copy` board for Kalah
 /// and Congkak, the position (with its repetition history) for Oware.
 pub fn with_state<F: WithState>(pos: &Position, f: F) -> F::Output {
-    if pos.ruleset().kind() == Game::Oware {
+    if pos.ruleset().kind() == GameKind::Oware {
         f.run(pos.clone())
     } else {
         f.run(*pos.board())

@@ -23,7 +23,7 @@ use mancala_arena::report::rate::{rate_dir, RateOptions};
 use mancala_arena::rules::Move;
 use mancala_arena::run_folder::analysis::{write_analysis, MistakeRow, ANALYSIS_CSV};
 use mancala_arena::run_folder::games::{read_records, GameRecord};
-use mancala_arena::solver::{db, Db, Solver, Spec};
+use mancala_arena::solver::{db, BoardSpec, Db, Solver};
 
 use super::solve::load_db;
 
@@ -58,10 +58,10 @@ pub fn run(args: &AnalyseArgs) -> anyhow::Result<()> {
     }
     let started = Instant::now();
     // One database per ruleset, loaded (or built) once and shared by the worker threads.
-    let mut dbs: HashMap<Spec, Option<Arc<Db>>> = HashMap::new();
+    let mut dbs: HashMap<BoardSpec, Option<Arc<Db>>> = HashMap::new();
     for rec in &records {
         let ruleset = rec.row.rules;
-        if let Ok(spec) = Spec::from_ruleset(&ruleset) {
+        if let Ok(spec) = BoardSpec::from_ruleset(&ruleset) {
             dbs.entry(spec).or_insert_with(|| {
                 let total = 2 * ruleset.pits() * ruleset.seeds() as usize;
                 let k = args
@@ -188,16 +188,16 @@ struct Part {
 /// player's sows, proven sows, mistakes and seeds lost; calls `game_done` after each game.
 fn analyse_games<'a>(
     games: impl Iterator<Item = &'a GameRecord>,
-    dbs: &HashMap<Spec, Option<Arc<Db>>>,
+    dbs: &HashMap<BoardSpec, Option<Arc<Db>>>,
     args: &AnalyseArgs,
     game_done: &mut dyn FnMut(),
 ) -> anyhow::Result<Part> {
-    let mut solvers: HashMap<Spec, Solver> = HashMap::new();
+    let mut solvers: HashMap<BoardSpec, Solver> = HashMap::new();
     let mut stats: BTreeMap<String, MistakeRow> = BTreeMap::new();
     let mut skipped_games = 0;
     for rec in games {
         let row = &rec.row;
-        let Ok(spec) = Spec::from_ruleset(&row.rules) else {
+        let Ok(spec) = BoardSpec::from_ruleset(&row.rules) else {
             skipped_games += 1;
             game_done();
             continue;

@@ -10,7 +10,7 @@ use std::time::Instant;
 use anyhow::{anyhow, bail};
 use clap::Args;
 use mancala_arena::rules::{Move, Position, Ruleset};
-use mancala_arena::solver::{db, Db, Solver, Spec};
+use mancala_arena::solver::{db, BoardSpec, Db, Solver};
 
 #[derive(Debug, Args)]
 pub struct SolveArgs {
@@ -49,7 +49,7 @@ pub struct SolveArgs {
 }
 
 pub fn run(args: &SolveArgs) -> anyhow::Result<()> {
-    let spec = Spec::from_ruleset(&args.rules).map_err(|e| anyhow!(e))?;
+    let spec = BoardSpec::from_ruleset(&args.rules).map_err(|e| anyhow!(e))?;
     let mut pos = match &args.position {
         Some(state) => Position::from_state(args.rules, state)?,
         None => Position::new(args.rules),
@@ -127,7 +127,7 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<()> {
 /// The endgame database of `k` seeds for `spec` (none for `k = 0`), from the cache folder when
 /// `cache` and it is there, else built (saying so on stderr: it can take a minute) and saved.
 /// Also returns the cache folder used.
-pub fn load_db(spec: Spec, k: usize, cache: bool) -> Option<(Arc<Db>, Option<PathBuf>)> {
+pub fn load_db(spec: BoardSpec, k: usize, cache: bool) -> Option<(Arc<Db>, Option<PathBuf>)> {
     if k == 0 {
         return None;
     }

@@ -11,7 +11,7 @@
 //! code that copies positions by value can use `Board` for Kalah and Congkak.
 
 use super::packed::{Packed, TABLES};
-use super::ruleset::{Game, Ruleset, Sweep};
+use super::ruleset::{GameKind, Ruleset, Sweep};
 use super::{BySide, EndReason, GameResult, IllegalMove, IllegalReason, Move, MoveList, Side};
 
 pub(crate) const CELLS: usize = 24;
@@ -155,7 +155,7 @@ impl Board {
         let off = row_offset(n, side);
         let row = &self.cells[off..off + n];
         // Oware's feeding obligation: a pit is legal only if its seeds reach the other row.
-        let feed = self.ruleset.kind() == Game::Oware && self.row_empty(side.other());
+        let feed = self.ruleset.kind() == GameKind::Oware && self.row_empty(side.other());
         let mut len = 0;
         for (i, &c) in row.iter().enumerate() {
             let need = if feed { n - i } else { 1 };
@@ -185,7 +185,7 @@ impl Board {
                 let c = self.cells[row_offset(n, side) + i] as usize;
                 if c == 0 {
                     Some(IllegalReason::EmptyPit)
-                } else if self.ruleset.kind() == Game::Oware
+                } else if self.ruleset.kind() == GameKind::Oware
                     && self.row_empty(side.other())
                     && c < n - i
                 {
@@ -220,9 +220,9 @@ impl Board {
         match mv {
             Move::Swap => self.pie = Pie::Swapped,
             Move::Pit(k) => match self.ruleset.kind() {
-                Game::Kalah => self.play_kalah(k as usize - 1),
-                Game::Congkak => self.play_congkak(k as usize - 1),
-                Game::Oware => {
+                GameKind::Kalah => self.play_kalah(k as usize - 1),
+                GameKind::Congkak => self.play_congkak(k as usize - 1),
+                GameKind::Oware => {
                     self.play_oware(k as usize - 1, None);
                 }
             },
@@ -246,7 +246,7 @@ impl Board {
     pub(crate) fn finish(&mut self, reason: EndReason) {
         self.mover = None;
         self.end = Some(reason);
-        if self.ruleset.kind() == Game::Kalah && self.ruleset.sweep() == Sweep::None {
+        if self.ruleset.kind() == GameKind::Kalah && self.ruleset.sweep() == Sweep::None {
             return;
         }
         let n = self.ruleset.pits();

@@ -34,7 +34,8 @@ mod state;
 pub use board::Board;
 pub use position::{perft, Position};
 pub use ruleset::{
-    Game, Ruleset, RulesetError, Sweep, DEFAULT_LAP_CAP, DEFAULT_SOW_CAP, MAX_LAP_CAP, MAX_SOW_CAP,
+    GameKind, Ruleset, RulesetError, Sweep, DEFAULT_LAP_CAP, DEFAULT_SOW_CAP, MAX_LAP_CAP,
+    MAX_SOW_CAP,
 };
 pub use state::{PositionError, PositionErrorKind};
 

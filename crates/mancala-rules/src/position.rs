@@ -4,7 +4,7 @@
 
 use super::board::Board;
 use super::oware::rep_key;
-use super::ruleset::{Game, Ruleset};
+use super::ruleset::{GameKind, Ruleset};
 use super::{GameResult, IllegalMove, Move, MoveList, Side};
 
 /// A game in progress or finished, of any ruleset. See the module docs.
@@ -70,7 +70,7 @@ impl Position {
     #[inline]
     pub fn play_unchecked(&mut self, mv: Move) {
         match (self.board.ruleset.kind(), mv) {
-            (Game::Oware, Move::Pit(k)) => {
+            (GameKind::Oware, Move::Pit(k)) => {
                 self.board
                     .play_oware(k as usize - 1, Some(&mut self.history));
                 if self.board.is_over() {
@@ -129,7 +129,7 @@ impl Position {
 /// is `swap`; a finished game has no moves). Make/unmake by copy: Kalah and Congkak recurse on
 /// the `Copy` [`Board`], Oware on cloned `Position`s (it needs the repetition history).
 pub fn perft(pos: &Position, depth: u32) -> u64 {
-    if pos.board.ruleset.kind() == Game::Oware {
+    if pos.board.ruleset.kind() == GameKind::Oware {
         perft_position(pos, depth)
     } else {
         perft_board(&pos.board, depth)

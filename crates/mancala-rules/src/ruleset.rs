@@ -11,28 +11,28 @@ use std::str::FromStr;
 
 /// The three games the arena referees.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Game {
+pub enum GameKind {
     Kalah,
     Oware,
     Congkak,
 }
 
-impl Game {
-    pub const ALL: [Game; 3] = [Game::Kalah, Game::Oware, Game::Congkak];
+impl GameKind {
+    pub const ALL: [GameKind; 3] = [GameKind::Kalah, GameKind::Oware, GameKind::Congkak];
 
     /// The name used in ruleset strings.
     pub fn as_str(self) -> &'static str {
         match self {
-            Game::Kalah => "kalah",
-            Game::Oware => "oware",
-            Game::Congkak => "congkak",
+            GameKind::Kalah => "kalah",
+            GameKind::Oware => "oware",
+            GameKind::Congkak => "congkak",
         }
     }
 
     /// The keys this game accepts, in canonical order.
     pub fn keys(self) -> &'static [&'static str] {
         match self {
-            Game::Kalah => &[
+            GameKind::Kalah => &[
                 "pits",
                 "seeds",
                 "sow_cap",
@@ -41,13 +41,13 @@ impl Game {
                 "end_on_no_move",
                 "pie",
             ],
-            Game::Oware => &["seeds", "sow_cap"],
-            Game::Congkak => &["holes", "seeds", "sow_cap", "lap_cap"],
+            GameKind::Oware => &["seeds", "sow_cap"],
+            GameKind::Congkak => &["holes", "seeds", "sow_cap", "lap_cap"],
         }
     }
 }
 
-impl fmt::Display for Game {
+impl fmt::Display for GameKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
     }
@@ -78,7 +78,7 @@ pub const MAX_LAP_CAP: u32 = 1_000_000;
 /// defaults, so two equal strings give equal values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Ruleset {
-    game: Game,
+    game: GameKind,
     pits: u8,
     seeds: u8,
     sow_cap: u32,
@@ -97,7 +97,7 @@ impl Default for Ruleset {
 }
 
 impl Ruleset {
-    fn base(game: Game, pits: u8, seeds: u8) -> Ruleset {
+    fn base(game: GameKind, pits: u8, seeds: u8) -> Ruleset {
         Ruleset {
             game,
             pits,
@@ -120,29 +120,29 @@ impl Ruleset {
             (1..=8).contains(&pits) && (1..=8).contains(&seeds),
             "kalah pits/seeds must be in 1..=8"
         );
-        Ruleset::base(Game::Kalah, pits, seeds)
+        Ruleset::base(GameKind::Kalah, pits, seeds)
     }
 
     /// Oware (abapa) with 4 seeds per house.
     pub fn oware() -> Ruleset {
-        Ruleset::base(Game::Oware, 6, 4)
+        Ruleset::base(GameKind::Oware, 6, 4)
     }
 
     /// Congkak with 7 holes and 7 seeds per hole.
     pub fn congkak() -> Ruleset {
-        Ruleset::base(Game::Congkak, 7, 7)
+        Ruleset::base(GameKind::Congkak, 7, 7)
     }
 
-    fn default_for(game: Game) -> Ruleset {
+    fn default_for(game: GameKind) -> Ruleset {
         match game {
-            Game::Kalah => Ruleset::default(),
-            Game::Oware => Ruleset::oware(),
-            Game::Congkak => Ruleset::congkak(),
+            GameKind::Kalah => Ruleset::default(),
+            GameKind::Oware => Ruleset::oware(),
+            GameKind::Congkak => Ruleset::congkak(),
         }
     }
 
     /// Which game.
-    pub fn kind(&self) -> Game {
+    pub fn kind(&self) -> GameKind {
         self.game
     }
 
@@ -206,21 +206,27 @@ pub enum RulesetError {
     #[error("unknown ruleset `{name}`: known rulesets are kalah, oware, congkak")]
     UnknownName { name: String },
     #[error("unknown key `{key}` for {game}: valid keys are {}", game.keys().join(", "))]
-    UnknownKey { game: Game, key: String },
+    UnknownKey { game: GameKind, key: String },
     #[error("malformed option `{pair}` in ruleset: expected key=value")]
     MalformedPair { pair: String },
     #[error("key `{key}` given twice")]
     DuplicateKey { key: String },
     #[error("{game} {key}={value} is out of range: expected {expected}")]
     OutOfRange {
-        game: Game,
+        game: GameKind,
         key: String,
         value: String,
         expected: String,
     },
 }
 
-fn parse_num(game: Game, key: &str, value: &str, lo: u32, hi: u32) -> Result<u32, RulesetError> {
+fn parse_num(
+    game: GameKind,
+    key: &str,
+    value: &str,
+    lo: u32,
+    hi: u32,
+) -> Result<u32, RulesetError> {
     let ok = !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit());
     match value.parse::<u32>() {
         Ok(v) if ok && (lo..=hi).contains(&v) => Ok(v),
@@ -233,7 +239,7 @@ fn parse_num(game: Game, key: &str, value: &str, lo: u32, hi: u32) -> Result<u32
     }
 }
 
-fn parse_bool(game: Game, key: &str, value: &str) -> Result<bool, RulesetError> {
+fn parse_bool(game: GameKind, key: &str, value: &str) -> Result<bool, RulesetError> {
     match value {
         "true" => Ok(true),
         "false" => Ok(false),
@@ -255,9 +261,9 @@ impl FromStr for Ruleset {
             None => (s, None),
         };
         let game = match name {
-            "kalah" => Game::Kalah,
-            "oware" => Game::Oware,
-            "congkak" => Game::Congkak,
+            "kalah" => GameKind::Kalah,
+            "oware" => GameKind::Oware,
+            "congkak" => GameKind::Congkak,
             _ => {
                 return Err(RulesetError::UnknownName {
                     name: name.chars().take(40).collect(),
@@ -291,11 +297,11 @@ impl FromStr for Ruleset {
             }
             seen.push(key);
             match (game, key) {
-                (Game::Kalah, "pits") => r.pits = parse_num(game, key, value, 1, 8)? as u8,
-                (Game::Congkak, "holes") => r.pits = parse_num(game, key, value, 5, 9)? as u8,
-                (Game::Kalah, "seeds") => r.seeds = parse_num(game, key, value, 1, 8)? as u8,
-                (Game::Oware, "seeds") => r.seeds = parse_num(game, key, value, 4, 6)? as u8,
-                (Game::Congkak, "seeds") => {
+                (GameKind::Kalah, "pits") => r.pits = parse_num(game, key, value, 1, 8)? as u8,
+                (GameKind::Congkak, "holes") => r.pits = parse_num(game, key, value, 5, 9)? as u8,
+                (GameKind::Kalah, "seeds") => r.seeds = parse_num(game, key, value, 1, 8)? as u8,
+                (GameKind::Oware, "seeds") => r.seeds = parse_num(game, key, value, 4, 6)? as u8,
+                (GameKind::Congkak, "seeds") => {
                     r.seeds = parse_num(game, key, value, 1, 9)? as u8;
                     seeds_given = true;
                 }
@@ -318,10 +324,10 @@ impl FromStr for Ruleset {
                         }
                     }
                 }
-                _ => unreachable!("every key of Game::keys is handled"),
+                _ => unreachable!("every key of GameKind::keys is handled"),
             }
         }
-        if game == Game::Congkak && !seeds_given {
+        if game == GameKind::Congkak && !seeds_given {
             r.seeds = r.pits;
         }
         Ok(r)
@@ -338,10 +344,10 @@ impl fmt::Display for Ruleset {
                 "pits" if self.pits != d.pits => format!("pits={}", self.pits),
                 "holes" if self.pits != d.pits => format!("holes={}", self.pits),
                 // Congkak's default seed count follows the number of holes.
-                "seeds" if self.game == Game::Congkak && self.seeds != self.pits => {
+                "seeds" if self.game == GameKind::Congkak && self.seeds != self.pits => {
                     format!("seeds={}", self.seeds)
                 }
-                "seeds" if self.game != Game::Congkak && self.seeds != d.seeds => {
+                "seeds" if self.game != GameKind::Congkak && self.seeds != d.seeds => {
                     format!("seeds={}", self.seeds)
                 }
                 "sow_cap" if self.sow_cap != d.sow_cap => format!("sow_cap={}", self.sow_cap),

@@ -19,7 +19,7 @@ use std::fmt;
 
 use super::board::{row_offset, store_index, Board, Pie, CELLS};
 use super::position::Position;
-use super::ruleset::{Game, Ruleset};
+use super::ruleset::{GameKind, Ruleset};
 use super::{EndReason, Side};
 
 /// A position string that does not describe a position of the given ruleset.
@@ -267,12 +267,12 @@ fn parse(ruleset: Ruleset, s: &str) -> Result<Position, PositionErrorKind> {
     }
     if let Some(reason) = end {
         let ok = match ruleset.kind() {
-            Game::Kalah => matches!(
+            GameKind::Kalah => matches!(
                 reason,
                 EndReason::SideEmpty | EndReason::NoMove | EndReason::SowCap
             ),
-            Game::Congkak => matches!(reason, EndReason::NoMove | EndReason::SowCap),
-            Game::Oware => !matches!(reason, EndReason::SideEmpty | EndReason::NoMove),
+            GameKind::Congkak => matches!(reason, EndReason::NoMove | EndReason::SowCap),
+            GameKind::Oware => !matches!(reason, EndReason::SideEmpty | EndReason::NoMove),
         };
         if !ok {
             return Err(inconsistent(format!(
@@ -292,7 +292,7 @@ fn parse(ruleset: Ruleset, s: &str) -> Result<Position, PositionErrorKind> {
 
     let mut history = Vec::new();
     if let Some(rep) = rep {
-        if ruleset.kind() != Game::Oware {
+        if ruleset.kind() != GameKind::Oware {
             return Err(inconsistent("rep= is only used by oware"));
         }
         let Some(m) = mover else {
@@ -334,7 +334,7 @@ fn parse(ruleset: Ruleset, s: &str) -> Result<Position, PositionErrorKind> {
             ));
         }
         let empty_row = pos.board.row_empty(Side::South) || pos.board.row_empty(Side::North);
-        if ruleset.kind() == Game::Kalah && !ruleset.end_on_no_move() && empty_row {
+        if ruleset.kind() == GameKind::Kalah && !ruleset.end_on_no_move() && empty_row {
             return Err(inconsistent("a row is empty but the game is not over"));
         }
         if !pos

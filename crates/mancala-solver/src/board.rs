@@ -10,12 +10,12 @@
 //! numbering), the other bytes stay 0. Passing the turn swaps the two halves, i.e. rotates the
 //! `u128` key by 64 bits. The test module checks this board against the rules engine sow by sow.
 
-use mancala_rules::{Board, Game, Ruleset, Sweep};
+use mancala_rules::{Board, GameKind, Ruleset, Sweep};
 
 /// The Kalah rules that matter to the solver (pits per side and the variants). Seeds per pit do
 /// not matter: the value of a position only depends on its pits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Spec {
+pub struct BoardSpec {
     pub pits: usize,
     pub empty_capture: bool,
     /// `sweep=owner` (true, the default) or `sweep=none`.
@@ -23,13 +23,13 @@ pub struct Spec {
     pub end_on_no_move: bool,
 }
 
-impl Spec {
+impl BoardSpec {
     /// The solver's view of a ruleset, or why it cannot solve it. The sow cap is ignored (Kalah
     /// games are finite and far shorter than the default cap of 400 sows: every sow either puts
     /// a seed into a store or moves seeds toward the mover's store), and the pie rule is handled
-    /// per position (a position where `swap` is legal is refused, see [`Spec::board_of`]).
-    pub fn from_ruleset(r: &Ruleset) -> Result<Spec, String> {
-        if r.kind() != Game::Kalah {
+    /// per position (a position where `swap` is legal is refused, see [`BoardSpec::board_of`]).
+    pub fn from_ruleset(r: &Ruleset) -> Result<BoardSpec, String> {
+        if r.kind() != GameKind::Kalah {
             return Err(format!(
                 "the solver only solves Kalah, not {} (bots fall back to alpha-beta)",
                 r.kind()
@@ -38,7 +38,7 @@ impl Spec {
         if r.pits() > 8 {
             return Err("the solver supports at most 8 pits per side".into());
         }
-        Ok(Spec {
+        Ok(BoardSpec {
             pits: r.pits(),
             empty_capture: r.empty_capture(),
             sweep: r.sweep() == Sweep::Owner,
@@ -138,7 +138,7 @@ impl SBoard {
 
     /// Plays the mover's pit `i` (0-based, non-empty) under `spec`.
     #[inline]
-    pub fn sow(&self, spec: &Spec, i: usize) -> Sow {
+    pub fn sow(&self, spec: &BoardSpec, i: usize) -> Sow {
         let n = spec.pits;
         let mut c = self.c;
         let s = c[i] as usize;
@@ -213,7 +213,7 @@ impl SBoard {
 
     /// The mover's legal moves as 0-based pit indices (a bit mask).
     #[inline(always)]
-    pub fn moves_mask(&self, spec: &Spec) -> u8 {
+    pub fn moves_mask(&self, spec: &BoardSpec) -> u8 {
         let mut m = 0u8;
         for i in 0..spec.pits {
             if self.c[i] != 0 {
@@ -242,7 +242,7 @@ mod tests {
     /// accounting (store difference + gains) and the pits must agree after every sow.
     fn cross_check(rules: &str, games: usize) {
         let ruleset: Ruleset = rules.parse().unwrap();
-        let spec = Spec::from_ruleset(&ruleset).unwrap();
+        let spec = BoardSpec::from_ruleset(&ruleset).unwrap();
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
         for _ in 0..games {
             let mut pos = Position::new(ruleset);
@@ -286,7 +286,7 @@ mod tests {
 
     #[test]
     fn seeds_and_flip() {
-        let spec = Spec::from_ruleset(&Ruleset::kalah(6, 4)).unwrap();
+        let spec = BoardSpec::from_ruleset(&Ruleset::kalah(6, 4)).unwrap();
         let b = spec.start(4);
         assert_eq!(b.seeds(), 48);
         assert_eq!(b.mover_seeds(), 24);

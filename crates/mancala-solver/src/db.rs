@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicI8, AtomicUsize, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
-use super::board::{SBoard, Spec};
+use super::board::{BoardSpec, SBoard};
 
 const UNKNOWN: i8 = i8::MIN;
 /// Largest supported K (values must fit in `i8`, and the table in memory).
@@ -31,7 +31,7 @@ const BINOM_ROWS: usize = MAX_DB_SEEDS + 17;
 
 /// An endgame database; see the module docs.
 pub struct Db {
-    spec: Spec,
+    spec: BoardSpec,
     max_seeds: usize,
     levels: Vec<Vec<i8>>,
     binom: Vec<[u64; 17]>,
@@ -65,7 +65,7 @@ pub fn db_entries(pits: usize, k: usize) -> usize {
 
 impl Db {
     /// Builds the database of levels `0..=max_seeds` in memory, on every available core.
-    pub fn build(spec: Spec, max_seeds: usize) -> Db {
+    pub fn build(spec: BoardSpec, max_seeds: usize) -> Db {
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
         Db::build_with_threads(spec, max_seeds, threads)
     }
@@ -73,7 +73,7 @@ impl Db {
     /// [`Db::build`] on `threads` threads. Each level is cut into chunks by the contents of its
     /// first two pits; threads take chunks in turn and share the level through atomic bytes
     /// (two threads may compute the same same-level child; they store the same value).
-    pub fn build_with_threads(spec: Spec, max_seeds: usize, threads: usize) -> Db {
+    pub fn build_with_threads(spec: BoardSpec, max_seeds: usize, threads: usize) -> Db {
         assert!(max_seeds <= MAX_DB_SEEDS);
         let started = Instant::now();
         let m = 2 * spec.pits;
@@ -251,18 +251,18 @@ impl Db {
         self.levels.iter().map(Vec::len).sum()
     }
 
-    pub fn spec(&self) -> Spec {
+    pub fn spec(&self) -> BoardSpec {
         self.spec
     }
 
     /// The cache file name for these rules and K.
-    pub fn file_name(spec: &Spec, max_seeds: usize) -> String {
+    pub fn file_name(spec: &BoardSpec, max_seeds: usize) -> String {
         format!("{}-k{max_seeds}.db", spec.tag())
     }
 
     /// Loads the database from `dir` if a good file is there; otherwise builds it and (if `dir`
     /// is given) writes it there. Write errors are not fatal: the built table is returned.
-    pub fn load_or_build(spec: Spec, max_seeds: usize, dir: Option<&Path>) -> Db {
+    pub fn load_or_build(spec: BoardSpec, max_seeds: usize, dir: Option<&Path>) -> Db {
         if let Some(dir) = dir {
             let path = dir.join(Db::file_name(&spec, max_seeds));
             let started = Instant::now();
@@ -277,11 +277,11 @@ impl Db {
         Db::build(spec, max_seeds)
     }
 
-    fn header(spec: &Spec, max_seeds: usize) -> String {
+    fn header(spec: &BoardSpec, max_seeds: usize) -> String {
         format!("mancala-arena solver db v1 {} k{max_seeds}\n", spec.tag())
     }
 
-    fn load(path: &Path, spec: Spec, max_seeds: usize) -> Option<Db> {
+    fn load(path: &Path, spec: BoardSpec, max_seeds: usize) -> Option<Db> {
         let bytes = std::fs::read(path).ok()?;
         let header = Db::header(&spec, max_seeds);
         let body = bytes.strip_prefix(header.as_bytes())?;
@@ -380,7 +380,7 @@ mod tests {
 
     #[test]
     fn ranks_are_a_bijection() {
-        let spec = Spec::from_ruleset(&Ruleset::kalah(2, 1)).unwrap();
+        let spec = BoardSpec::from_ruleset(&Ruleset::kalah(2, 1)).unwrap();
         let db = Db::build(spec, 5);
         for k in 0..=5 {
             let size = db.levels[k].len();
@@ -406,7 +406,7 @@ mod tests {
 
     #[test]
     fn save_and_load_round_trip() {
-        let spec = Spec::from_ruleset(&Ruleset::kalah(3, 1)).unwrap();
+        let spec = BoardSpec::from_ruleset(&Ruleset::kalah(3, 1)).unwrap();
         let dir = std::env::temp_dir().join(format!("mancala-db-test-{}", std::process::id()));
         let built = Db::load_or_build(spec, 6, Some(&dir));
         assert!(!built.loaded);

@@ -17,13 +17,13 @@ pub mod board;
 pub mod db;
 pub mod search;
 
-pub use board::{SBoard, Sow, Spec};
+pub use board::{BoardSpec, SBoard, Sow};
 pub use db::Db;
 pub use search::Solver;
 
 /// Plain minimax without pruning or tables: the reference the tests check the solver against
 /// (tiny boards only).
-pub fn minimax(spec: &Spec, b: &SBoard) -> i32 {
+pub fn minimax(spec: &BoardSpec, b: &SBoard) -> i32 {
     let mut best = i32::MIN;
     for i in 0..spec.pits {
         if b.c[i] == 0 {

@@ -29,7 +29,7 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 
-use super::board::{SBoard, Sow, Spec};
+use super::board::{BoardSpec, SBoard, Sow};
 use super::db::Db;
 
 /// One TT entry (24 bytes in the table, see [`Tt`]): the key, bounds, best move, log2 of the
@@ -217,7 +217,7 @@ impl Tt {
 /// The solver: a TT, an optional endgame database and counters. Reuse one across positions of
 /// the same rules (the TT then carries over; values never depend on the history).
 pub struct Solver {
-    spec: Spec,
+    spec: BoardSpec,
     tt: Arc<Tt>,
     db: Option<Arc<Db>>,
     db_seeds: i32,
@@ -253,7 +253,7 @@ const MAXP: usize = 8;
 impl Solver {
     /// A solver for `spec` with a TT of `tt_mib` MiB and an optional database (for the same
     /// spec).
-    pub fn new(spec: Spec, tt_mib: usize, db: Option<Arc<Db>>) -> Solver {
+    pub fn new(spec: BoardSpec, tt_mib: usize, db: Option<Arc<Db>>) -> Solver {
         if let Some(db) = &db {
             assert_eq!(db.spec(), spec, "database built for other rules");
         }
@@ -336,7 +336,7 @@ impl Solver {
         })
     }
 
-    pub fn spec(&self) -> Spec {
+    pub fn spec(&self) -> BoardSpec {
         self.spec
     }
 

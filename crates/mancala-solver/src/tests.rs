@@ -5,8 +5,8 @@ use std::sync::Arc;
 use super::*;
 use mancala_rules::Ruleset;
 
-fn spec(rules: &str) -> Spec {
-    Spec::from_ruleset(&rules.parse::<Ruleset>().unwrap()).unwrap()
+fn spec(rules: &str) -> BoardSpec {
+    BoardSpec::from_ruleset(&rules.parse::<Ruleset>().unwrap()).unwrap()
 }
 
 fn never(_: u64) -> bool {
@@ -16,7 +16,7 @@ fn never(_: u64) -> bool {
 /// Start-position value of `rules` with a fresh solver (TT `mib` MiB, database up to `k`).
 fn start_value(rules: &str, db_seeds: Option<usize>) -> i32 {
     let r: Ruleset = rules.parse().unwrap();
-    let sp = Spec::from_ruleset(&r).unwrap();
+    let sp = BoardSpec::from_ruleset(&r).unwrap();
     let db = db_seeds.map(|k| Arc::new(Db::build(sp, k)));
     let mut s = Solver::new(sp, 16, db);
     s.solve(&sp.start(r.seeds() as u8), 0, &mut never).unwrap()
@@ -61,7 +61,7 @@ fn matches_brute_force_on_tiny_boards() {
         "kalah:pits=1,seeds=6",
     ] {
         let r: Ruleset = rules.parse().unwrap();
-        let sp = Spec::from_ruleset(&r).unwrap();
+        let sp = BoardSpec::from_ruleset(&r).unwrap();
         let start = sp.start(r.seeds() as u8);
         let want = minimax(&sp, &start);
         for db in [None, Some(3), Some(6)] {
@@ -218,7 +218,7 @@ fn known_kalah_6_5() {
 /// Like [`start_value`] with a 1 GiB TT and the cached database.
 fn start_value_big(rules: &str, k: usize) -> i32 {
     let r: Ruleset = rules.parse().unwrap();
-    let sp = Spec::from_ruleset(&r).unwrap();
+    let sp = BoardSpec::from_ruleset(&r).unwrap();
     let db = Arc::new(Db::load_or_build(sp, k, db::default_dir().as_deref()));
     let mut s = Solver::new(sp, 1024, Some(db));
     s.solve(&sp.start(r.seeds() as u8), 0, &mut never).unwrap()
