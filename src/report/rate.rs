@@ -32,6 +32,8 @@ pub struct RateOptions {
     pub seed: Option<u64>,
     /// Leave out games that ended by forfeit.
     pub exclude_forfeits: bool,
+    /// Virtual draws per player (BayesElo's prior); 0: the plain maximum-likelihood fit.
+    pub prior: f64,
 }
 
 impl Default for RateOptions {
@@ -43,6 +45,7 @@ impl Default for RateOptions {
             k: 32.0,
             seed: None,
             exclude_forfeits: false,
+            prior: 2.0,
         }
     }
 }
@@ -67,6 +70,7 @@ impl RateOptions {
             level: self.level,
             bootstrap: self.bootstrap,
             k: self.k,
+            prior: self.prior,
         })
     }
 }
@@ -121,8 +125,13 @@ pub fn rate_dir(dir: &Path, opts: &RateOptions) -> Result<Rated> {
 /// The intervals in words, e.g. `95% bootstrap intervals over game pairs (1000 samples)`.
 pub fn interval_words(s: &Summary) -> String {
     if s.bootstrap_samples > 0 {
+        let failed = if s.bootstrap_failed > 0 {
+            format!(", {} failed and left out", s.bootstrap_failed)
+        } else {
+            String::new()
+        };
         format!(
-            "{:.0}% bootstrap intervals over game pairs ({} samples)",
+            "{:.0}% bootstrap intervals over game pairs ({} samples{failed})",
             s.level * 100.0,
             s.bootstrap_samples
         )

@@ -35,6 +35,10 @@ pub struct Summary {
     pub first_move_advantage: FirstMove,
     pub draw_nu: f64,
     pub bootstrap_samples: usize,
+    /// Bootstrap resamples whose fit failed (left out of the intervals).
+    pub bootstrap_failed: usize,
+    /// Virtual draws per player (BayesElo's prior); 0: the plain maximum-likelihood fit.
+    pub prior: f64,
     pub level: f64,
     /// Where the scale is pinned, in words: `pool mean = 1200` or `NAME = ELO`.
     pub anchor: String,
@@ -79,6 +83,8 @@ impl Summary {
             first_move_advantage: report.first_move,
             draw_nu: report.ratings.draw.nu,
             bootstrap_samples: report.boot.as_ref().map_or(0, |b| b.samples),
+            bootstrap_failed: report.boot.as_ref().map_or(0, |b| b.failed),
+            prior: report.config.prior,
             level: report.config.level,
             anchor: anchor_text(&report.config.anchor, &report.names),
             warnings: report.warnings.clone(),
