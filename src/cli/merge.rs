@@ -36,13 +36,6 @@ pub fn run(args: &MergeArgs) -> Result<()> {
             outln!("warning: shards {} are missing", missing.join(", "))?;
         }
     }
-    if !m.conflicts.is_empty() {
-        outln!(
-            "warning: {} game id(s) were played differently in two folders (kept the first): {:?}",
-            m.conflicts.len(),
-            &m.conflicts[..m.conflicts.len().min(10)]
-        )?;
-    }
     if let Some(c) = &m.consistency {
         outln!(
             "shard consistency: chi2 = {:.2} on {} df, p = {:.4}",

@@ -13,7 +13,10 @@ use rand_chacha::ChaCha8Rng;
 use super::tables::{pairwise_table, ratings_table, signed};
 use crate::rating::fit::Anchor;
 use crate::rating::{analyse, RatedGame, RatingConfig, RatingReport};
-use crate::run_folder::games::{player_names, rated_games, read_games, termination_counts};
+use crate::run_folder::games::{
+    player_names, rated_games, read_games, termination_counts, GAMES_JSONL,
+};
+use crate::run_folder::pgn::{write_pgn, GAMES_PGN};
 use crate::run_folder::ratings::{write_rating_files, Summary};
 use crate::run_folder::RunFile;
 use crate::tournament::schedule::{derive_seed, stream};
@@ -112,6 +115,10 @@ pub fn rate_dir(dir: &Path, opts: &RateOptions) -> Result<Rated> {
         .seed
         .unwrap_or_else(|| RunFile::read(dir).map(|r| r.config.seed).unwrap_or(1));
     let report = rate_games(&names, &games, opts, seed)?;
+    // Ordo and BayesElo read games.pgn: write it again if it went missing.
+    if !dir.join(GAMES_PGN).exists() && dir.join(GAMES_JSONL).exists() {
+        write_pgn(dir)?;
+    }
     let summary = Summary::new(&report, termination_counts(&rows));
     write_rating_files(dir, &report, &summary)?;
     let table = format_table(&summary);

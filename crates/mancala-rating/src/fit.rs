@@ -456,11 +456,64 @@ pub(crate) struct FitCell {
     pub(crate) s: f64,
 }
 
+/// Where the prior's virtual draws go, worked out once per table: the encounter (unordered
+/// pair) of each cell, and the colours never played, which get cells of virtual draws only.
+pub(crate) struct PriorLayout {
+    /// Encounter index of each of `table.cells()`.
+    encounter_of: Vec<usize>,
+    /// The two players of each encounter.
+    encounters: Vec<(usize, usize)>,
+    /// `(first, second, encounter)` of each colour never played in an encounter that was.
+    missing: Vec<(usize, usize, usize)>,
+}
+
+impl PriorLayout {
+    fn new(table: &GameTable) -> PriorLayout {
+        let mut index: HashMap<(usize, usize), usize> = HashMap::new();
+        let mut encounters = Vec::new();
+        let encounter_of = table
+            .cells()
+            .iter()
+            .map(|c| {
+                let key = (c.first.min(c.second), c.first.max(c.second));
+                *index.entry(key).or_insert_with(|| {
+                    encounters.push(key);
+                    encounters.len() - 1
+                })
+            })
+            .collect();
+        let played: HashSet<(usize, usize)> =
+            table.cells().iter().map(|c| (c.first, c.second)).collect();
+        let missing = table
+            .cells()
+            .iter()
+            .filter(|c| !played.contains(&(c.second, c.first)))
+            .map(|c| {
+                (
+                    c.second,
+                    c.first,
+                    index[&(c.first.min(c.second), c.first.max(c.second))],
+                )
+            })
+            .collect();
+        PriorLayout {
+            encounter_of,
+            encounters,
+            missing,
+        }
+    }
+}
+
 /// The fit's cells from W/D/L counts parallel to `table.cells()` (the first `cells().len()`
 /// entries, in that order), plus the prior's virtual draws: BayesElo's `AddPrior` has player i
 /// add `prior·n_ij/(4·N_i)` draws to each colour of its encounter with j (`n_ij` both colours,
 /// `N_i` all of i's games). A colour never played gets a cell of virtual draws only, at the end.
-pub(crate) fn fit_cells(table: &GameTable, counts: &[[f64; 3]], prior: f64) -> Vec<FitCell> {
+pub(crate) fn fit_cells(
+    table: &GameTable,
+    layout: &PriorLayout,
+    counts: &[[f64; 3]],
+    prior: f64,
+) -> Vec<FitCell> {
     let mut cells: Vec<FitCell> = table
         .cells()
         .iter()
@@ -475,38 +528,35 @@ pub(crate) fn fit_cells(table: &GameTable, counts: &[[f64; 3]], prior: f64) -> V
     if prior <= 0.0 {
         return cells;
     }
-    let key = |a: usize, b: usize| (a.min(b), a.max(b));
     let mut games = vec![0.0; table.players()];
-    let mut pair_games: HashMap<(usize, usize), f64> = HashMap::new();
-    for c in &cells {
+    let mut pair_games = vec![0.0; layout.encounters.len()];
+    for (c, &e) in cells.iter().zip(&layout.encounter_of) {
         games[c.first] += c.n;
         games[c.second] += c.n;
-        *pair_games.entry(key(c.first, c.second)).or_default() += c.n;
+        pair_games[e] += c.n;
     }
-    let virtual_draws = |a: usize, b: usize| {
-        let n_ab = pair_games[&key(a, b)];
-        if n_ab == 0.0 {
+    let virtual_draws = |e: usize| {
+        let (a, b) = layout.encounters[e];
+        if pair_games[e] == 0.0 {
             0.0
         } else {
-            0.25 * prior * n_ab * (1.0 / games[a] + 1.0 / games[b])
+            0.25 * prior * pair_games[e] * (1.0 / games[a] + 1.0 / games[b])
         }
     };
-    let played: HashSet<(usize, usize)> = cells.iter().map(|c| (c.first, c.second)).collect();
-    let mut only_virtual = Vec::new();
-    for c in cells.iter_mut() {
-        let v = virtual_draws(c.first, c.second);
+    for (c, &e) in cells.iter_mut().zip(&layout.encounter_of) {
+        let v = virtual_draws(e);
         c.n += v;
         c.s += 0.5 * v;
-        if v > 0.0 && !played.contains(&(c.second, c.first)) {
-            only_virtual.push(FitCell {
-                first: c.second,
-                second: c.first,
-                n: v,
-                s: 0.5 * v,
-            });
-        }
     }
-    cells.extend(only_virtual);
+    for &(first, second, e) in &layout.missing {
+        let v = virtual_draws(e);
+        cells.push(FitCell {
+            first,
+            second,
+            n: v,
+            s: 0.5 * v,
+        });
+    }
     cells
 }
 
@@ -836,18 +886,24 @@ fn fit_draws(table: &GameTable, layout: &Layout, q: &[f64]) -> DrawParameter {
     }
 }
 
-/// The model of a table, ready to fit: its free parameters and its cells.
+/// The model of a table, ready to fit: its free parameters and where the prior goes.
 pub(crate) struct Model {
     pub(crate) layout: Layout,
-    pub(crate) prior: f64,
+    prior_layout: PriorLayout,
+    prior: f64,
 }
 
 impl Model {
     pub(crate) fn new(table: &GameTable, config: &FitConfig) -> Model {
         Model {
             layout: Layout::new(table, config.first_move_advantage),
+            prior_layout: PriorLayout::new(table),
             prior: config.prior,
         }
+    }
+
+    fn cells(&self, table: &GameTable, counts: &[[f64; 3]]) -> Vec<FitCell> {
+        fit_cells(table, &self.prior_layout, counts, self.prior)
     }
 
     /// Fits resampled `counts` (parallel to `table.cells()`) from the raw point `start`; returns
@@ -858,7 +914,7 @@ impl Model {
         counts: &[[f64; 3]],
         start: &[f64],
     ) -> Result<Vec<f64>, RatingError> {
-        let cells = fit_cells(table, counts, self.prior);
+        let cells = self.cells(table, counts);
         let mut q = self.layout.free(start);
         self.layout.maximize(&cells, &mut q)?;
         Ok(self.layout.raw(&q))
@@ -878,7 +934,7 @@ pub fn fit(table: &GameTable, config: &FitConfig) -> Result<Ratings, RatingError
     }
     let model = Model::new(table, config);
     let layout = &model.layout;
-    let cells = fit_cells(table, &float_counts(table), config.prior);
+    let cells = model.cells(table, &float_counts(table));
     let mut q = vec![0.0; layout.dim];
     let iterations = layout.maximize(&cells, &mut q)?;
     let log_likelihood = layout.eval(&cells, &q, None, None);

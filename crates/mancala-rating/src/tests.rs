@@ -763,34 +763,3 @@ fn sprt_error_rates_in_simulation() {
     println!("SPRT [0,30] logistic, {runs} runs each: alpha_hat {a:.3} (mean {len0:.0} pairs), beta_hat {b:.3} (mean {len1:.0} pairs)");
     assert!(a <= 0.08 && b <= 0.08, "alpha {a}, beta {b}");
 }
-
-/// Timing of the full pipeline at the size the brief asks for: 100 players, 1,000,000 games
-/// (500,000 pairs), 1000 bootstrap samples. Run in release:
-/// `cargo test --release -p mancala-arena --lib rating::tests::timing -- --ignored --nocapture`.
-#[test]
-#[ignore]
-fn timing_100_players_1m_games_1000_bootstrap() {
-    let truth: Vec<f64> = (0..100).map(|i| -495.0 + 10.0 * i as f64).collect();
-    let mut rng = ChaCha8Rng::seed_from_u64(35);
-    let g = simulate(&truth, 35.0, 0.08, 500_000, &mut rng);
-    let t0 = std::time::Instant::now();
-    let table = GameTable::new(100, &g).unwrap();
-    let t1 = t0.elapsed();
-    let cfg = FitConfig::default();
-    let r = fit(&table, &cfg).unwrap();
-    let t2 = t0.elapsed();
-    let b = bootstrap(&table, &r, &cfg, &BootstrapConfig::default(), &mut rng).unwrap();
-    let t3 = t0.elapsed();
-    let _ = pairwise_table(&table, 0.95);
-    let t4 = t0.elapsed();
-    println!(
-        "aggregate {:.2}s, fit {:.2}s ({} iterations), bootstrap(1000) {:.2}s, pairwise {:.2}s, total {:.2}s; failed samples {}",
-        t1.as_secs_f64(),
-        (t2 - t1).as_secs_f64(),
-        r.iterations,
-        (t3 - t2).as_secs_f64(),
-        (t4 - t3).as_secs_f64(),
-        t4.as_secs_f64(),
-        b.failed
-    );
-}
