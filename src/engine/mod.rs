@@ -249,7 +249,12 @@ impl Engine {
         let program = &spec.program;
         let mut engine =
             Engine::spawn(program, spec.dir.as_deref(), stderr_log, handshake_timeout)?;
-        match engine.setup(&spec.options).await {
+        let ready = async {
+            engine.handshake().await?;
+            engine.set_options(&spec.options).await?;
+            engine.sync().await
+        };
+        match ready.await {
             Ok(()) => Ok(engine),
             Err(fault) => {
                 engine.kill().await;
@@ -336,14 +341,6 @@ impl Engine {
         };
         self.info.problems = problems;
         result
-    }
-
-    /// Everything before the first game: the handshake, a `setoption` for each pair, then
-    /// `isready` → `readyok`.
-    pub async fn setup(&mut self, options: &[(String, String)]) -> Result<(), Fault> {
-        self.handshake().await?;
-        self.set_options(options).await?;
-        self.sync().await
     }
 
     /// A `setoption` for each (name, value) pair.
