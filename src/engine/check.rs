@@ -2,8 +2,11 @@
 //! fastchess's compliance check. The checks and their order are docs/protocol.md's
 //! "Checking a bot" section.
 //!
-//! Unlike the tournament's [`super::Engine`], which tolerates what it can, the checker reads every
-//! line strictly: a malformed line fails the check in progress, an unknown line warns.
+//! The conversation is [`Engine`]'s, in strict mode and with a transcript: the engine writes the
+//! typed messages, reads every line and records what breaks the protocol. This module decides
+//! what each [`Check`] sends and expects, and turns what it saw into notes: a malformed line or a
+//! stray `bestmove` fails the check in progress, an unknown line warns (once per check). After a
+//! failed check the bot is restarted so the next one sees a clean process.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -12,9 +15,9 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use super::{BotProcess, Fault, FaultKind, Program};
-use crate::protocol::{FromBot, IdKey, OptionDecl, OptionKind};
-use crate::rules::{Move, Position, Ruleset};
+use super::{Engine, Fault, FaultKind, Program, Violation};
+use crate::protocol::{FromBot, GoLimits, OptionKind, PositionStart, Score, ToBot};
+use crate::rules::{Move, Position, Ruleset, Side};
 
 /// Settings of a check run.
 #[derive(Clone, Debug)]
@@ -38,10 +41,12 @@ pub const DEFAULT_RULESETS: [&str; 5] = [
     "congkak",
 ];
 
+/// The handshake and `isready` timeout.
 const READY: Duration = Duration::from_secs(10);
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Status {
+    #[default]
     Pass,
     Warn,
     Fail,
@@ -60,6 +65,7 @@ impl Status {
 /// One check's verdict.
 #[derive(Clone, Debug)]
 pub struct CheckResult {
+    /// [`Check::name`], or `restart` when the bot could not be restarted after a failed check.
     pub name: &'static str,
     pub status: Status,
     pub notes: Vec<String>,
@@ -90,7 +96,61 @@ impl Report {
     }
 }
 
+/// The checks of docs/protocol.md's list; each is one arm of `run_check`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Check {
+    Handshake,
+    IsReady,
+    UnknownCommand,
+    SetOption,
+    Games,
+    StatePosition,
+    Limits,
+    NoMemory,
+    Stop,
+    LateStop,
+    Reproducible,
+    Quit,
+}
+
+impl Check {
+    /// Every check, in the order they run.
+    pub const ALL: [Check; 12] = [
+        Check::Handshake,
+        Check::IsReady,
+        Check::UnknownCommand,
+        Check::SetOption,
+        Check::Games,
+        Check::StatePosition,
+        Check::Limits,
+        Check::NoMemory,
+        Check::Stop,
+        Check::LateStop,
+        Check::Reproducible,
+        Check::Quit,
+    ];
+
+    /// The name in the report and in docs/protocol.md.
+    pub fn name(self) -> &'static str {
+        match self {
+            Check::Handshake => "handshake",
+            Check::IsReady => "isready",
+            Check::UnknownCommand => "unknown-command",
+            Check::SetOption => "setoption",
+            Check::Games => "games",
+            Check::StatePosition => "state-position",
+            Check::Limits => "limits",
+            Check::NoMemory => "no-memory",
+            Check::Stop => "stop",
+            Check::LateStop => "late-stop",
+            Check::Reproducible => "reproducible",
+            Check::Quit => "quit",
+        }
+    }
+}
+
 /// A check in progress: collects the worst status and the reasons.
+#[derive(Default)]
 struct Verdict {
     status: Status,
     notes: Vec<String>,
@@ -98,13 +158,6 @@ struct Verdict {
 }
 
 impl Verdict {
-    fn new() -> Verdict {
-        Verdict {
-            status: Status::Pass,
-            notes: Vec::new(),
-            warned_unknown: false,
-        }
-    }
     fn warn(&mut self, note: impl Into<String>) {
         self.status = self.status.max(Status::Warn);
         self.notes.push(note.into());
@@ -113,181 +166,522 @@ impl Verdict {
         self.status = Status::Fail;
         self.notes.push(note.into());
     }
+    /// An unknown line warns once per check; every other violation fails it.
+    fn note(&mut self, violation: Violation) {
+        match violation {
+            Violation::Unknown(text) if !self.warned_unknown => {
+                self.warned_unknown = true;
+                self.warn(format!("unknown line `{}` (ignored)", shorten(&text)));
+            }
+            Violation::Unknown(_) => {}
+            other => self.fail(other.to_string()),
+        }
+    }
 }
 
-/// The bot under test plus the transcript.
-struct Session {
-    process: BotProcess,
+/// The bot under test and the verdict of the check in progress.
+struct Checker<'a> {
+    config: &'a CheckConfig,
+    stderr_log: PathBuf,
+    engine: Engine,
+    /// The transcript of the bot's earlier processes (it restarts after a failed check).
     transcript: Vec<String>,
-    started: Instant,
-    go_pending: bool,
+    v: Verdict,
 }
 
-/// A line read strictly.
-enum Read {
-    Msg(FromBot),
-    /// An unknown or malformed line (already noted in the verdict).
-    Other,
+/// Runs every check. `Err` only when the bot cannot be started at all.
+pub async fn check_bot(config: &CheckConfig) -> Result<Report, Fault> {
+    let stderr_log = config.transcript.with_extension("stderr.log");
+    let _ = std::fs::remove_file(&stderr_log);
+    let mut c = Checker {
+        engine: spawn(config, &stderr_log)?,
+        config,
+        stderr_log,
+        transcript: Vec::new(),
+        v: Verdict::default(),
+    };
+    let mut checks = Vec::new();
+    let mut bot_name = None;
+    // After a failed restart only `quit` is left to check.
+    let mut restart_failed = false;
+    for check in Check::ALL {
+        if restart_failed && check != Check::Quit {
+            continue;
+        }
+        c.run_check(check).await;
+        let v = std::mem::take(&mut c.v);
+        let failed = v.status == Status::Fail;
+        checks.push(CheckResult {
+            name: check.name(),
+            status: v.status,
+            notes: v.notes,
+        });
+        match check {
+            Check::Handshake if failed => break,
+            Check::Handshake => bot_name = c.engine.info.name().map(str::to_string),
+            Check::Quit => {}
+            _ if failed => {
+                if let Err(note) = c.restart().await {
+                    checks.push(CheckResult {
+                        name: "restart",
+                        status: Status::Fail,
+                        notes: vec![note],
+                    });
+                    restart_failed = true;
+                }
+            }
+            _ => {}
+        }
+    }
+    c.engine.kill().await;
+    c.transcript.extend(c.engine.take_transcript());
+    let mut text = c.transcript.join("\n");
+    text.push('\n');
+    let _ = std::fs::write(&config.transcript, text);
+    let stderr_bytes = std::fs::metadata(&c.stderr_log)
+        .map(|m| m.len())
+        .unwrap_or(0);
+    Ok(Report {
+        checks,
+        bot_name,
+        transcript: config.transcript.clone(),
+        stderr_bytes,
+    })
 }
 
-impl Session {
-    fn start(program: &Program, stderr_log: &Path) -> Result<Session, Fault> {
-        Ok(Session {
-            process: BotProcess::spawn(program, None, stderr_log)?,
-            transcript: Vec::new(),
-            started: Instant::now(),
-            go_pending: false,
-        })
-    }
+fn spawn(config: &CheckConfig, stderr_log: &Path) -> Result<Engine, Fault> {
+    let engine = Engine::spawn(&config.program, None, stderr_log, READY)?;
+    Ok(engine.strict().with_transcript())
+}
 
-    fn log(&mut self, dir: &str, line: &str) {
-        self.transcript.push(format!(
-            "{:>8.3} {dir} {line}",
-            self.started.elapsed().as_secs_f64()
-        ));
-    }
-
-    async fn send(&mut self, line: &str) -> Result<(), Fault> {
-        self.log(">", line);
-        if line.starts_with("go") {
-            self.go_pending = true;
+impl Checker<'_> {
+    /// Kills the bot and starts it again (handshake, then the `--option` values). `Err`: why
+    /// that failed.
+    async fn restart(&mut self) -> Result<(), String> {
+        self.engine.kill().await;
+        self.transcript.extend(self.engine.take_transcript());
+        self.transcript
+            .push("--- restarting the bot ---".to_string());
+        self.engine = spawn(self.config, &self.stderr_log).map_err(|f| f.to_string())?;
+        let mut started = self.engine.handshake().await;
+        if started.is_ok() {
+            started = self.engine.set_options(&self.config.options).await;
         }
-        self.process.write_line(line).await
+        self.engine.take_violations(); // judged by the handshake check already
+        started.map_err(|f| format!("the restarted bot: {}", describe(&f, READY)))
     }
 
-    /// Reads one line. Malformed lines and bestmoves with no `go` pending fail `v`.
-    async fn read(&mut self, deadline: Instant, v: &mut Verdict) -> Result<Read, Fault> {
-        let line = self.process.read_line(deadline).await?;
-        self.log("<", &line);
-        match FromBot::parse(&line) {
-            Ok(FromBot::Unknown(text)) => {
-                if !v.warned_unknown {
-                    v.warned_unknown = true;
-                    v.warn(format!("unknown line `{}` (ignored)", shorten(&text)));
-                }
-                Ok(Read::Other)
-            }
-            Ok(FromBot::BestMove(mv)) => {
-                if !self.go_pending {
-                    v.fail(format!("`bestmove {mv}` with no `go` pending"));
-                }
-                self.go_pending = false;
-                Ok(Read::Msg(FromBot::BestMove(mv)))
-            }
-            Ok(msg) => Ok(Read::Msg(msg)),
-            Err(err) => {
-                v.fail(format!("malformed line: {err}"));
-                Ok(Read::Other)
-            }
-        }
+    /// Reads one message; what breaks the protocol goes into the verdict. Unknown and malformed
+    /// lines are `None`.
+    async fn read(&mut self, deadline: Instant) -> Result<Option<FromBot>, Fault> {
+        let read = self.engine.read(deadline).await;
+        self.note_violations();
+        Ok(read?.ok().filter(|msg| !matches!(msg, FromBot::Unknown(_))))
     }
 
-    /// Reads until `want` matches, within `timeout`. Returns the message, or None after failing `v`.
+    /// Reads until `done` says so, within `timeout`; `done` sees every message and may note what
+    /// is wrong with it. `None` after failing the check, saying `what` it was doing.
     async fn expect(
         &mut self,
         what: &str,
         timeout: Duration,
-        v: &mut Verdict,
-        want: impl Fn(&FromBot) -> bool,
+        mut done: impl FnMut(&mut Verdict, &FromBot) -> bool,
     ) -> Option<FromBot> {
         let deadline = Instant::now() + timeout;
         loop {
-            match self.read(deadline, v).await {
-                Ok(Read::Msg(msg)) if want(&msg) => return Some(msg),
-                Ok(Read::Msg(FromBot::BestMove(mv))) => {
-                    v.fail(format!(
-                        "unexpected `bestmove {mv}` while waiting for {what}"
-                    ));
-                }
+            match self.read(deadline).await {
+                Ok(Some(msg)) if done(&mut self.v, &msg) => return Some(msg),
+                Ok(Some(FromBot::BestMove(mv))) => self
+                    .v
+                    .fail(format!("unexpected `bestmove {mv}` while {what}")),
                 Ok(_) => {}
                 Err(fault) => {
-                    v.fail(format!("waiting for {what}: {}", describe(&fault, timeout)));
+                    self.v
+                        .fail(format!("{what}: {}", describe(&fault, timeout)));
                     return None;
                 }
             }
         }
     }
 
-    async fn ready(&mut self, v: &mut Verdict) -> bool {
-        if let Err(f) = self.send("isready").await {
-            v.fail(format!("cannot send isready: {f}"));
-            return false;
+    /// `isready` → `readyok`, by the engine.
+    async fn ready(&mut self) -> bool {
+        let synced = self.engine.sync().await;
+        self.judge("waiting for readyok", synced)
+    }
+
+    /// `newgame` → `isready` → `readyok`, by the engine.
+    async fn new_game(&mut self, ruleset: Ruleset, seed: u64) -> bool {
+        let ready = self.engine.new_game(ruleset, seed).await;
+        self.judge("waiting for readyok", ready)
+    }
+
+    /// Notes what went wrong in an engine call that reads by itself; true if nothing failed it.
+    fn judge(&mut self, what: &str, result: Result<(), Fault>) -> bool {
+        self.note_violations();
+        if let Err(fault) = &result {
+            self.v.fail(format!("{what}: {}", describe(fault, READY)));
         }
-        self.expect("readyok", READY, v, |m| matches!(m, FromBot::ReadyOk))
-            .await
-            .is_some()
+        result.is_ok()
+    }
+
+    fn note_violations(&mut self) {
+        for violation in self.engine.take_violations() {
+            self.v.note(violation);
+        }
     }
 
     /// Asserts nothing but unknown lines arrive for `wait`.
-    async fn quiet_for(&mut self, wait: Duration, v: &mut Verdict) {
+    async fn quiet_for(&mut self, wait: Duration) {
         let deadline = Instant::now() + wait;
         loop {
-            match self.read(deadline, v).await {
-                Ok(Read::Msg(FromBot::BestMove(mv))) => v.fail(format!("an extra `bestmove {mv}`")),
+            match self.read(deadline).await {
+                Ok(Some(FromBot::BestMove(mv))) => self.v.fail(format!("an extra `bestmove {mv}`")),
                 Ok(_) => {}
                 Err(f) if f.kind == FaultKind::Timeout => return,
                 Err(f) => {
-                    v.fail(format!("{f}"));
+                    self.v.fail(format!("{f}"));
                     return;
                 }
             }
         }
     }
 
-    /// `position` + `go`: one legal bestmove within `timeout`.
+    /// `position` + `go`: one legal bestmove in `pos` within `timeout`.
     async fn go(
         &mut self,
         pos: &Position,
-        position_line: &str,
-        go_line: &str,
+        position: ToBot,
+        limits: GoLimits,
         timeout: Duration,
-        v: &mut Verdict,
     ) -> Option<Move> {
-        if self.send(position_line).await.is_err() || self.send(go_line).await.is_err() {
-            v.fail("the bot closed its input");
+        let go = ToBot::Go(limits);
+        if self.engine.send(&position).await.is_err() || self.engine.send(&go).await.is_err() {
+            self.v.fail("the bot closed its input");
             return None;
         }
-        let deadline = Instant::now() + timeout;
         let mut last_pv_first = None;
-        let board_seeds: i64 = i64::from(pos.ruleset().total_seeds());
-        loop {
-            match self.read(deadline, v).await {
-                Ok(Read::Msg(FromBot::BestMove(mv))) => {
-                    if !pos.is_legal(mv) {
-                        v.fail(format!(
-                            "`bestmove {mv}` is illegal after `{position_line}`"
-                        ));
-                        return None;
+        let seeds = i64::from(pos.ruleset().total_seeds());
+        let what = format!("`{go}` after `{position}`");
+        let answer = self.expect(&what, timeout, |v, msg| {
+            let FromBot::Info(info) = msg else {
+                return matches!(msg, FromBot::BestMove(_));
+            };
+            last_pv_first = info.pv.first().copied().or(last_pv_first);
+            if let Some(Score::Seeds(s) | Score::Exact(s)) = info.score {
+                if i64::from(s).abs() > seeds {
+                    v.warn(format!("score {s} exceeds the {seeds} seeds in play"));
+                }
+            }
+            false
+        });
+        let Some(FromBot::BestMove(mv)) = answer.await else {
+            return None;
+        };
+        if !pos.is_legal(mv) {
+            self.v
+                .fail(format!("`bestmove {mv}` is illegal after `{position}`"));
+            return None;
+        }
+        if let Some(first) = last_pv_first.filter(|&first| first != mv) {
+            self.v.warn(format!(
+                "the last pv starts with {first} but bestmove is {mv}"
+            ));
+        }
+        Some(mv)
+    }
+
+    /// The handshake: what the engine saw before `mancalaok`, judged.
+    async fn handshake(&mut self) {
+        let result = self.engine.handshake().await;
+        for violation in self.engine.take_violations() {
+            // Malformed lines before `mancalaok` are in `info.problems` too: report them once.
+            if !matches!(violation, Violation::Malformed(_)) {
+                self.v.note(violation);
+            }
+        }
+        let info = &self.engine.info;
+        for problem in &info.problems {
+            self.v.fail(problem.to_string());
+        }
+        for (i, decl) in info.options.iter().enumerate() {
+            let earlier = &info.options[..i];
+            if earlier
+                .iter()
+                .any(|d| d.name.eq_ignore_ascii_case(&decl.name))
+            {
+                self.v
+                    .fail(format!("option `{}` declared twice", decl.name));
+            }
+            if decl.name.eq_ignore_ascii_case("seed") {
+                self.v
+                    .warn("an option named Seed: the seed comes with `newgame ... seed N`");
+            }
+        }
+        if let Err(f) = result {
+            self.v
+                .fail(format!("no `mancalaok`: {}", describe(&f, READY)));
+            return;
+        }
+        match info.names.len() {
+            0 => self.v.fail("no `id name`"),
+            1 => {}
+            _ => self.v.fail("more than one `id name`"),
+        }
+        match info.authors.len() {
+            0 => self.v.warn("no `id author`"),
+            1 => {}
+            _ => self.v.warn("more than one `id author`"),
+        }
+        let opts: Vec<String> = info
+            .options
+            .iter()
+            .map(|d| format!("{} ({})", d.name, d.kind.type_name()))
+            .collect();
+        self.v.notes.push(format!(
+            "name `{}`, options: {}",
+            info.name().unwrap_or("?"),
+            if opts.is_empty() {
+                "none".to_string()
+            } else {
+                opts.join(", ")
+            }
+        ));
+    }
+
+    async fn run_check(&mut self, check: Check) {
+        let config = self.config;
+        let kalah = Ruleset::default();
+        let movetime = |ms| limits(|l| l.movetime = Some(ms));
+        let budget = |ms: u64| Duration::from_millis(ms) + config.margin;
+        match check {
+            Check::Handshake => self.handshake().await,
+            Check::IsReady => {
+                for _ in 0..3 {
+                    if self.engine.send(&ToBot::IsReady).await.is_err() {
+                        self.v.fail("the bot closed its input");
+                        return;
                     }
-                    if let Some(first) = last_pv_first {
-                        if first != mv {
-                            v.warn(format!(
-                                "the last pv starts with {first} but bestmove is {mv}"
-                            ));
+                }
+                for i in 1..=3 {
+                    let what = format!("waiting for readyok #{i}");
+                    if self
+                        .expect(&what, READY, |_, m| matches!(m, FromBot::ReadyOk))
+                        .await
+                        .is_none()
+                    {
+                        return;
+                    }
+                }
+            }
+            Check::UnknownCommand => {
+                let unknown = ToBot::Unknown("xyzzy 1 2 3".into());
+                let _ = self.engine.send(&unknown).await;
+                self.ready().await;
+            }
+            Check::SetOption => {
+                for decl in self.engine.info.options.clone() {
+                    let values: Vec<Option<String>> = match decl.kind {
+                        OptionKind::Spin { default, min, max } => {
+                            [min, max, default].map(|x| Some(x.to_string())).into()
+                        }
+                        OptionKind::Check { default } => {
+                            [true, false, default].map(|x| Some(x.to_string())).into()
+                        }
+                        OptionKind::Combo { default, vars } => {
+                            vars.into_iter().chain([default]).map(Some).collect()
+                        }
+                        OptionKind::String { default } => {
+                            ["test value".to_string(), String::new(), default]
+                                .map(Some)
+                                .into()
+                        }
+                        OptionKind::Button => vec![None],
+                    };
+                    for value in values {
+                        let name = decl.name.clone();
+                        let setoption = ToBot::SetOption { name, value };
+                        let _ = self.engine.send(&setoption).await;
+                        if !self.ready().await {
+                            self.v.notes.push(format!("after `{setoption}`"));
+                            return;
                         }
                     }
-                    return Some(mv);
                 }
-                Ok(Read::Msg(FromBot::Info(info))) => {
-                    last_pv_first = info.pv.first().copied().or(last_pv_first);
-                    if let Some(score) = info.score {
-                        let s = match score {
-                            crate::protocol::Score::Seeds(s) | crate::protocol::Score::Exact(s) => {
-                                i64::from(s)
-                            }
-                        };
-                        if s.abs() > board_seeds {
-                            v.warn(format!("score {s} exceeds the {board_seeds} seeds in play"));
+                let _ = self.engine.set_options(&config.options).await;
+                self.ready().await;
+            }
+            Check::Games => {
+                for text in &config.rulesets {
+                    let ruleset: Ruleset = match text.parse() {
+                        Ok(r) => r,
+                        Err(e) => {
+                            self.v.fail(format!("--ruleset `{text}`: {e}"));
+                            continue;
+                        }
+                    };
+                    if !self.new_game(ruleset, config.seed).await {
+                        return;
+                    }
+                    let mut lines: Vec<Vec<Move>> = vec![Vec::new()];
+                    if ruleset == kalah {
+                        lines.push(vec![Move::Pit(3)]);
+                    }
+                    let lengths = [1, 2, 5, 10, 20, 40];
+                    lines.extend(playout_prefixes(ruleset, config.seed, &lengths));
+                    if text.contains("pie=true") {
+                        let mut pos = Position::new(ruleset);
+                        let mut first_turn = Vec::new();
+                        while pos.to_move() == Some(Side::South) {
+                            let mv = pos.legal_moves()[0];
+                            pos.play_unchecked(mv);
+                            first_turn.push(mv);
+                        }
+                        if pos.is_legal(Move::Swap) {
+                            lines.push(first_turn.clone());
+                            first_turn.push(Move::Swap);
+                            lines.push(first_turn);
+                        }
+                    }
+                    for moves in lines {
+                        let pos = played(ruleset, &moves);
+                        if pos.is_over() {
+                            continue;
+                        }
+                        let position = startpos(&moves);
+                        if self
+                            .go(&pos, position, movetime(200), budget(200))
+                            .await
+                            .is_none()
+                        {
+                            self.v.notes.push(format!("ruleset {ruleset}"));
+                            return;
                         }
                     }
                 }
-                Ok(_) => {}
-                Err(fault) => {
-                    v.fail(format!(
-                        "`{go_line}` after `{position_line}`: {}",
-                        describe(&fault, timeout)
+            }
+            Check::StatePosition => {
+                let Some(moves) = playout_prefixes(kalah, config.seed, &[10]).pop() else {
+                    return;
+                };
+                let pos = played(kalah, &moves);
+                if !self.new_game(kalah, config.seed).await {
+                    return;
+                }
+                let position = ToBot::Position {
+                    start: PositionStart::State(pos.to_state_string()),
+                    moves: Vec::new(),
+                };
+                self.go(&pos, position, movetime(200), budget(200)).await;
+            }
+            Check::Limits => {
+                if !self.new_game(kalah, config.seed).await {
+                    return;
+                }
+                #[rustfmt::skip]
+                let gos = [
+                    (limits(|l| l.movetime = Some(100)), budget(100)),
+                    (limits(|l| (l.time, l.inc) = (Some(3000), Some(0))), budget(3000)),
+                    (limits(|l| l.depth = Some(2)), config.timeout),
+                    (limits(|l| l.nodes = Some(1000)), config.timeout),
+                    (GoLimits::default(), config.timeout),
+                ];
+                for (limits, timeout) in gos {
+                    let start = Position::new(kalah);
+                    if self
+                        .go(&start, startpos(&[]), limits, timeout)
+                        .await
+                        .is_none()
+                    {
+                        return;
+                    }
+                }
+            }
+            Check::NoMemory => {
+                if !self.new_game(kalah, config.seed).await {
+                    return;
+                }
+                for moves in [
+                    vec![Move::Pit(3), Move::Pit(6), Move::Pit(2)],
+                    vec![Move::Pit(1)],
+                ] {
+                    let pos = played(kalah, &moves);
+                    let position = startpos(&moves);
+                    if self
+                        .go(&pos, position, movetime(100), budget(100))
+                        .await
+                        .is_none()
+                    {
+                        return;
+                    }
+                }
+            }
+            Check::Stop => {
+                let infinite = limits(|l| l.infinite = true);
+                let _ = self.engine.send(&startpos(&[])).await;
+                let _ = self.engine.send(&ToBot::Go(infinite)).await;
+                tokio::time::sleep(Duration::from_millis(300)).await;
+                let _ = self.engine.send(&ToBot::Stop).await;
+                let is_bestmove = |_: &mut Verdict, m: &FromBot| matches!(m, FromBot::BestMove(_));
+                let what = "waiting for bestmove after stop";
+                match self.expect(what, Duration::from_secs(1), is_bestmove).await {
+                    Some(FromBot::BestMove(mv)) if !Position::new(kalah).is_legal(mv) => {
+                        self.v.fail(format!("`bestmove {mv}` is illegal"))
+                    }
+                    Some(_) => {
+                        self.quiet_for(Duration::from_millis(500)).await;
+                        self.ready().await;
+                    }
+                    None => {}
+                }
+            }
+            Check::LateStop => {
+                let depth_1 = limits(|l| l.depth = Some(1));
+                let start = Position::new(kalah);
+                if self
+                    .go(&start, startpos(&[]), depth_1, config.timeout)
+                    .await
+                    .is_some()
+                {
+                    let _ = self.engine.send(&ToBot::Stop).await;
+                    self.quiet_for(Duration::from_millis(500)).await;
+                    self.ready().await;
+                }
+            }
+            Check::Reproducible => {
+                let Some(moves) = playout_prefixes(kalah, config.seed, &[10]).pop() else {
+                    return;
+                };
+                let pos = played(kalah, &moves);
+                let depth_4 = limits(|l| l.depth = Some(4));
+                let mut answers = Vec::new();
+                for _ in 0..2 {
+                    if !self.new_game(kalah, 7).await {
+                        return;
+                    }
+                    match self
+                        .go(&pos, startpos(&moves), depth_4, config.timeout)
+                        .await
+                    {
+                        Some(mv) => answers.push(mv),
+                        None => return,
+                    }
+                }
+                if answers[0] != answers[1] {
+                    self.v.warn(format!(
+                        "the same seed gave {} and then {}",
+                        answers[0], answers[1]
                     ));
-                    return None;
+                }
+            }
+            Check::Quit => {
+                let _ = self.engine.send(&ToBot::Quit).await;
+                let exited = tokio::time::timeout(Duration::from_secs(1), self.engine.wait()).await;
+                match exited {
+                    Ok(Some(status)) if status.success() => {}
+                    Ok(Some(status)) => self.v.warn(format!("exited with {status}")),
+                    Ok(None) => self.v.fail("could not wait for the process"),
+                    Err(_) => self.v.fail("did not exit within 1 s of `quit` (killed)"),
                 }
             }
         }
@@ -305,13 +699,28 @@ fn shorten(s: &str) -> String {
     s.chars().take(80).collect()
 }
 
-fn moves_text(moves: &[Move]) -> String {
-    let parts: Vec<String> = moves.iter().map(Move::to_string).collect();
-    if parts.is_empty() {
-        "position startpos".to_string()
-    } else {
-        format!("position startpos moves {}", parts.join(" "))
+/// The limits of a `go`: a plain `go` with what `set` sets.
+fn limits(set: impl FnOnce(&mut GoLimits)) -> GoLimits {
+    let mut limits = GoLimits::default();
+    set(&mut limits);
+    limits
+}
+
+/// `position startpos [moves ...]`.
+fn startpos(moves: &[Move]) -> ToBot {
+    ToBot::Position {
+        start: PositionStart::Startpos,
+        moves: moves.to_vec(),
     }
+}
+
+/// The position after `moves` from the start.
+fn played(ruleset: Ruleset, moves: &[Move]) -> Position {
+    let mut pos = Position::new(ruleset);
+    for &m in moves {
+        pos.play_unchecked(m);
+    }
+    pos
 }
 
 /// Seeded random playout prefixes of the given lengths (stopping before the game ends).
@@ -343,456 +752,21 @@ fn playout_prefixes(ruleset: Ruleset, seed: u64, lengths: &[usize]) -> Vec<Vec<M
     out
 }
 
-/// Runs every check. `Err` only when the bot cannot be started at all.
-pub async fn check_bot(config: &CheckConfig) -> Result<Report, Fault> {
-    let stderr_log = config.transcript.with_extension("stderr.log");
-    let _ = std::fs::remove_file(&stderr_log);
-    let mut session = Session::start(&config.program, &stderr_log)?;
-    let mut checks = Vec::new();
-    let mut declared: Vec<OptionDecl> = Vec::new();
-    let mut bot_name = None;
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-    // 1. handshake
-    let mut v = Verdict::new();
-    let ok = handshake(&mut session, &mut v, &mut declared, &mut bot_name).await;
-    checks.push(CheckResult {
-        name: "handshake",
-        status: v.status,
-        notes: v.notes,
-    });
-    if ok {
-        let steps: [&'static str; 10] = [
-            "isready",
-            "unknown-command",
-            "setoption",
-            "games",
-            "state-position",
-            "limits",
-            "no-memory",
-            "stop",
-            "late-stop",
-            "reproducible",
-        ];
-        for name in steps {
-            let mut v = Verdict::new();
-            run_check(name, &mut session, config, &declared, &mut v).await;
-            let failed = v.status == Status::Fail;
-            checks.push(CheckResult {
-                name,
-                status: v.status,
-                notes: v.notes,
-            });
-            if failed {
-                // Restart the bot so the remaining checks see a clean process.
-                session.process.kill().await;
-                session
-                    .transcript
-                    .push("--- restarting the bot ---".to_string());
-                match Session::start(&config.program, &stderr_log) {
-                    Ok(mut fresh) => {
-                        fresh.transcript = std::mem::take(&mut session.transcript);
-                        session = fresh;
-                        let mut hv = Verdict::new();
-                        let mut ignored = Vec::new();
-                        if !handshake(&mut session, &mut hv, &mut ignored, &mut None).await {
-                            checks.push(CheckResult {
-                                name: "restart",
-                                status: Status::Fail,
-                                notes: hv.notes,
-                            });
-                            break;
-                        }
-                    }
-                    Err(f) => {
-                        checks.push(CheckResult {
-                            name: "restart",
-                            status: Status::Fail,
-                            notes: vec![f.to_string()],
-                        });
-                        break;
-                    }
-                }
-            }
+    #[test]
+    fn the_checks_are_docs_protocol_md_list_in_order() {
+        let docs = include_str!("../../docs/protocol.md");
+        let mut rest = &docs[docs.find("## Checking a bot").expect("the section")..];
+        for (i, check) in Check::ALL.iter().enumerate() {
+            let item = format!("\n{}. **`{}`** — ", i + 1, check.name());
+            let at = rest
+                .find(&item)
+                .unwrap_or_else(|| panic!("no `{item}` in order"));
+            rest = &rest[at + item.len()..];
         }
-        // 12. quit
-        let mut v = Verdict::new();
-        let _ = session.send("quit").await;
-        let exited = tokio::time::timeout(Duration::from_secs(1), session.process.wait()).await;
-        match exited {
-            Ok(Some(status)) if status.success() => {}
-            Ok(Some(status)) => v.warn(format!("exited with {status}")),
-            Ok(None) => v.fail("could not wait for the process"),
-            Err(_) => v.fail("did not exit within 1 s of `quit` (killed)"),
-        }
-        checks.push(CheckResult {
-            name: "quit",
-            status: v.status,
-            notes: v.notes,
-        });
-    }
-    session.process.kill().await;
-    let mut text = session.transcript.join("\n");
-    text.push('\n');
-    let _ = std::fs::write(&config.transcript, text);
-    let stderr_bytes = std::fs::metadata(&stderr_log).map(|m| m.len()).unwrap_or(0);
-    Ok(Report {
-        checks,
-        bot_name,
-        transcript: config.transcript.clone(),
-        stderr_bytes,
-    })
-}
-
-async fn handshake(
-    session: &mut Session,
-    v: &mut Verdict,
-    declared: &mut Vec<OptionDecl>,
-    bot_name: &mut Option<String>,
-) -> bool {
-    if let Err(f) = session.send("mancala").await {
-        v.fail(format!("cannot send `mancala`: {f}"));
-        return false;
-    }
-    let deadline = Instant::now() + READY;
-    let (mut names, mut authors) = (0, 0);
-    loop {
-        match session.read(deadline, v).await {
-            Ok(Read::Msg(FromBot::MancalaOk)) => break,
-            Ok(Read::Msg(FromBot::Id {
-                key: IdKey::Name,
-                value,
-            })) => {
-                names += 1;
-                *bot_name = Some(value);
-            }
-            Ok(Read::Msg(FromBot::Id {
-                key: IdKey::Author,
-                value: _,
-            })) => authors += 1,
-            Ok(Read::Msg(FromBot::Option(decl))) => {
-                if declared
-                    .iter()
-                    .any(|d| d.name.eq_ignore_ascii_case(&decl.name))
-                {
-                    v.fail(format!("option `{}` declared twice", decl.name));
-                }
-                if decl.name.eq_ignore_ascii_case("seed") {
-                    v.warn("an option named Seed: the seed comes with `newgame ... seed N`");
-                }
-                declared.push(decl);
-            }
-            Ok(Read::Msg(FromBot::ReadyOk)) => v.fail("`readyok` before `mancalaok`"),
-            Ok(Read::Msg(FromBot::BestMove(mv))) => {
-                v.fail(format!("`bestmove {mv}` before `mancalaok`"))
-            }
-            Ok(_) => {}
-            Err(f) => {
-                v.fail(format!("no `mancalaok`: {}", describe(&f, READY)));
-                return false;
-            }
-        }
-    }
-    match names {
-        0 => v.fail("no `id name`"),
-        1 => {}
-        _ => v.fail("more than one `id name`"),
-    }
-    match authors {
-        0 => v.warn("no `id author`"),
-        1 => {}
-        _ => v.warn("more than one `id author`"),
-    }
-    let opts: Vec<String> = declared
-        .iter()
-        .map(|d| format!("{} ({})", d.name, d.kind.type_name()))
-        .collect();
-    v.notes.push(format!(
-        "name `{}`, options: {}",
-        bot_name.as_deref().unwrap_or("?"),
-        if opts.is_empty() {
-            "none".to_string()
-        } else {
-            opts.join(", ")
-        }
-    ));
-    v.status != Status::Fail
-}
-
-async fn run_check(
-    name: &str,
-    s: &mut Session,
-    config: &CheckConfig,
-    declared: &[OptionDecl],
-    v: &mut Verdict,
-) {
-    let kalah = Ruleset::default();
-    let margin = config.margin;
-    match name {
-        "isready" => {
-            for _ in 0..3 {
-                if s.send("isready").await.is_err() {
-                    v.fail("the bot closed its input");
-                    return;
-                }
-            }
-            for i in 0..3 {
-                if s.expect(&format!("readyok #{}", i + 1), READY, v, |m| {
-                    matches!(m, FromBot::ReadyOk)
-                })
-                .await
-                .is_none()
-                {
-                    return;
-                }
-            }
-        }
-        "unknown-command" => {
-            let _ = s.send("xyzzy 1 2 3").await;
-            s.ready(v).await;
-        }
-        "setoption" => {
-            for decl in declared {
-                let values: Vec<Option<String>> = match &decl.kind {
-                    OptionKind::Spin { default, min, max } => {
-                        vec![
-                            Some(min.to_string()),
-                            Some(max.to_string()),
-                            Some(default.to_string()),
-                        ]
-                    }
-                    OptionKind::Check { default } => vec![
-                        Some("true".into()),
-                        Some("false".into()),
-                        Some(default.to_string()),
-                    ],
-                    OptionKind::Combo { default, vars } => vars
-                        .iter()
-                        .map(|x| Some(x.clone()))
-                        .chain(std::iter::once(Some(default.clone())))
-                        .collect(),
-                    OptionKind::String { default } => vec![
-                        Some("test value".into()),
-                        Some("<empty>".into()),
-                        Some(default.clone()),
-                    ],
-                    OptionKind::Button => vec![None],
-                };
-                for value in values {
-                    let line = match &value {
-                        Some(x) => format!(
-                            "setoption name {} value {}",
-                            decl.name,
-                            if x.is_empty() { "<empty>" } else { x }
-                        ),
-                        None => format!("setoption name {}", decl.name),
-                    };
-                    let _ = s.send(&line).await;
-                    if !s.ready(v).await {
-                        v.notes.push(format!("after `{line}`"));
-                        return;
-                    }
-                }
-            }
-            for (n, x) in &config.options {
-                let _ = s.send(&format!("setoption name {n} value {x}")).await;
-            }
-            s.ready(v).await;
-        }
-        "games" => {
-            for text in &config.rulesets {
-                let ruleset: Ruleset = match text.parse() {
-                    Ok(r) => r,
-                    Err(e) => {
-                        v.fail(format!("--ruleset `{text}`: {e}"));
-                        continue;
-                    }
-                };
-                let _ = s
-                    .send(&format!("newgame {ruleset} seed {}", config.seed))
-                    .await;
-                if !s.ready(v).await {
-                    return;
-                }
-                let mut lines: Vec<Vec<Move>> = vec![Vec::new()];
-                if ruleset == kalah {
-                    lines.push(vec![Move::Pit(3)]);
-                }
-                lines.extend(playout_prefixes(
-                    ruleset,
-                    config.seed,
-                    &[1, 2, 5, 10, 20, 40],
-                ));
-                if text.contains("pie=true") {
-                    let mut pos = Position::new(ruleset);
-                    let mut first_turn = Vec::new();
-                    while pos.to_move() == Some(crate::rules::Side::South) {
-                        let mv = pos.legal_moves()[0];
-                        pos.play_unchecked(mv);
-                        first_turn.push(mv);
-                    }
-                    if pos.is_legal(Move::Swap) {
-                        lines.push(first_turn.clone());
-                        first_turn.push(Move::Swap);
-                        lines.push(first_turn);
-                    }
-                }
-                for moves in lines {
-                    let mut pos = Position::new(ruleset);
-                    for &m in &moves {
-                        pos.play_unchecked(m);
-                    }
-                    if pos.is_over() {
-                        continue;
-                    }
-                    if s.go(
-                        &pos,
-                        &moves_text(&moves),
-                        "go movetime 200",
-                        Duration::from_millis(200) + margin,
-                        v,
-                    )
-                    .await
-                    .is_none()
-                    {
-                        v.notes.push(format!("ruleset {ruleset}"));
-                        return;
-                    }
-                }
-            }
-        }
-        "state-position" => {
-            let Some(moves) = playout_prefixes(kalah, config.seed, &[10]).pop() else {
-                return;
-            };
-            let mut pos = Position::new(kalah);
-            for &m in &moves {
-                pos.play_unchecked(m);
-            }
-            let _ = s.send(&format!("newgame kalah seed {}", config.seed)).await;
-            if !s.ready(v).await {
-                return;
-            }
-            let line = format!("position {}", pos.to_state_string());
-            s.go(
-                &pos,
-                &line,
-                "go movetime 200",
-                Duration::from_millis(200) + margin,
-                v,
-            )
-            .await;
-        }
-        "limits" => {
-            let start = Position::new(kalah);
-            let _ = s.send(&format!("newgame kalah seed {}", config.seed)).await;
-            if !s.ready(v).await {
-                return;
-            }
-            let gos: [(&str, Duration); 5] = [
-                ("go movetime 100", Duration::from_millis(100) + margin),
-                ("go time 3000 inc 0", Duration::from_millis(3000) + margin),
-                ("go depth 2", config.timeout),
-                ("go nodes 1000", config.timeout),
-                ("go", config.timeout),
-            ];
-            for (go, timeout) in gos {
-                if s.go(&start, "position startpos", go, timeout, v)
-                    .await
-                    .is_none()
-                {
-                    return;
-                }
-            }
-        }
-        "no-memory" => {
-            let _ = s.send(&format!("newgame kalah seed {}", config.seed)).await;
-            if !s.ready(v).await {
-                return;
-            }
-            for moves in [
-                vec![Move::Pit(3), Move::Pit(6), Move::Pit(2)],
-                vec![Move::Pit(1)],
-            ] {
-                let mut pos = Position::new(kalah);
-                for &m in &moves {
-                    pos.play_unchecked(m);
-                }
-                if s.go(
-                    &pos,
-                    &moves_text(&moves),
-                    "go movetime 100",
-                    Duration::from_millis(100) + margin,
-                    v,
-                )
-                .await
-                .is_none()
-                {
-                    return;
-                }
-            }
-        }
-        "stop" => {
-            let start = Position::new(kalah);
-            let _ = s.send("position startpos").await;
-            let _ = s.send("go infinite").await;
-            tokio::time::sleep(Duration::from_millis(300)).await;
-            let _ = s.send("stop").await;
-            match s
-                .expect("bestmove after stop", Duration::from_secs(1), v, |m| {
-                    matches!(m, FromBot::BestMove(_))
-                })
-                .await
-            {
-                Some(FromBot::BestMove(mv)) if !start.is_legal(mv) => {
-                    v.fail(format!("`bestmove {mv}` is illegal"))
-                }
-                Some(_) => {
-                    s.quiet_for(Duration::from_millis(500), v).await;
-                    s.ready(v).await;
-                }
-                None => {}
-            }
-        }
-        "late-stop" => {
-            let start = Position::new(kalah);
-            if s.go(&start, "position startpos", "go depth 1", config.timeout, v)
-                .await
-                .is_some()
-            {
-                let _ = s.send("stop").await;
-                s.quiet_for(Duration::from_millis(500), v).await;
-                s.ready(v).await;
-            }
-        }
-        "reproducible" => {
-            let Some(moves) = playout_prefixes(kalah, config.seed, &[10]).pop() else {
-                return;
-            };
-            let mut pos = Position::new(kalah);
-            for &m in &moves {
-                pos.play_unchecked(m);
-            }
-            let mut answers = Vec::new();
-            for _ in 0..2 {
-                let _ = s.send("newgame kalah seed 7").await;
-                if !s.ready(v).await {
-                    return;
-                }
-                match s
-                    .go(&pos, &moves_text(&moves), "go depth 4", config.timeout, v)
-                    .await
-                {
-                    Some(mv) => answers.push(mv),
-                    None => return,
-                }
-            }
-            if answers[0] != answers[1] {
-                v.warn(format!(
-                    "the same seed gave {} and then {}",
-                    answers[0], answers[1]
-                ));
-            }
-        }
-        _ => {}
+        assert!(!rest.contains("\n13. "), "the docs list more checks");
     }
 }

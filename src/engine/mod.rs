@@ -5,21 +5,27 @@
 //! outlives it. A misbehaving bot is a [`Fault`] value, never a panic: the referee turns it into a
 //! forfeit and the tournament goes on. The bot's stderr goes to a per-bot log file.
 //!
-//! What to send and when is `docs/protocol.md`; the message types are [`crate::protocol`].
+//! [`Engine`] is the one conversation with a bot, for the tournament and for `check-bot`
+//! ([`check`]): the checker adds a strict mode (protocol [`Violation`]s recorded, not only
+//! skipped) and a transcript, and judges what it sees; the engine never decides what passes.
+//! `process` is the operating-system side. What to send and when is `docs/protocol.md`; the
+//! message types are [`crate::protocol`].
 
 pub mod check;
 mod process;
 
 use std::path::{Path, PathBuf};
+use std::process::ExitStatus;
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 
-use crate::protocol::{FromBot, GoLimits, IdKey, OptionDecl, PositionStart, ToBot};
+use crate::protocol::{FromBot, GoLimits, IdKey, OptionDecl, ParseError, PositionStart, ToBot};
 use crate::rules::{Move, Ruleset};
 
-pub use process::{become_subreaper, BotProcess};
+pub use process::become_subreaper;
+use process::BotProcess;
 
 /// How many non-protocol lines a bot may print while one answer is due before it counts as
 /// flooding (garbage) rather than chatter.
@@ -156,12 +162,47 @@ impl Fault {
     }
 }
 
-/// What the bot told about itself during the handshake.
+/// What the bot told about itself during the handshake, kept whole (repeats and problems
+/// included) so that `check-bot` can judge it.
 #[derive(Clone, Debug, Default)]
 pub struct BotInfo {
-    pub name: Option<String>,
-    pub author: Option<String>,
+    /// Every `id name` value, in order (the protocol asks for exactly one).
+    pub names: Vec<String>,
+    /// Every `id author` value, in order (the protocol asks for at most one).
+    pub authors: Vec<String>,
+    /// The option declarations, in order, duplicates kept.
     pub options: Vec<OptionDecl>,
+    /// What broke the protocol before `mancalaok`: a `readyok` or `bestmove`, and malformed lines
+    /// (the first [`MAX_PROBLEMS`]). The tournament ignores these, as the protocol allows.
+    pub problems: Vec<Violation>,
+}
+
+impl BotInfo {
+    /// The bot's name: the last `id name`.
+    pub fn name(&self) -> Option<&str> {
+        self.names.last().map(String::as_str)
+    }
+}
+
+/// How many handshake problems [`BotInfo::problems`] keeps, so a flood cannot fill memory.
+pub const MAX_PROBLEMS: usize = 100;
+
+/// A line from the bot that breaks the protocol. Recorded in strict mode ([`Engine::strict`]) and,
+/// before `mancalaok`, in [`BotInfo::problems`].
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Violation {
+    /// A line that is not a protocol message (ignored by the receiver; `check-bot` warns).
+    #[error("unknown line `{0}`")]
+    Unknown(String),
+    /// A known command whose arguments do not follow the grammar.
+    #[error("malformed line: {0}")]
+    Malformed(ParseError),
+    /// A `bestmove` with no `go` pending, which includes a second `bestmove` for one `go`.
+    #[error("`bestmove {0}` with no `go` pending")]
+    StrayBestMove(Move),
+    /// A `readyok` or `bestmove` before `mancalaok`.
+    #[error("`{0}` before `mancalaok`")]
+    BeforeMancalaOk(FromBot),
 }
 
 /// A bot's answer to `go`.
@@ -174,63 +215,145 @@ pub struct Answer {
     pub last_info: Option<crate::protocol::Info>,
 }
 
-/// A running bot that has completed the handshake.
+/// One bot process and the whole conversation with it: the only place that writes to a bot or
+/// reads from it.
+///
+/// The tournament calls [`Engine::start`], then [`Engine::new_game`] and [`Engine::go`]; unknown
+/// lines are skipped and a bot that breaks a rule the game depends on is a [`Fault`].
+/// `check-bot` calls [`Engine::spawn`] with [`Engine::strict`] and [`Engine::with_transcript`],
+/// then [`Engine::handshake`], [`Engine::send`] and [`Engine::read`] step by step, and judges what
+/// [`Engine::take_violations`] returns; what counts as a pass is its business, not the engine's.
 pub struct Engine {
     process: BotProcess,
     pub info: BotInfo,
     handshake_timeout: Duration,
+    spawned: Instant,
+    /// A `go` was sent and its `bestmove` has not arrived yet.
+    go_pending: bool,
+    /// Strict mode: the violations not taken yet. `None` in normal mode.
+    violations: Option<Vec<Violation>>,
+    /// Every line in both directions, when recording.
+    transcript: Option<Vec<String>>,
 }
 
 impl Engine {
     /// Starts the bot, runs the handshake (`mancala` … `mancalaok`), sends the options and waits
-    /// for `readyok`. The bot's stderr is appended to `stderr_log`.
+    /// for `readyok`. The bot's stderr is appended to `stderr_log`. Whatever goes wrong after the
+    /// process started is a [`FaultKind::Handshake`] (or the fault of a broken line), and the bot
+    /// is killed.
     pub async fn start(
         spec: &BotSpec,
         stderr_log: &Path,
         handshake_timeout: Duration,
     ) -> Result<Engine, Fault> {
-        let process = BotProcess::spawn(&spec.program, spec.dir.as_deref(), stderr_log)?;
-        let mut engine = Engine {
-            process,
-            info: BotInfo::default(),
-            handshake_timeout,
+        let program = &spec.program;
+        let mut engine =
+            Engine::spawn(program, spec.dir.as_deref(), stderr_log, handshake_timeout)?;
+        let ready = async {
+            engine.handshake().await?;
+            engine.set_options(&spec.options).await?;
+            engine.sync().await
         };
-        match engine.handshake(&spec.options).await {
+        match ready.await {
             Ok(()) => Ok(engine),
             Err(fault) => {
                 engine.kill().await;
-                Err(fault)
+                Err(as_handshake(fault))
             }
         }
     }
 
-    async fn handshake(&mut self, options: &[(String, String)]) -> Result<(), Fault> {
+    /// Starts the bot's process in `dir` and sends nothing. `handshake_timeout` bounds the
+    /// handshake and every `isready`.
+    pub fn spawn(
+        program: &Program,
+        dir: Option<&Path>,
+        stderr_log: &Path,
+        handshake_timeout: Duration,
+    ) -> Result<Engine, Fault> {
+        let process = BotProcess::spawn(program, dir, stderr_log)?;
+        Ok(Engine {
+            process,
+            info: BotInfo::default(),
+            handshake_timeout,
+            spawned: Instant::now(),
+            go_pending: false,
+            violations: None,
+            transcript: None,
+        })
+    }
+
+    /// Strict mode: every unknown line, malformed line and stray `bestmove` the engine reads is
+    /// recorded as a [`Violation`] for [`Engine::take_violations`]. What the engine does with
+    /// the line is the same as in normal mode.
+    pub fn strict(mut self) -> Engine {
+        self.violations = Some(Vec::new());
+        self
+    }
+
+    /// Records every line written to and read from the bot as `"{secs:>8.3} > line"` (to the
+    /// bot) or `"{secs:>8.3} < line"` (from it), `secs` counted from the spawn; see
+    /// [`Engine::take_transcript`].
+    pub fn with_transcript(mut self) -> Engine {
+        self.transcript = Some(Vec::new());
+        self
+    }
+
+    /// The transcript lines recorded since the last call (none when not recording). Recording
+    /// goes on; a caller that restarts a bot appends each process's lines to its own list.
+    pub fn take_transcript(&mut self) -> Vec<String> {
+        self.transcript
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
+    }
+
+    /// The violations recorded since the last call (none in normal mode).
+    pub fn take_violations(&mut self) -> Vec<Violation> {
+        self.violations
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
+    }
+
+    /// The handshake proper: `mancala`, then everything up to `mancalaok` into [`Engine::info`],
+    /// within the handshake timeout. The fault is the raw one (a timeout is a `Timeout`).
+    pub async fn handshake(&mut self) -> Result<(), Fault> {
         let deadline = Instant::now() + self.handshake_timeout;
-        self.send(&ToBot::Mancala).await.map_err(as_handshake)?;
-        loop {
-            match self.recv_until(deadline).await.map_err(as_handshake)? {
-                FromBot::MancalaOk => break,
-                FromBot::Id {
-                    key: IdKey::Name,
-                    value,
-                } => self.info.name = Some(value),
-                FromBot::Id {
-                    key: IdKey::Author,
-                    value,
-                } => self.info.author = Some(value),
-                FromBot::Option(decl) => self.info.options.push(decl),
-                _ => {}
+        self.send(&ToBot::Mancala).await?;
+        let mut problems = std::mem::take(&mut self.info.problems);
+        let result = loop {
+            match self.recv(deadline, Some(&mut problems)).await {
+                Ok(FromBot::MancalaOk) => break Ok(()),
+                Ok(FromBot::Id { key, value }) => match key {
+                    IdKey::Name => self.info.names.push(value),
+                    IdKey::Author => self.info.authors.push(value),
+                },
+                Ok(FromBot::Option(decl)) => self.info.options.push(decl),
+                Ok(msg @ (FromBot::ReadyOk | FromBot::BestMove(_))) => {
+                    if problems.len() < MAX_PROBLEMS {
+                        problems.push(Violation::BeforeMancalaOk(msg));
+                    }
+                }
+                Ok(_) => {}
+                Err(fault) => break Err(fault),
             }
-        }
+        };
+        self.info.problems = problems;
+        result
+    }
+
+    /// A `setoption` for each (name, value) pair.
+    pub async fn set_options(&mut self, options: &[(String, String)]) -> Result<(), Fault> {
         for (name, value) in options {
+            let value = Some(value.clone());
             self.send(&ToBot::SetOption {
                 name: name.clone(),
-                value: Some(value.clone()),
+                value,
             })
-            .await
-            .map_err(as_handshake)?;
+            .await?;
         }
-        self.sync().await.map_err(as_handshake)
+        Ok(())
     }
 
     /// `isready` → `readyok` within the handshake timeout.
@@ -238,7 +361,7 @@ impl Engine {
         let deadline = Instant::now() + self.handshake_timeout;
         self.send(&ToBot::IsReady).await?;
         loop {
-            if let FromBot::ReadyOk = self.recv_until(deadline).await? {
+            if let FromBot::ReadyOk = self.recv(deadline, None).await? {
                 return Ok(());
             }
         }
@@ -263,19 +386,16 @@ impl Engine {
         limits: GoLimits,
         limit: Duration,
     ) -> Result<Answer, Fault> {
-        // One write for both lines: one wake-up of the bot instead of two.
         let position = ToBot::Position {
             start: start.clone(),
             moves: moves.to_vec(),
         };
-        self.process
-            .write_line(&format!("{position}\n{}", ToBot::Go(limits)))
-            .await?;
+        self.write(&[position, ToBot::Go(limits)]).await?;
         let started = Instant::now();
         let deadline = started + limit;
         let mut last_info = None;
         loop {
-            match self.recv_until(deadline).await {
+            match self.recv(deadline, None).await {
                 Ok(FromBot::BestMove(mv)) => {
                     return Ok(Answer {
                         mv,
@@ -296,38 +416,104 @@ impl Engine {
         }
     }
 
-    /// Sends a message line.
+    /// Sends one message. [`ToBot::Unknown`] sends a line that is no command at all: only
+    /// `check-bot` does that, to see that the bot ignores it.
     pub async fn send(&mut self, msg: &ToBot) -> Result<(), Fault> {
-        self.process.write_line(&msg.to_string()).await
+        self.write(std::slice::from_ref(msg)).await
+    }
+
+    /// Writes the messages in one write (one wake-up of the bot), noting a `go` as pending.
+    async fn write(&mut self, msgs: &[ToBot]) -> Result<(), Fault> {
+        let lines: Vec<String> = msgs.iter().map(ToBot::to_string).collect();
+        for (msg, line) in msgs.iter().zip(&lines) {
+            self.go_pending |= matches!(msg, ToBot::Go(_));
+            self.log('>', line);
+        }
+        self.process.write_line(&lines.join("\n")).await
+    }
+
+    fn log(&mut self, direction: char, line: &str) {
+        if let Some(transcript) = self.transcript.as_mut() {
+            let secs = self.spawned.elapsed().as_secs_f64();
+            transcript.push(format!("{secs:>8.3} {direction} {line}"));
+        }
+    }
+
+    /// Reads the next line before `deadline`, whatever it is: an unknown line is
+    /// `Ok(FromBot::Unknown)`, a malformed one the `ParseError`. This is the checker's read; the
+    /// tournament's skips what it can.
+    pub async fn read(&mut self, deadline: Instant) -> Result<Result<FromBot, ParseError>, Fault> {
+        self.next_line(deadline).await.map(|(_, parsed)| parsed)
+    }
+
+    /// Reads, logs and parses one line, keeps track of the pending `go` and, in strict mode,
+    /// records what breaks the protocol.
+    async fn next_line(
+        &mut self,
+        deadline: Instant,
+    ) -> Result<(String, Result<FromBot, ParseError>), Fault> {
+        let line = self.process.read_line(deadline).await?;
+        self.log('<', &line);
+        let parsed = FromBot::parse(&line);
+        let violation = match &parsed {
+            Ok(FromBot::BestMove(mv)) => {
+                (!std::mem::take(&mut self.go_pending)).then_some(Violation::StrayBestMove(*mv))
+            }
+            Ok(FromBot::Unknown(text)) => Some(Violation::Unknown(text.clone())),
+            Err(err) => Some(Violation::Malformed(err.clone())),
+            Ok(_) => None,
+        };
+        if let (Some(violations), Some(violation)) = (self.violations.as_mut(), violation) {
+            violations.push(violation);
+        }
+        Ok((line, parsed))
     }
 
     /// Reads the next protocol message before `deadline`. Unknown lines are skipped (up to
     /// [`MAX_UNKNOWN_LINES`]); a malformed `bestmove` is a [`FaultKind::Malformed`]; other
-    /// malformed known messages are ignored like unknown lines.
-    pub async fn recv_until(&mut self, deadline: Instant) -> Result<FromBot, Fault> {
+    /// malformed known messages are skipped like unknown lines (the first few kept in
+    /// `malformed`, if given).
+    async fn recv(
+        &mut self,
+        deadline: Instant,
+        mut malformed: Option<&mut Vec<Violation>>,
+    ) -> Result<FromBot, Fault> {
         let mut unknown = 0usize;
         loop {
-            let line = self.process.read_line(deadline).await?;
-            match FromBot::parse(&line) {
-                Ok(FromBot::Unknown(_)) | Err(_) if !is_bestmove(&line) => {
-                    unknown += 1;
-                    if unknown > MAX_UNKNOWN_LINES {
-                        return Err(Fault::new(
-                            FaultKind::Garbage,
-                            format!("more than {MAX_UNKNOWN_LINES} lines that are not protocol messages"),
-                        ));
+            match self.next_line(deadline).await? {
+                (_, Ok(FromBot::Unknown(_))) => {}
+                (_, Ok(msg)) => return Ok(msg),
+                (line, Err(err)) if is_bestmove(&line) => {
+                    return Err(Fault::new(FaultKind::Malformed, format!("{err}")))
+                }
+                (_, Err(err)) => {
+                    if let Some(kept) = malformed.as_deref_mut() {
+                        if kept.len() < MAX_PROBLEMS {
+                            kept.push(Violation::Malformed(err));
+                        }
                     }
                 }
-                Ok(msg) => return Ok(msg),
-                Err(err) => return Err(Fault::new(FaultKind::Malformed, format!("{err}"))),
+            }
+            unknown += 1;
+            if unknown > MAX_UNKNOWN_LINES {
+                return Err(Fault::new(
+                    FaultKind::Garbage,
+                    format!("more than {MAX_UNKNOWN_LINES} lines that are not protocol messages"),
+                ));
             }
         }
+    }
+
+    /// Closes the bot's stdin and waits for it to exit (no timeout: wrap it in one).
+    pub async fn wait(&mut self) -> Option<ExitStatus> {
+        self.process.wait().await
     }
 
     /// Says `quit`, gives the bot `grace` to exit, then kills its process group.
     pub async fn quit(mut self, grace: Duration) {
         let _ = self.send(&ToBot::Quit).await;
-        self.process.wait_or_kill(grace).await;
+        let _ = tokio::time::timeout(grace, self.wait()).await;
+        self.kill().await;
     }
 
     /// Kills the bot's whole process group and reaps it.
@@ -362,4 +548,88 @@ type LineResult = Result<String, Fault>;
 
 fn line_channel() -> (mpsc::Sender<LineResult>, mpsc::Receiver<LineResult>) {
     mpsc::channel(LINE_CHANNEL)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A scripted bot: `script` run by `sh -c`.
+    fn scripted(script: &str) -> Engine {
+        let log = std::env::temp_dir().join(format!("arena-engine-{}.log", std::process::id()));
+        let command = script.to_string();
+        let timeout = Duration::from_secs(10);
+        Engine::spawn(&Program::Shell { command }, None, &log, timeout).expect("spawn sh")
+    }
+
+    fn soon() -> Instant {
+        Instant::now() + Duration::from_secs(10)
+    }
+
+    /// The transcript without the times: `< line` or `> line`.
+    fn transcript(e: &mut Engine) -> String {
+        let lines: Vec<String> = e.take_transcript().iter().map(|l| l[9..].into()).collect();
+        lines.join("|")
+    }
+
+    #[tokio::test]
+    async fn strict_mode_records_violations_and_the_transcript_has_every_line() {
+        let script = "printf '%s\\n' hello 'bestmove 3' 'info depth x' readyok
+            while read l; do case $l in go*) printf '%s\\n' 'bestmove 1' 'bestmove 2';; esac; done";
+        let mut e = scripted(script).strict().with_transcript();
+        for _ in 0..4 {
+            let _ = e.read(soon()).await.expect("a line");
+        }
+        let v = e.take_violations();
+        assert!(
+            matches!(&v[..], [Violation::Unknown(u), Violation::StrayBestMove(Move::Pit(3)),
+                Violation::Malformed(_)] if u == "hello"),
+            "{v:?}"
+        );
+        e.send(&ToBot::Go(GoLimits::default())).await.expect("send");
+        let first = e.read(soon()).await;
+        assert_eq!(first, Ok(Ok(FromBot::BestMove(Move::Pit(1)))));
+        assert_eq!(e.take_violations(), []);
+        let _ = e.read(soon()).await.expect("a line");
+        assert_eq!(
+            e.take_violations(),
+            [Violation::StrayBestMove(Move::Pit(2))]
+        );
+        let lines = "< hello|< bestmove 3|< info depth x|< readyok|> go|< bestmove 1|< bestmove 2";
+        assert_eq!(transcript(&mut e), lines);
+        e.kill().await;
+    }
+
+    #[tokio::test]
+    async fn the_handshake_keeps_everything_and_normal_mode_skips_as_before() {
+        let script = "read l
+            printf '%s\\n' 'id name a' banner 'id name b' 'option name X type button' \
+                'option name x type button' 'option name Y type bogus' readyok 'id author me' mancalaok
+            while read l; do case $l in go*) printf '%s\\n' 'info depth x' chat 'bestmove x';; esac; done";
+        let mut e = scripted(script).with_transcript();
+        e.handshake().await.expect("handshake");
+        let info = &e.info;
+        assert_eq!(
+            (info.names.len(), info.name(), info.options.len()),
+            (2, Some("b"), 2)
+        );
+        assert_eq!(info.authors, ["me"]);
+        let early_readyok = Violation::BeforeMancalaOk(FromBot::ReadyOk);
+        assert!(
+            matches!(&info.problems[..], [Violation::Malformed(_), r] if *r == early_readyok),
+            "{:?}",
+            info.problems
+        );
+        let (start, limit) = (PositionStart::Startpos, Duration::from_secs(10));
+        let answer = e.go(&start, &[], GoLimits::default(), limit).await;
+        assert_eq!(answer.map_err(|f| f.kind).err(), Some(FaultKind::Malformed));
+        assert_eq!(e.take_violations(), []);
+        let sent: Vec<String> = transcript(&mut e)
+            .split('|')
+            .filter(|l| l.starts_with('>'))
+            .map(String::from)
+            .collect();
+        assert_eq!(sent, ["> mancala", "> position startpos", "> go"]);
+        e.kill().await;
+    }
 }

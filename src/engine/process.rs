@@ -126,13 +126,6 @@ impl BotProcess {
         self.child.wait().await.ok()
     }
 
-    /// Closes stdin, waits up to `grace` for the bot to exit, then kills the group.
-    pub async fn wait_or_kill(&mut self, grace: Duration) {
-        self.stdin = None;
-        let _ = tokio::time::timeout(grace, self.child.wait()).await;
-        self.kill().await;
-    }
-
     /// Kills the whole process group with SIGKILL and reaps the child.
     pub async fn kill(&mut self) {
         self.stdin = None;
