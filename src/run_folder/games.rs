@@ -473,9 +473,11 @@ pub fn player_names(dir: &Path, rows: &[GameRow]) -> Vec<String> {
     let mut names: Vec<String> = RunFile::read(dir)
         .map(|r| r.config.players.iter().map(|p| p.name.clone()).collect())
         .unwrap_or_default();
+    let mut known: std::collections::HashSet<String> = names.iter().cloned().collect();
     for row in rows {
         for n in [&row.first, &row.second] {
-            if !names.contains(n) {
+            if !known.contains(n) {
+                known.insert(n.clone());
                 names.push(n.clone());
             }
         }

@@ -9,6 +9,7 @@
 //!   (game 0) and after each of its games, 2 decimals.
 //! - `summary.json`: a [`Summary`], keys in alphabetical order at every level.
 
+use std::fmt::Write as _;
 use std::path::Path;
 
 use anyhow::{Context, Result};
@@ -135,9 +136,14 @@ pub fn write_rating_files(dir: &Path, report: &RatingReport, summary: &Summary) 
     })?;
     write_csv(LADDER_CSV, &|w| {
         w.write_record(["name", "game", "rating"])?;
+        let (mut game, mut rating) = (String::new(), String::new());
         for (name, track) in report.names.iter().zip(&report.ladder) {
             for (i, r) in track.trajectory.iter().enumerate() {
-                w.write_record([name.clone(), i.to_string(), format!("{r:.2}")])?;
+                game.clear();
+                rating.clear();
+                let _ = write!(game, "{i}");
+                let _ = write!(rating, "{r:.2}");
+                w.write_record([name.as_str(), game.as_str(), rating.as_str()])?;
             }
         }
         Ok(())

@@ -130,27 +130,76 @@ fn multinomial(n: u64, weights: &[u64], total: u64, rng: &mut ChaCha8Rng, out: &
     }
 }
 
+/// Strata smaller than this are pooled into one (see [`resample`]).
+const MIN_STRATUM: u64 = 3;
+
 /// One resample's W/D/L counts per cell (parallel to `table.cells()`).
+///
+/// The strata are the encounters' pairs and each cell's loose games. Rao and Wu's rescaling: a
+/// stratum of `n` units is resampled as `n − 1` draws, each weighted `n/(n − 1)`; drawing all `n`
+/// would give it only `(n − 1)/n` of its variance, a quarter too little at 4 pairs per
+/// encounter. Strata of fewer than [`MIN_STRATUM`] units (one or two pairs: a single draw of
+/// one pair, doubled, is too coarse to say anything) are pooled into one stratum.
 fn resample(table: &GameTable, rng: &mut ChaCha8Rng) -> Vec<[f64; 3]> {
-    let mut counts = vec![[0u64; 3]; table.cells().len()];
+    let mut counts = vec![[0.0f64; 3]; table.cells().len()];
+    // Where each category of the pooled stratum goes: (cell, outcome) for a loose game, two of
+    // them for a pair.
+    let mut pooled_weights: Vec<u64> = Vec::new();
+    let mut pooled_to: Vec<[(usize, usize); 2]> = Vec::new();
+    let mut drawn = [0u64; 9];
     for (c, loose) in table.loose().iter().enumerate() {
         let n: u64 = loose.iter().sum();
-        if n > 0 {
-            multinomial(n, loose, n, rng, &mut counts[c]);
+        if n >= MIN_STRATUM {
+            let weight = rescaled(n, loose, rng, &mut drawn[..3]);
+            for (k, &x) in drawn[..3].iter().enumerate() {
+                counts[c][k] += weight * x as f64;
+            }
+        } else if n > 0 {
+            pooled_weights.extend_from_slice(loose);
+            pooled_to.extend((0..3).map(|k| [(c, k), (usize::MAX, 0)]));
         }
     }
-    let mut joint = [0u64; 9];
     for block in table.blocks() {
         let weights: Vec<u64> = block.joint.iter().flatten().copied().collect();
-        let n = block.pairs();
-        joint.fill(0);
-        multinomial(n, &weights, n, rng, &mut joint);
-        for (k, &x) in joint.iter().enumerate() {
-            counts[block.cell_ab][k / 3] += x;
-            counts[block.cell_ba][k % 3] += x;
+        let to = |k: usize| [(block.cell_ab, k / 3), (block.cell_ba, k % 3)];
+        if block.pairs() >= MIN_STRATUM {
+            let weight = rescaled(block.pairs(), &weights, rng, &mut drawn);
+            for (k, &x) in drawn.iter().enumerate() {
+                for (c, o) in to(k) {
+                    counts[c][o] += weight * x as f64;
+                }
+            }
+        } else {
+            pooled_weights.extend_from_slice(&weights);
+            pooled_to.extend((0..9).map(to));
         }
     }
-    counts.iter().map(|c| c.map(|x| x as f64)).collect()
+    let n: u64 = pooled_weights.iter().sum();
+    if n > 0 {
+        let mut drawn = vec![0u64; pooled_weights.len()];
+        let weight = rescaled(n, &pooled_weights, rng, &mut drawn);
+        for (k, &x) in drawn.iter().enumerate() {
+            for (c, o) in pooled_to[k] {
+                if c != usize::MAX {
+                    counts[c][o] += weight * x as f64;
+                }
+            }
+        }
+    }
+    counts
+}
+
+/// Draws a stratum of `n` units with category counts `weights` into `drawn` (overwritten), as
+/// `n − 1` draws when `n ≥ 2`; returns the weight of each drawn unit.
+fn rescaled(n: u64, weights: &[u64], rng: &mut ChaCha8Rng, drawn: &mut [u64]) -> f64 {
+    drawn.fill(0);
+    if n >= 2 {
+        multinomial(n - 1, weights, n, rng, drawn);
+        n as f64 / (n - 1) as f64
+    } else {
+        multinomial(n, weights, n, rng, drawn);
+        1.0
+    }
 }
 
 /// Resamples `config.samples` times and refits each.

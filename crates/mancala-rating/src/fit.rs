@@ -293,12 +293,8 @@ impl Ratings {
     }
 }
 
-/// The logistic expected score of an Elo difference `d`: `1 / (1 + 10^(−d/400))`.
+/// The expected score at a raw difference `x = β·Δ`: `1 / (1 + e^(−x)) = 1 / (1 + 10^(−Δ/400))`.
 fn expected(x: f64) -> f64 {
-    sigmoid(x)
-}
-
-fn sigmoid(x: f64) -> f64 {
     if x >= 0.0 {
         1.0 / (1.0 + (-x).exp())
     } else {
@@ -456,107 +452,77 @@ pub(crate) struct FitCell {
     pub(crate) s: f64,
 }
 
-/// Where the prior's virtual draws go, worked out once per table: the encounter (unordered
-/// pair) of each cell, and the colours never played, which get cells of virtual draws only.
-pub(crate) struct PriorLayout {
-    /// Encounter index of each of `table.cells()`.
-    encounter_of: Vec<usize>,
-    /// The two players of each encounter.
-    encounters: Vec<(usize, usize)>,
-    /// `(first, second, encounter)` of each colour never played in an encounter that was.
-    missing: Vec<(usize, usize, usize)>,
+/// The prior's virtual draws, worked out once per table from its real games (so that a bootstrap
+/// resample, which may leave an encounter without games, keeps the same prior): per cell of
+/// `table.cells()`, and cells of virtual draws only for the colours never played.
+pub(crate) struct PriorDraws {
+    /// Virtual draws added to each of `table.cells()`.
+    per_cell: Vec<f64>,
+    /// `(first, second, draws)` for each colour never played in an encounter that was.
+    missing: Vec<(usize, usize, f64)>,
 }
 
-impl PriorLayout {
-    fn new(table: &GameTable) -> PriorLayout {
-        let mut index: HashMap<(usize, usize), usize> = HashMap::new();
-        let mut encounters = Vec::new();
-        let encounter_of = table
-            .cells()
-            .iter()
-            .map(|c| {
-                let key = (c.first.min(c.second), c.first.max(c.second));
-                *index.entry(key).or_insert_with(|| {
-                    encounters.push(key);
-                    encounters.len() - 1
-                })
-            })
-            .collect();
-        let played: HashSet<(usize, usize)> =
-            table.cells().iter().map(|c| (c.first, c.second)).collect();
-        let missing = table
-            .cells()
-            .iter()
-            .filter(|c| !played.contains(&(c.second, c.first)))
-            .map(|c| {
-                (
-                    c.second,
-                    c.first,
-                    index[&(c.first.min(c.second), c.first.max(c.second))],
-                )
-            })
-            .collect();
-        PriorLayout {
-            encounter_of,
-            encounters,
-            missing,
+impl PriorDraws {
+    /// BayesElo's `AddPrior`: player i adds `prior·n_ij/(4·N_i)` draws to each colour of its
+    /// encounter with j (`n_ij` both colours, `N_i` all of i's games).
+    fn new(table: &GameTable, prior: f64) -> PriorDraws {
+        let cells = table.cells();
+        let key = |a: usize, b: usize| (a.min(b), a.max(b));
+        let mut games = vec![0.0; table.players()];
+        let mut pair_games: HashMap<(usize, usize), f64> = HashMap::new();
+        for c in cells {
+            let n: u64 = c.counts.iter().sum();
+            games[c.first] += n as f64;
+            games[c.second] += n as f64;
+            *pair_games.entry(key(c.first, c.second)).or_default() += n as f64;
+        }
+        let draws = |a: usize, b: usize| {
+            let n_ab = pair_games[&key(a, b)];
+            if prior <= 0.0 || n_ab == 0.0 {
+                0.0
+            } else {
+                0.25 * prior * n_ab * (1.0 / games[a] + 1.0 / games[b])
+            }
+        };
+        let played: HashSet<(usize, usize)> = cells.iter().map(|c| (c.first, c.second)).collect();
+        PriorDraws {
+            per_cell: cells.iter().map(|c| draws(c.first, c.second)).collect(),
+            missing: cells
+                .iter()
+                .filter(|c| !played.contains(&(c.second, c.first)))
+                .map(|c| (c.second, c.first, draws(c.first, c.second)))
+                .filter(|m| m.2 > 0.0)
+                .collect(),
         }
     }
 }
 
 /// The fit's cells from W/D/L counts parallel to `table.cells()` (the first `cells().len()`
-/// entries, in that order), plus the prior's virtual draws: BayesElo's `AddPrior` has player i
-/// add `prior·n_ij/(4·N_i)` draws to each colour of its encounter with j (`n_ij` both colours,
-/// `N_i` all of i's games). A colour never played gets a cell of virtual draws only, at the end.
+/// entries, in that order) plus the prior's virtual draws; a colour never played gets a cell of
+/// virtual draws only, at the end.
 pub(crate) fn fit_cells(
     table: &GameTable,
-    layout: &PriorLayout,
+    prior: &PriorDraws,
     counts: &[[f64; 3]],
-    prior: f64,
 ) -> Vec<FitCell> {
     let mut cells: Vec<FitCell> = table
         .cells()
         .iter()
         .zip(counts)
-        .map(|(c, &[w, d, l])| FitCell {
+        .zip(&prior.per_cell)
+        .map(|((c, &[w, d, l]), &v)| FitCell {
             first: c.first,
             second: c.second,
-            n: w + d + l,
-            s: w + 0.5 * d,
+            n: w + d + l + v,
+            s: w + 0.5 * d + 0.5 * v,
         })
         .collect();
-    if prior <= 0.0 {
-        return cells;
-    }
-    let mut games = vec![0.0; table.players()];
-    let mut pair_games = vec![0.0; layout.encounters.len()];
-    for (c, &e) in cells.iter().zip(&layout.encounter_of) {
-        games[c.first] += c.n;
-        games[c.second] += c.n;
-        pair_games[e] += c.n;
-    }
-    let virtual_draws = |e: usize| {
-        let (a, b) = layout.encounters[e];
-        if pair_games[e] == 0.0 {
-            0.0
-        } else {
-            0.25 * prior * pair_games[e] * (1.0 / games[a] + 1.0 / games[b])
-        }
-    };
-    for (c, &e) in cells.iter_mut().zip(&layout.encounter_of) {
-        let v = virtual_draws(e);
-        c.n += v;
-        c.s += 0.5 * v;
-    }
-    for &(first, second, e) in &layout.missing {
-        let v = virtual_draws(e);
-        cells.push(FitCell {
-            first,
-            second,
-            n: v,
-            s: 0.5 * v,
-        });
-    }
+    cells.extend(prior.missing.iter().map(|&(first, second, v)| FitCell {
+        first,
+        second,
+        n: v,
+        s: 0.5 * v,
+    }));
     cells
 }
 
@@ -579,6 +545,19 @@ impl Layout {
         &self,
         cells: &[FitCell],
         q: &[f64],
+        grad: Option<&mut [f64]>,
+        neg_hess: Option<&mut [f64]>,
+    ) -> f64 {
+        self.eval_parts(cells, q, true, grad, neg_hess)
+    }
+
+    /// [`Layout::eval`], the value only if `value` (it costs a logarithm per cell, which Newton
+    /// steps near the optimum do without).
+    fn eval_parts(
+        &self,
+        cells: &[FitCell],
+        q: &[f64],
+        value: bool,
         mut grad: Option<&mut [f64]>,
         mut neg_hess: Option<&mut [f64]>,
     ) -> f64 {
@@ -595,7 +574,9 @@ impl Layout {
                 continue;
             }
             let x = self.x(q, c.first, c.second);
-            f += c.s * x - c.n * softplus(x);
+            if value {
+                f += c.s * x - c.n * softplus(x);
+            }
             if grad.is_none() && neg_hess.is_none() {
                 continue;
             }
@@ -647,7 +628,7 @@ impl Layout {
         let mut h = vec![0.0; m * m];
         let mut trial = vec![0.0; m];
         for iter in 0..MAX_ITER {
-            let f = self.eval(cells, q, Some(&mut g), Some(&mut h));
+            self.eval_parts(cells, q, false, Some(&mut g), Some(&mut h));
             let Some(l) = cholesky(&h, m) else {
                 return Err(RatingError::NoConvergence { iterations: iter });
             };
@@ -660,6 +641,15 @@ impl Layout {
             if decrement < 1e-18 {
                 return Ok(iter);
             }
+            // Close to the optimum (Q within about decrement/2 of it) the full Newton step is
+            // safe and converges quadratically: no line search, no objective values.
+            if decrement < 0.1 {
+                for (x, s) in q.iter_mut().zip(&step) {
+                    *x += s;
+                }
+                continue;
+            }
+            let f = self.eval(cells, q, None, None);
             // Cap huge steps (raw units: 5 ≈ 870 Elo) so exp() stays tame.
             let big = step.iter().fold(0.0f64, |a, b| a.max(b.abs()));
             let mut t = if big > 5.0 { 5.0 / big } else { 1.0 };
@@ -889,21 +879,19 @@ fn fit_draws(table: &GameTable, layout: &Layout, q: &[f64]) -> DrawParameter {
 /// The model of a table, ready to fit: its free parameters and where the prior goes.
 pub(crate) struct Model {
     pub(crate) layout: Layout,
-    prior_layout: PriorLayout,
-    prior: f64,
+    prior: PriorDraws,
 }
 
 impl Model {
     pub(crate) fn new(table: &GameTable, config: &FitConfig) -> Model {
         Model {
             layout: Layout::new(table, config.first_move_advantage),
-            prior_layout: PriorLayout::new(table),
-            prior: config.prior,
+            prior: PriorDraws::new(table, config.prior),
         }
     }
 
     fn cells(&self, table: &GameTable, counts: &[[f64; 3]]) -> Vec<FitCell> {
-        fit_cells(table, &self.prior_layout, counts, self.prior)
+        fit_cells(table, &self.prior, counts)
     }
 
     /// Fits resampled `counts` (parallel to `table.cells()`) from the raw point `start`; returns
