@@ -447,8 +447,8 @@ pub fn run(args: &CalibrateArgs) -> Result<()> {
     })
     .map_err(anyhow::Error::msg)?;
     write_outputs(args, &refs, &cal, &dir)?;
-    print!("{}", table(&cal));
-    println!(
+    out!("{}", table(&cal))?;
+    outln!(
         "\n{} calibration games in {} batches ({}); results in {}",
         cal.games,
         cal.steps.len(),
@@ -457,7 +457,7 @@ pub fn run(args: &CalibrateArgs) -> Result<()> {
             Stop::Budget => "budget reached: not every target converged".to_string(),
         },
         dir.display()
-    );
+    )?;
     Ok(())
 }
 

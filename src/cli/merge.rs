@@ -16,14 +16,14 @@ pub struct MergeArgs {
 
 pub fn run(args: &MergeArgs) -> Result<()> {
     let m = merge(&args.out, &args.dirs)?;
-    println!(
+    outln!(
         "merged {} folder(s): {} games of the schedule's {} ({} duplicate(s) dropped) into {}",
         args.dirs.len(),
         m.games,
         m.expected_games,
         m.duplicates,
         args.out.display()
-    );
+    )?;
     if let Some(n) = m.shards_seen.first().map(|s| s.1) {
         let mut seen: Vec<u64> = m.shards_seen.iter().map(|s| s.0).collect();
         seen.sort_unstable();
@@ -33,40 +33,35 @@ pub fn run(args: &MergeArgs) -> Result<()> {
             .map(|i| format!("{i}/{n}"))
             .collect();
         if !missing.is_empty() {
-            println!("warning: shards {} are missing", missing.join(", "));
+            outln!("warning: shards {} are missing", missing.join(", "))?;
         }
     }
-    if !m.conflicts.is_empty() {
-        println!(
-            "warning: {} game id(s) were played differently in two folders (kept the first): {:?}",
-            m.conflicts.len(),
-            &m.conflicts[..m.conflicts.len().min(10)]
-        );
-    }
     if let Some(c) = &m.consistency {
-        println!(
+        outln!(
             "shard consistency: chi2 = {:.2} on {} df, p = {:.4}",
-            c.chi2, c.df, c.p_value
-        );
+            c.chi2,
+            c.df,
+            c.p_value
+        )?;
         for s in &c.shards {
             let flag = if s.z.abs() > 3.0 {
                 "  <- far from the others: check this machine"
             } else {
                 ""
             };
-            println!(
+            outln!(
                 "  shard folder {}: {} games, first players scored {:.1} (model {:.1}), z = {:+.2}{flag}",
                 args.dirs[s.shard].display(),
                 s.games,
                 s.observed,
                 s.expected,
                 s.z
-            );
+            )?;
         }
         if c.p_value < 0.001 {
-            println!("warning: the shards are not consistent with one another (p < 0.001)");
+            outln!("warning: the shards are not consistent with one another (p < 0.001)")?;
         }
     }
-    println!("next: arena rate {}", args.out.display());
+    outln!("next: arena rate {}", args.out.display())?;
     Ok(())
 }

@@ -6,6 +6,23 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+/// `print!` that returns the write error instead of panicking, so that a closed pipe
+/// (`arena rate DIR | head`) ends the command quietly (`main` treats it as success).
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        write!(std::io::stdout().lock(), $($arg)*)
+    }};
+}
+
+/// `println!` that returns the write error; see [`out!`].
+macro_rules! outln {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        writeln!(std::io::stdout().lock(), $($arg)*)
+    }};
+}
+
 mod analyse;
 mod calibrate;
 mod check_bot;

@@ -36,6 +36,6 @@ pub fn report(dir: &Path, rated: &Rated, rate: &RateOptions, png: bool) -> Resul
 pub fn run(args: &PlotArgs) -> Result<()> {
     let opts = args.rating.options()?;
     let rated = rate_dir(&args.dir, &opts)?;
-    print!("{}", rated.table);
+    out!("{}", rated.table)?;
     report(&args.dir, &rated, &opts, !args.no_png)
 }

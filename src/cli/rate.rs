@@ -31,6 +31,10 @@ pub struct RatingFlags {
     /// Leave games lost by forfeit out of the ratings.
     #[arg(long)]
     pub exclude_forfeits: bool,
+    /// Virtual draws per player spread over its opponents (BayesElo's prior); 0 gives the plain
+    /// maximum-likelihood fit, which does not exist when a player never lost or never scored.
+    #[arg(long, default_value_t = 2.0)]
+    pub prior: f64,
 }
 
 impl RatingFlags {
@@ -51,6 +55,9 @@ impl RatingFlags {
         if !(self.level > 0.0 && self.level < 1.0) {
             bail!("--level {} must be between 0 and 1", self.level);
         }
+        if !(self.prior >= 0.0 && self.prior.is_finite()) {
+            bail!("--prior {} must be zero or positive", self.prior);
+        }
         Ok(RateOptions {
             anchor,
             level: self.level,
@@ -58,16 +65,17 @@ impl RatingFlags {
             k: self.k,
             seed: None,
             exclude_forfeits: self.exclude_forfeits,
+            prior: self.prior,
         })
     }
 }
 
 pub fn run(args: &RateArgs) -> Result<()> {
     let rated = rate_dir(&args.dir, &args.rating.options()?)?;
-    print!("{}", rated.table);
-    println!(
+    out!("{}", rated.table)?;
+    outln!(
         "\nwrote ratings.csv, pairwise.csv, ladder.csv and summary.json in {}",
         args.dir.display()
-    );
+    )?;
     Ok(())
 }

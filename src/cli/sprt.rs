@@ -204,13 +204,13 @@ pub fn run(args: &SprtArgs) -> Result<ExitCode> {
             EXIT_INCONCLUSIVE,
         ),
     };
-    println!(
+    outln!(
         "{verdict} (LLR {:+.3}, bounds [{:.3}, {:.3}], {} pairs, penta {:?})",
         status.llr,
         status.lower,
         status.upper,
         penta.pairs(),
         penta.to_array()
-    );
+    )?;
     Ok(ExitCode::from(code))
 }

@@ -594,7 +594,7 @@ pub fn main(args: &RunArgs) -> Result<()> {
         let opts = args.rating.options()?;
         match mancala_arena::report::rate::rate_dir(&dir, &opts) {
             Ok(rated) => {
-                print!("\n{}", rated.table);
+                out!("\n{}", rated.table)?;
                 if !args.no_plots {
                     // A report that cannot be drawn does not make the run fail.
                     if let Err(err) = super::plot::report(&dir, &rated, &opts, true) {

@@ -10,6 +10,7 @@
 use std::fmt::Write as _;
 
 use super::documents::{command_line, ReportInput};
+use super::rate::interval_words;
 use super::tables::{mistakes_table, pairwise_table, ratings_table, signed, terminations_table};
 use crate::run_folder::analysis::MistakeRow;
 
@@ -81,20 +82,12 @@ pub fn render(input: &ReportInput<'_>) -> String {
     );
 
     // Summary.
-    let ci = if s.bootstrap_samples > 0 {
-        format!(
-            "{:.0}% bootstrap intervals over game pairs ({} samples)",
-            s.level * 100.0,
-            s.bootstrap_samples
-        )
-    } else {
-        format!("{:.0}% normal intervals", s.level * 100.0)
-    };
     let _ = writeln!(h, "<section id=\"summary\">\n<h2>Ratings</h2>");
     let _ = writeln!(
         h,
-        "<p>Elo with {}, anchored at {}.</p>",
-        escape(&ci),
+        "<p>Elo on the expected-score scale (a difference Δ means an expected score of \
+         1/(1 + 10<sup>−Δ/400</sup>)) with {}, anchored at {}.</p>",
+        escape(&interval_words(s)),
         escape(&s.anchor)
     );
     h.push_str(&ratings_table(&s.ratings).html());

@@ -13,7 +13,10 @@ use rand_chacha::ChaCha8Rng;
 use super::tables::{pairwise_table, ratings_table, signed};
 use crate::rating::fit::Anchor;
 use crate::rating::{analyse, RatedGame, RatingConfig, RatingReport};
-use crate::run_folder::games::{player_names, rated_games, read_games, termination_counts};
+use crate::run_folder::games::{
+    player_names, rated_games, read_games, termination_counts, GAMES_JSONL,
+};
+use crate::run_folder::pgn::{write_pgn, GAMES_PGN};
 use crate::run_folder::ratings::{write_rating_files, Summary};
 use crate::run_folder::RunFile;
 use crate::tournament::schedule::{derive_seed, stream};
@@ -32,6 +35,8 @@ pub struct RateOptions {
     pub seed: Option<u64>,
     /// Leave out games that ended by forfeit.
     pub exclude_forfeits: bool,
+    /// Virtual draws per player (BayesElo's prior); 0: the plain maximum-likelihood fit.
+    pub prior: f64,
 }
 
 impl Default for RateOptions {
@@ -43,6 +48,7 @@ impl Default for RateOptions {
             k: 32.0,
             seed: None,
             exclude_forfeits: false,
+            prior: 2.0,
         }
     }
 }
@@ -67,6 +73,7 @@ impl RateOptions {
             level: self.level,
             bootstrap: self.bootstrap,
             k: self.k,
+            prior: self.prior,
         })
     }
 }
@@ -108,6 +115,10 @@ pub fn rate_dir(dir: &Path, opts: &RateOptions) -> Result<Rated> {
         .seed
         .unwrap_or_else(|| RunFile::read(dir).map(|r| r.config.seed).unwrap_or(1));
     let report = rate_games(&names, &games, opts, seed)?;
+    // Ordo and BayesElo read games.pgn: write it again if it went missing.
+    if !dir.join(GAMES_PGN).exists() && dir.join(GAMES_JSONL).exists() {
+        write_pgn(dir)?;
+    }
     let summary = Summary::new(&report, termination_counts(&rows));
     write_rating_files(dir, &report, &summary)?;
     let table = format_table(&summary);
@@ -121,8 +132,13 @@ pub fn rate_dir(dir: &Path, opts: &RateOptions) -> Result<Rated> {
 /// The intervals in words, e.g. `95% bootstrap intervals over game pairs (1000 samples)`.
 pub fn interval_words(s: &Summary) -> String {
     if s.bootstrap_samples > 0 {
+        let failed = if s.bootstrap_failed > 0 {
+            format!(", {} failed and left out", s.bootstrap_failed)
+        } else {
+            String::new()
+        };
         format!(
-            "{:.0}% bootstrap intervals over game pairs ({} samples)",
+            "{:.0}% bootstrap intervals over game pairs ({} samples{failed})",
             s.level * 100.0,
             s.bootstrap_samples
         )

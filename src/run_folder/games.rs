@@ -253,21 +253,120 @@ impl ResultsWriter {
     }
 }
 
-/// Reads `games.csv`. A torn last line (a crash mid-write) is an error naming the row; [`repair`]
-/// cuts it off.
+/// Reads `games.csv`, with what the reader had to skip (see [`read_games_checked`]) printed to
+/// stderr as warnings.
 pub fn read_games(dir: &Path) -> Result<Vec<GameRow>> {
-    let path = dir.join(GAMES_CSV);
-    if !path.exists() {
-        return Ok(Vec::new());
-    }
-    let mut reader =
-        csv::Reader::from_path(&path).with_context(|| format!("cannot read {}", path.display()))?;
-    let mut rows = Vec::new();
-    for (i, row) in reader.deserialize::<GameRow>().enumerate() {
-        let row = row.with_context(|| format!("{}: row {} is malformed (run `arena run --resume` on the folder to repair a torn last line)", path.display(), i + 2))?;
-        rows.push(row);
+    let (rows, warnings) = read_games_checked(dir)?;
+    for w in warnings {
+        eprintln!("warning: {w}");
     }
     Ok(rows)
+}
+
+/// Reads `games.csv`. A game id may appear once: a second copy of a row (identical apart from
+/// the timing columns) is skipped with a warning; a second, different row for the same id is an
+/// error naming the id and both lines (the folder was written by two runs at once). A malformed
+/// row is an error naming its line; only a torn last line (a crash mid-write) gets the hint to
+/// repair the folder with `--resume`.
+pub fn read_games_checked(dir: &Path) -> Result<(Vec<GameRow>, Vec<String>)> {
+    let path = dir.join(GAMES_CSV);
+    if !path.exists() {
+        return Ok((Vec::new(), Vec::new()));
+    }
+    // A last line without its line end is where a crash cut the file.
+    let bytes = fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    let torn_line = (bytes.last().is_some_and(|&b| b != b'\n'))
+        .then(|| bytes.iter().filter(|&&b| b == b'\n').count() as u64 + 1);
+    drop(bytes);
+    let mut reader =
+        csv::Reader::from_path(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    let headers = reader
+        .headers()
+        .with_context(|| format!("{}: no header line", path.display()))?
+        .clone();
+    let mut rows: Vec<GameRow> = Vec::new();
+    let mut seen = Seen::default();
+    let mut warnings = Vec::new();
+    let mut record = csv::StringRecord::new();
+    loop {
+        let read = reader.read_record(&mut record);
+        let line = record.position().map_or(0, |p| p.line());
+        let row = read.and_then(|more| {
+            more.then(|| record.deserialize::<GameRow>(Some(&headers)))
+                .transpose()
+        });
+        let row = match row {
+            Ok(Some(row)) => row,
+            Ok(None) => break,
+            Err(err) if torn_line.is_some_and(|t| err.position().map_or(line, |p| p.line()) >= t) => bail!(
+                "{}: line {line} is torn ({err}): a run was killed while writing it; `arena run --resume {}` repairs the folder",
+                path.display(),
+                dir.display()
+            ),
+            Err(err) => bail!(
+                "{}: line {} is malformed: {err}",
+                path.display(),
+                err.position().map_or(line, |p| p.line())
+            ),
+        };
+        if seen.keep(&path, line, &row, &rows, &mut warnings)? {
+            rows.push(row);
+        }
+    }
+    Ok((rows, warnings))
+}
+
+/// The game ids read so far, for refusing or skipping a second copy.
+#[derive(Default)]
+struct Seen {
+    /// Game id → (line, index in the rows kept).
+    at: HashMap<u64, (u64, usize)>,
+}
+
+impl Seen {
+    /// Whether `row` (read at `line` of `path`) is new: an identical copy of a kept row is
+    /// skipped with a warning, a different row with a known id is an error.
+    fn keep(
+        &mut self,
+        path: &Path,
+        line: u64,
+        row: &GameRow,
+        kept: &[GameRow],
+        warnings: &mut Vec<String>,
+    ) -> Result<bool> {
+        match self.at.get(&row.game_id) {
+            Some(&(first, index)) if same_game(&kept[index], row) => {
+                warnings.push(format!(
+                    "{}: game {} is written twice (lines {first} and {line}); the copy is skipped",
+                    path.display(),
+                    row.game_id
+                ));
+                Ok(false)
+            }
+            Some(&(first, _)) => bail!(
+                "{}: game {} appears twice with different results (lines {first} and {line}): the folder was written by two runs at once; remove one of the lines",
+                path.display(),
+                row.game_id
+            ),
+            None => {
+                self.at.insert(row.game_id, (line, kept.len()));
+                Ok(true)
+            }
+        }
+    }
+}
+
+/// Two rows record the same game: equal apart from the measured times.
+pub fn same_game(a: &GameRow, b: &GameRow) -> bool {
+    let untimed = |r: &GameRow| GameRow {
+        wall_ms: 0,
+        first_think_ms: 0,
+        first_max_ms: 0,
+        second_think_ms: 0,
+        second_max_ms: 0,
+        ..r.clone()
+    };
+    untimed(a) == untimed(b)
 }
 
 /// Reads `games.jsonl` (for the move lists), with every record's `movers` filled in.
@@ -278,6 +377,8 @@ pub fn read_records(dir: &Path) -> Result<Vec<GameRecord>> {
     }
     let file = File::open(&path).with_context(|| format!("cannot read {}", path.display()))?;
     let mut out = Vec::new();
+    // Duplicates as in `games.csv` (copies skipped silently: `read_games` says so).
+    let (mut seen, mut rows) = (Seen::default(), Vec::new());
     for (i, line) in BufReader::new(file).lines().enumerate() {
         let line = line?;
         if line.trim().is_empty() {
@@ -287,7 +388,10 @@ pub fn read_records(dir: &Path) -> Result<Vec<GameRecord>> {
             .with_context(|| format!("{}: line {} is malformed", path.display(), i + 1))?;
         rec.fill_movers()
             .map_err(|e| anyhow::anyhow!("{}: line {}: {e}", path.display(), i + 1))?;
-        out.push(rec);
+        if seen.keep(&path, i as u64 + 1, &rec.row, &rows, &mut Vec::new())? {
+            rows.push(rec.row.clone());
+            out.push(rec);
+        }
     }
     Ok(out)
 }
@@ -337,12 +441,6 @@ pub fn repair(dir: &Path) -> Result<(BTreeSet<u64>, Vec<String>)> {
     }
     let rows = read_games(dir)?;
     let done: BTreeSet<u64> = rows.iter().map(|r| r.game_id).collect();
-    if done.len() != rows.len() {
-        bail!(
-            "{} lists a game id twice: the folder was written by two runs at once",
-            csv_path.display()
-        );
-    }
     let jsonl_path = dir.join(GAMES_JSONL);
     if cut_torn_line(&jsonl_path)? {
         notes.push(format!("cut a torn last line off {}", jsonl_path.display()));
@@ -375,9 +473,11 @@ pub fn player_names(dir: &Path, rows: &[GameRow]) -> Vec<String> {
     let mut names: Vec<String> = RunFile::read(dir)
         .map(|r| r.config.players.iter().map(|p| p.name.clone()).collect())
         .unwrap_or_default();
+    let mut known: std::collections::HashSet<String> = names.iter().cloned().collect();
     for row in rows {
         for n in [&row.first, &row.second] {
-            if !names.contains(n) {
+            if !known.contains(n) {
+                known.insert(n.clone());
                 names.push(n.clone());
             }
         }

@@ -3,7 +3,8 @@
 //! `arena merge`.
 //!
 //! # Format
-//! One game per record, in game-id order. Tags: `Event`, `Site`, `Round`, `White` (the first
+//! One game per record, in game-id order. Tags: the seven-tag roster `Event`, `Site`, `Date`
+//! (the run's start from `run.json`, `????.??.??` without one), `Round`, `White` (the first
 //! player), `Black` (the second), `Result`, then the arena's own `GameId`, `Variant` (the
 //! ruleset string), `Opening`, `Score` (final seeds, first player first), `PlyCount` (sows,
 //! `swap` included) and `Termination`. The movetext numbers every two moves like chess and
@@ -16,6 +17,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Result;
 
 use super::games::read_records;
+use super::RunFile;
 
 pub const GAMES_PGN: &str = "games.pgn";
 
@@ -24,11 +26,16 @@ pub fn write_pgn(dir: &Path) -> Result<PathBuf> {
     let mut records = read_records(dir)?;
     records.sort_by_key(|r| r.row.game_id);
     let path = dir.join(GAMES_PGN);
+    let date = RunFile::read(dir)
+        .ok()
+        .and_then(|r| pgn_date(&r.started))
+        .unwrap_or_else(|| "????.??.??".to_string());
     let mut out = std::io::BufWriter::new(File::create(&path)?);
     for rec in &records {
         let r = &rec.row;
         writeln!(out, "[Event \"mancala-arena\"]")?;
         writeln!(out, "[Site \"?\"]")?;
+        writeln!(out, "[Date \"{date}\"]")?;
         writeln!(out, "[Round \"{}\"]", r.round + 1)?;
         writeln!(out, "[White \"{}\"]", escape(&r.first))?;
         writeln!(out, "[Black \"{}\"]", escape(&r.second))?;
@@ -54,6 +61,14 @@ pub fn write_pgn(dir: &Path) -> Result<PathBuf> {
     }
     out.flush()?;
     Ok(path)
+}
+
+/// `2026-11-30T21:59:07+00:00` → `2026.11.30`.
+fn pgn_date(rfc3339: &str) -> Option<String> {
+    let day = rfc3339.get(..10)?;
+    let parts: Vec<&str> = day.split('-').collect();
+    (parts.len() == 3 && parts.iter().all(|p| p.bytes().all(|b| b.is_ascii_digit())))
+        .then(|| parts.join("."))
 }
 
 fn escape(s: &str) -> String {
@@ -104,6 +119,12 @@ mod tests {
                 && pgn.contains("[Result \"1-0\"]")
         );
         assert!(pgn.contains("1. 3 1 1-0"));
+        // No run.json: the date is unknown, in PGN's form.
+        assert!(pgn.contains("[Site \"?\"]\n[Date \"????.??.??\"]\n[Round \"1\"]"));
+        assert_eq!(
+            pgn_date("2026-11-30T21:59:07+00:00").as_deref(),
+            Some("2026.11.30")
+        );
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -9,6 +9,7 @@
 //!   (game 0) and after each of its games, 2 decimals.
 //! - `summary.json`: a [`Summary`], keys in alphabetical order at every level.
 
+use std::fmt::Write as _;
 use std::path::Path;
 
 use anyhow::{Context, Result};
@@ -35,6 +36,10 @@ pub struct Summary {
     pub first_move_advantage: FirstMove,
     pub draw_nu: f64,
     pub bootstrap_samples: usize,
+    /// Bootstrap resamples whose fit failed (left out of the intervals).
+    pub bootstrap_failed: usize,
+    /// Virtual draws per player (BayesElo's prior); 0: the plain maximum-likelihood fit.
+    pub prior: f64,
     pub level: f64,
     /// Where the scale is pinned, in words: `pool mean = 1200` or `NAME = ELO`.
     pub anchor: String,
@@ -79,6 +84,8 @@ impl Summary {
             first_move_advantage: report.first_move,
             draw_nu: report.ratings.draw.nu,
             bootstrap_samples: report.boot.as_ref().map_or(0, |b| b.samples),
+            bootstrap_failed: report.boot.as_ref().map_or(0, |b| b.failed),
+            prior: report.config.prior,
             level: report.config.level,
             anchor: anchor_text(&report.config.anchor, &report.names),
             warnings: report.warnings.clone(),
@@ -129,9 +136,14 @@ pub fn write_rating_files(dir: &Path, report: &RatingReport, summary: &Summary) 
     })?;
     write_csv(LADDER_CSV, &|w| {
         w.write_record(["name", "game", "rating"])?;
+        let (mut game, mut rating) = (String::new(), String::new());
         for (name, track) in report.names.iter().zip(&report.ladder) {
             for (i, r) in track.trajectory.iter().enumerate() {
-                w.write_record([name.clone(), i.to_string(), format!("{r:.2}")])?;
+                game.clear();
+                rating.clear();
+                let _ = write!(game, "{i}");
+                let _ = write!(rating, "{r:.2}");
+                w.write_record([name.as_str(), game.as_str(), rating.as_str()])?;
             }
         }
         Ok(())

@@ -22,8 +22,6 @@ use crate::run_folder::{pgn, RunFile};
 pub struct Merged {
     pub games: usize,
     pub duplicates: usize,
-    /// Duplicate game ids whose rows differ (kept: the first folder's).
-    pub conflicts: Vec<u64>,
     /// Expected game count of the whole schedule, and which shards of `N` were seen.
     pub expected_games: usize,
     pub shards_seen: Vec<(u64, u64)>,
@@ -49,18 +47,9 @@ fn config_differences(a: &RunFile, b: &RunFile) -> Result<Vec<String>> {
         .collect())
 }
 
-/// Rows compare equal apart from the measured times.
+/// Two records of the same game: rows equal apart from the measured times, same moves.
 fn same_game(a: &GameRecord, b: &GameRecord) -> bool {
-    let strip = |r: &GameRecord| {
-        let mut row = r.row.clone();
-        row.wall_ms = 0;
-        row.first_think_ms = 0;
-        row.first_max_ms = 0;
-        row.second_think_ms = 0;
-        row.second_max_ms = 0;
-        (row, r.moves.clone())
-    };
-    strip(a) == strip(b)
+    games::same_game(&a.row, &b.row) && a.moves == b.moves
 }
 
 /// Merges `dirs` into `out` (which must not hold a run yet).
@@ -105,10 +94,11 @@ pub fn merge(out: &Path, dirs: &[PathBuf]) -> Result<Merged> {
         }
     }
 
-    let mut by_id: BTreeMap<u64, GameRecord> = BTreeMap::new();
+    // Game id → (the record kept, the folder it came from).
+    let mut by_id: BTreeMap<u64, (GameRecord, usize)> = BTreeMap::new();
     let mut shard_records: Vec<Vec<GameRecord>> = Vec::new();
-    let (mut duplicates, mut conflicts) = (0, Vec::new());
-    for dir in dirs {
+    let mut duplicates = 0;
+    for (k, dir) in dirs.iter().enumerate() {
         let records = games::read_records(dir)?;
         let rows = games::read_games(dir)?;
         if records.len() != rows.len() {
@@ -121,14 +111,15 @@ pub fn merge(out: &Path, dirs: &[PathBuf]) -> Result<Merged> {
         }
         for rec in &records {
             match by_id.get(&rec.row.game_id) {
-                Some(existing) => {
-                    duplicates += 1;
-                    if !same_game(existing, rec) {
-                        conflicts.push(rec.row.game_id);
-                    }
-                }
+                Some((existing, _)) if same_game(existing, rec) => duplicates += 1,
+                Some((_, other)) => bail!(
+                    "game {} was played differently in {} and {}: these folders are not shards of one run",
+                    rec.row.game_id,
+                    dirs[*other].display(),
+                    dir.display()
+                ),
                 None => {
-                    by_id.insert(rec.row.game_id, rec.clone());
+                    by_id.insert(rec.row.game_id, (rec.clone(), k));
                 }
             }
         }
@@ -141,7 +132,7 @@ pub fn merge(out: &Path, dirs: &[PathBuf]) -> Result<Merged> {
     run_file.command = std::env::args().collect();
     run_file.write(out)?;
     let mut writer = ResultsWriter::open(out)?;
-    for rec in by_id.values() {
+    for rec in by_id.values().map(|(r, _)| r) {
         writer.append(rec)?;
     }
     drop(writer);
@@ -153,7 +144,11 @@ pub fn merge(out: &Path, dirs: &[PathBuf]) -> Result<Merged> {
         .iter()
         .map(|p| p.name.clone())
         .collect();
-    let all_rows: Vec<_> = by_id.values().map(|r| r.row.clone()).collect();
+    let all_rows: Vec<_> = by_id
+        .values()
+        .map(|(r, _)| r)
+        .map(|r| r.row.clone())
+        .collect();
     let consistency = if dirs.len() >= 2 && !all_rows.is_empty() {
         let games = rated_games(&all_rows, &names, false)?;
         let ratings = fit(&GameTable::new(names.len(), &games)?, &FitConfig::default())?;
@@ -176,7 +171,6 @@ pub fn merge(out: &Path, dirs: &[PathBuf]) -> Result<Merged> {
     Ok(Merged {
         games: by_id.len(),
         duplicates,
-        conflicts,
         expected_games: pairings.len(),
         shards_seen: runs.iter().filter_map(|r| r.shard).collect(),
         consistency,

@@ -26,6 +26,8 @@ pub struct RatingConfig {
     pub bootstrap: usize,
     /// The site ladder's K-factor.
     pub k: f64,
+    /// Virtual draws per player (BayesElo's prior; 0: the plain maximum-likelihood fit).
+    pub prior: f64,
 }
 
 impl Default for RatingConfig {
@@ -35,6 +37,7 @@ impl Default for RatingConfig {
             level: 0.95,
             bootstrap: 1000,
             k: 32.0,
+            prior: 2.0,
         }
     }
 }
@@ -85,9 +88,16 @@ pub fn analyse(
     let fit_config = FitConfig {
         anchor: config.anchor,
         level: config.level,
+        prior: config.prior,
         ..FitConfig::default()
     };
-    let ratings = fit(&table, &fit_config)?;
+    let ratings = fit(&table, &fit_config).map_err(|e| match e {
+        RatingError::NoFiniteFit { groups, .. } => RatingError::NoFiniteFit {
+            groups,
+            names: names.to_vec(),
+        },
+        e => e,
+    })?;
     let boot = if config.bootstrap >= 2 {
         Some(bootstrap(
             &table,
@@ -96,13 +106,14 @@ pub fn analyse(
             &BootstrapConfig {
                 samples: config.bootstrap,
                 level: config.level,
+                threads: 0,
             },
             rng,
         )?)
     } else {
         None
     };
-    let pairwise = pairwise_table(&table);
+    let pairwise = pairwise_table(&table, config.level);
     let ladder = run_ladder(names.len(), games, &LadderConfig::new(1200.0, config.k)?)?;
 
     let adv = &ratings.advantage;

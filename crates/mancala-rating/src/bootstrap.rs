@@ -1,19 +1,26 @@
 //! Bootstrap confidence intervals, rank probabilities and the likelihood-of-superiority
 //! matrix for the joint fit.
 //!
-//! The resampling unit is the GAME PAIR (all games sharing a `pair` id), drawn with
-//! replacement as many times as there are pairs, so the correlation between the two games
-//! of a colour-swapped pair (same opening) is kept. Each resample is refitted with Newton's
-//! method warm-started from the point estimate (a handful of iterations), and anchored like
-//! the point estimate. Intervals are percentile intervals (Efron & Tibshirani 1993, §13.3)
-//! with linearly interpolated quantiles (Hyndman & Fan type 7).
+//! Stratified by encounter, on sufficient statistics: every encounter keeps its number of
+//! colour-swapped game pairs, drawn from the encounter's own pairs with replacement. Drawing
+//! `P` pairs with replacement from an encounter is drawing its 3×3 table of (result with the
+//! first player first, result with the other first) from a multinomial with the observed
+//! frequencies, so each resample costs one multinomial per encounter, not one draw per game.
+//! Games outside a pair (an odd game) are resampled the same way per ordered cell (a trinomial).
+//! Keeping the pair together keeps the correlation of its two games (same opening); keeping
+//! each encounter's size keeps the design of the schedule (a round robin stays a round robin).
+//! Each resample is refitted with Newton's method warm-started from the point estimate and
+//! anchored like it. Intervals are percentile intervals (Efron & Tibshirani 1993, §13.3) with
+//! linearly interpolated quantiles (Hyndman & Fan type 7).
 //!
-//! Randomness comes from the caller's [`ChaCha8Rng`]; the same stream gives the same result.
+//! Randomness comes from the caller's [`ChaCha8Rng`]: one seed per resample is drawn from it
+//! first, so the result is the same whatever the number of threads.
 
-use super::fit::{anchored, float_counts, FitConfig, Objective, Ratings};
+use super::fit::{anchored, FitConfig, Model, Ratings};
 use super::{check_level, GameTable, RatingError, ELO_SCALE};
-use rand::Rng;
+use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use rand_distr::{Binomial, Distribution};
 use serde::Serialize;
 
 /// Settings of the bootstrap.
@@ -23,6 +30,8 @@ pub struct BootstrapConfig {
     pub samples: usize,
     /// Interval level in (0, 1). Default 0.95.
     pub level: f64,
+    /// Worker threads; 0: one per core.
+    pub threads: usize,
 }
 
 impl Default for BootstrapConfig {
@@ -30,6 +39,7 @@ impl Default for BootstrapConfig {
         BootstrapConfig {
             samples: 1000,
             level: 0.95,
+            threads: 0,
         }
     }
 }
@@ -67,8 +77,6 @@ pub struct BootstrapSummary {
     pub differences: Vec<Vec<Interval>>,
     /// Percentile interval of the first-mover advantage (Elo).
     pub advantage: Interval,
-    /// Percentile interval of Davidson's ν.
-    pub draw_nu: Interval,
     /// `rank_probabilities[i][r]`: probability that player `i` has rank `r` (0 = best).
     pub rank_probabilities: Vec<Vec<f64>>,
     /// `los[i][j]`: bootstrap probability that `elo_i > elo_j` (ties count half).
@@ -101,7 +109,100 @@ fn interval(values: &mut [f64], level: f64) -> Interval {
     }
 }
 
-/// Resamples game pairs `config.samples` times and refits each.
+/// Draws `n` items from categories of weights `weights` (summing to `total`): the multinomial
+/// as a chain of binomials. Adds each category's count to `out`.
+fn multinomial(n: u64, weights: &[u64], total: u64, rng: &mut ChaCha8Rng, out: &mut [u64]) {
+    let (mut left, mut mass) = (n, total);
+    for (k, &w) in weights.iter().enumerate() {
+        if left == 0 || mass == 0 {
+            break;
+        }
+        let x = if w == mass {
+            left
+        } else if w == 0 {
+            0
+        } else {
+            Binomial::new(left, w as f64 / mass as f64).map_or(0, |b| b.sample(rng))
+        };
+        out[k] += x;
+        left -= x;
+        mass -= w;
+    }
+}
+
+/// Strata smaller than this are pooled into one (see [`resample`]).
+const MIN_STRATUM: u64 = 3;
+
+/// One resample's W/D/L counts per cell (parallel to `table.cells()`).
+///
+/// The strata are the encounters' pairs and each cell's loose games. Rao and Wu's rescaling: a
+/// stratum of `n` units is resampled as `n − 1` draws, each weighted `n/(n − 1)`; drawing all `n`
+/// would give it only `(n − 1)/n` of its variance, a quarter too little at 4 pairs per
+/// encounter. Strata of fewer than [`MIN_STRATUM`] units (one or two pairs: a single draw of
+/// one pair, doubled, is too coarse to say anything) are pooled into one stratum.
+fn resample(table: &GameTable, rng: &mut ChaCha8Rng) -> Vec<[f64; 3]> {
+    let mut counts = vec![[0.0f64; 3]; table.cells().len()];
+    // Where each category of the pooled stratum goes: (cell, outcome) for a loose game, two of
+    // them for a pair.
+    let mut pooled_weights: Vec<u64> = Vec::new();
+    let mut pooled_to: Vec<[(usize, usize); 2]> = Vec::new();
+    let mut drawn = [0u64; 9];
+    for (c, loose) in table.loose().iter().enumerate() {
+        let n: u64 = loose.iter().sum();
+        if n >= MIN_STRATUM {
+            let weight = rescaled(n, loose, rng, &mut drawn[..3]);
+            for (k, &x) in drawn[..3].iter().enumerate() {
+                counts[c][k] += weight * x as f64;
+            }
+        } else if n > 0 {
+            pooled_weights.extend_from_slice(loose);
+            pooled_to.extend((0..3).map(|k| [(c, k), (usize::MAX, 0)]));
+        }
+    }
+    for block in table.blocks() {
+        let weights: Vec<u64> = block.joint.iter().flatten().copied().collect();
+        let to = |k: usize| [(block.cell_ab, k / 3), (block.cell_ba, k % 3)];
+        if block.pairs() >= MIN_STRATUM {
+            let weight = rescaled(block.pairs(), &weights, rng, &mut drawn);
+            for (k, &x) in drawn.iter().enumerate() {
+                for (c, o) in to(k) {
+                    counts[c][o] += weight * x as f64;
+                }
+            }
+        } else {
+            pooled_weights.extend_from_slice(&weights);
+            pooled_to.extend((0..9).map(to));
+        }
+    }
+    let n: u64 = pooled_weights.iter().sum();
+    if n > 0 {
+        let mut drawn = vec![0u64; pooled_weights.len()];
+        let weight = rescaled(n, &pooled_weights, rng, &mut drawn);
+        for (k, &x) in drawn.iter().enumerate() {
+            for (c, o) in pooled_to[k] {
+                if c != usize::MAX {
+                    counts[c][o] += weight * x as f64;
+                }
+            }
+        }
+    }
+    counts
+}
+
+/// Draws a stratum of `n` units with category counts `weights` into `drawn` (overwritten), as
+/// `n − 1` draws when `n ≥ 2`; returns the weight of each drawn unit.
+fn rescaled(n: u64, weights: &[u64], rng: &mut ChaCha8Rng, drawn: &mut [u64]) -> f64 {
+    drawn.fill(0);
+    if n >= 2 {
+        multinomial(n - 1, weights, n, rng, drawn);
+        n as f64 / (n - 1) as f64
+    } else {
+        multinomial(n, weights, n, rng, drawn);
+        1.0
+    }
+}
+
+/// Resamples `config.samples` times and refits each.
 ///
 /// `point` must be the result of [`super::fit::fit`] on the same `table` with `fit_config`.
 pub fn bootstrap(
@@ -120,49 +221,55 @@ pub fn bootstrap(
             config.samples
         )));
     }
-    if point.raw.len() != n + 2 {
+    if point.raw.len() != n + 1 {
         return Err(RatingError::InvalidConfig(
             "the point estimate does not belong to this table".into(),
         ));
     }
-    let obj = Objective {
-        n,
-        cells: table.cells(),
-        use_adv: fit_config.first_move_advantage,
-        prior_games: fit_config.prior_games,
-    };
-    let units = table.units();
-    let base = float_counts(table);
-    let mut counts = vec![[0.0f64; 3]; base.len()];
-    let unit_type = table.unit_type();
-    let mut type_draws = vec![0u32; table.unit_types()];
+    let model = Model::new(table, fit_config);
+    let seeds: Vec<u64> = (0..config.samples).map(|_| rng.gen()).collect();
+    let threads = match config.threads {
+        0 => std::thread::available_parallelism().map_or(1, |t| t.get()),
+        t => t,
+    }
+    .clamp(1, config.samples);
+    // Each worker takes every `threads`-th resample; results are put back in resample order.
+    let fits: Vec<Option<Vec<f64>>> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|w| {
+                let (model, seeds) = (&model, &seeds);
+                scope.spawn(move || {
+                    seeds
+                        .iter()
+                        .skip(w)
+                        .step_by(threads)
+                        .map(|&seed| {
+                            let counts = resample(table, &mut ChaCha8Rng::seed_from_u64(seed));
+                            model.refit(table, &counts, &point.raw).ok()
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        let parts: Vec<Vec<Option<Vec<f64>>>> = workers
+            .into_iter()
+            .map(|h| h.join().unwrap_or_default())
+            .collect();
+        (0..config.samples)
+            .map(|k| parts[k % threads].get(k / threads).cloned().flatten())
+            .collect()
+    });
     // samples[b * n + i]
     let mut elo_samples: Vec<f64> = Vec::with_capacity(config.samples * n);
     let mut adv = Vec::with_capacity(config.samples);
-    let mut nu = Vec::with_capacity(config.samples);
     let mut failed = 0;
-    let mut p = point.raw.clone();
-    for _ in 0..config.samples {
-        counts.iter_mut().for_each(|c| *c = [0.0; 3]);
-        type_draws.iter_mut().for_each(|c| *c = 0);
-        for _ in 0..units {
-            type_draws[unit_type[rng.gen_range(0..units)] as usize] += 1;
-        }
-        for (t, &k) in type_draws.iter().enumerate() {
-            if k > 0 {
-                for &(c, o) in table.type_games(t) {
-                    counts[c as usize][o as usize] += k as f64;
-                }
+    for raw in &fits {
+        match raw {
+            Some(raw) => {
+                elo_samples.extend(anchored(raw, n, fit_config.anchor));
+                adv.push(raw[n] / ELO_SCALE);
             }
-        }
-        p.copy_from_slice(&point.raw);
-        match obj.maximize(&counts, &mut p) {
-            Ok(_) => {
-                elo_samples.extend(anchored(&p, n, fit_config.anchor));
-                adv.push(p[n] / ELO_SCALE);
-                nu.push(p[n + 1].exp());
-            }
-            Err(_) => failed += 1,
+            None => failed += 1,
         }
     }
     let b = adv.len();
@@ -236,7 +343,6 @@ pub fn bootstrap(
         se,
         differences,
         advantage: interval(&mut adv, config.level),
-        draw_nu: interval(&mut nu, config.level),
         rank_probabilities,
         los,
     })

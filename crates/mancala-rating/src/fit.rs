@@ -1,47 +1,52 @@
-//! Joint ratings by maximum (penalised) likelihood: a Bradley–Terry model on the Elo logistic
-//! scale with a first-mover advantage and Davidson's (1970) draw parameter.
-//!
-//! # Model
-//!
-//! For a game where player `i` moves first against `j`, let
-//! `x = β·(r_i − r_j + h)` with `β = ln(10)/400`, `r` the ratings in Elo and `h` the first-mover
-//! advantage in Elo. With `ν = e^θ`,
+//! Joint ratings on the expected-score scale, as Ordo computes them: the ratings `r` (Elo) and
+//! the first-mover advantage `h` (Elo) solve the expected-score equations, one per player and one
+//! for the first movers,
 //!
 //! ```text
-//! P(i wins) = e^{x/2} / Z,   P(draw) = ν / Z,   P(j wins) = e^{−x/2} / Z,
-//! Z = e^{x/2} + e^{−x/2} + ν.
+//! Σ_games E(r_first − r_second + h) = points scored,     E(Δ) = 1 / (1 + 10^(−Δ/400)),
 //! ```
 //!
-//! With `ν = 0` this is exactly the Elo logistic curve `1/(1 + 10^{−(r_i − r_j + h)/400})`.
-//! Why Davidson rather than "a draw is half a win and half a loss": mancala has a few percent
-//! draws, and Davidson's model uses them as information in a proper likelihood (the
-//! half-point trick double-counts a draw as two half-games, which makes the Hessian standard
-//! errors slightly wrong), while keeping the ratings on the Elo scale (the win/loss odds are
-//! `10^{Δ/400}` whatever the draw rate). The log-likelihood is jointly concave in `(r, h, θ)`
-//! (it is linear minus a log-sum-exp of linear functions), so Newton's method with a
-//! backtracking line search converges from any start.
+//! draws counting half a point (Ordo 1.2.6, `rating.c`, `encount.c`; docs/statistics.md §2). So a
+//! rating difference means what Elo means everywhere: the difference whose logistic curve gives
+//! the expected score, whatever the draw rate. The equations are the stationarity conditions of
+//! the concave quasi-log-likelihood
 //!
-//! # Prior (why nothing is ever infinite)
+//! ```text
+//! Q(r, h) = Σ_cells [ s·ln E(x) + (n − s)·ln(1 − E(x)) ],   x = r_first − r_second + h,
+//! ```
 //!
-//! As in BayesElo, each player gets `prior_games` (default 2) *virtual games* scored half a
-//! point against a virtual opponent at the centre of the raw scale, i.e. a penalty
-//! `(k/2)·[ln σ(βr_i) + ln σ(−βr_i)]`. It makes every rating finite (a player with only wins
-//! gets a large finite rating, flagged `unbounded_above`), removes the translation
-//! invariance, and is negligible with more than a few dozen games per player. `h` gets a
-//! N(0, 1000 Elo) prior and `θ` a N(0, 5²) prior, both practically flat.
+//! over ordered cells with `n` games and `s` first-mover points: sufficient statistics, so a fit of
+//! a million games costs no more than one of a thousand. Newton's method on `Q` (one player per
+//! connected group is held at 0, the groups are centred afterwards).
 //!
-//! # Output
+//! # Prior
 //!
-//! Ratings are shifted to the [`Anchor`]. Standard errors come from the observed information
-//! (minus the Hessian of the log-posterior at the optimum; normal approximation) and are
-//! those of the *anchored* ratings: for `Anchor::Mean` the SE of `r_i − mean(r)`, for
-//! `Anchor::Player(p, _)` the SE of `r_i − r_p` (zero for `p` itself).
-//! Sources: Bradley & Terry (1952), Davidson (1970), Hunter (2004), Coulom's BayesElo;
-//! details in `docs/statistics.md`.
+//! BayesElo's (Coulom, `CCondensedResults::AddPrior`): `prior` virtual draws per player, spread
+//! over its real opponents in proportion to the games played against each and over both
+//! colours: player i with `N_i` games adds `prior·n_ij/(4·N_i)` draws to each colour of its
+//! encounter with j. They make every rating finite (a player who never lost gets a finite rating,
+//! flagged) and move well-determined ratings by a fraction of an Elo point; `prior = 0` is the
+//! plain fit, refused where it does not exist (a group that never conceded or never scored a
+//! point against the rest).
+//!
+//! # Errors
+//!
+//! `Q` counts a draw as half a win and half a loss, so `H⁻¹` (`H = −∇²Q`) would overstate the
+//! variance of a result by the draws. The covariance is the sandwich `H⁻¹ J H⁻¹`, `J` the
+//! empirical variance of the score residuals, with the two games of a colour-swapped pair
+//! (same opening) summed before squaring, as the pair bootstrap resamples them.
+//!
+//! # Draws
+//!
+//! They do not move the ratings. The draw parameter ν is fitted afterwards for predictions and
+//! simulation (Ordo's draw law): at expected score `p` the draw probability `p_D` solves
+//! `p_D = ν·√(p_W·p_L)` with `p_W = p − p_D/2`, `p_L = 1 − p − p_D/2`, and ν makes the expected
+//! number of draws equal the observed one. Between equals `p_D = ν/(2 + ν)`.
 
-use super::linalg::{cholesky, cholesky_inverse, cholesky_solve};
-use super::{check_level, normal_quantile, Cell, GameTable, RatingError, ELO_SCALE};
+use super::linalg::{cholesky, cholesky_solve};
+use super::{check_level, normal_quantile, GameTable, RatingError, ELO_SCALE};
 use serde::Serialize;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 /// Where the rating scale is pinned.
@@ -66,8 +71,10 @@ pub struct FitConfig {
     pub anchor: Anchor,
     /// Fit a first-mover advantage (otherwise it is fixed at 0).
     pub first_move_advantage: bool,
-    /// Virtual half-point games per player (BayesElo-style prior), `> 0`. Default 2.
-    pub prior_games: f64,
+    /// BayesElo's prior: this many virtual draws per player, spread over the player's real
+    /// opponents in proportion to the games played against each (Coulom's `bayeselo`,
+    /// `CCondensedResults::AddPrior`). `≥ 0`; 0 is the plain maximum-likelihood fit. Default 2.
+    pub prior: f64,
     /// Confidence level of the normal-approximation intervals, in (0, 1). Default 0.95.
     pub level: f64,
 }
@@ -77,7 +84,7 @@ impl Default for FitConfig {
         FitConfig {
             anchor: Anchor::default(),
             first_move_advantage: true,
-            prior_games: 2.0,
+            prior: 2.0,
             level: 0.95,
         }
     }
@@ -87,10 +94,10 @@ impl FitConfig {
     /// Checks the configuration against a pool of `players` players.
     pub fn validate(&self, players: usize) -> Result<(), RatingError> {
         check_level(self.level)?;
-        if !(self.prior_games > 0.0 && self.prior_games.is_finite()) {
+        if !(self.prior >= 0.0 && self.prior.is_finite()) {
             return Err(RatingError::InvalidConfig(format!(
-                "prior_games {} must be positive and finite",
-                self.prior_games
+                "the prior ({} virtual draws per player) must be zero or positive",
+                self.prior
             )));
         }
         match self.anchor {
@@ -137,7 +144,7 @@ impl Estimate {
 pub struct PlayerRating {
     /// Rating in Elo, anchored.
     pub elo: f64,
-    /// Standard error of the anchored rating (Hessian, normal approximation).
+    /// Standard error of the anchored rating (sandwich, normal approximation).
     pub se: f64,
     /// Normal-approximation interval at the configured level.
     pub ci_low: f64,
@@ -162,15 +169,11 @@ pub struct PlayerRating {
     pub component: usize,
 }
 
-/// Davidson's draw parameter.
+/// The draw parameter of the draw law (see the module docs).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct DrawParameter {
-    /// ν = e^θ.
+    /// ν (0 without draws).
     pub nu: f64,
-    /// Interval for ν, `exp(θ ± z·se(θ))`.
-    pub nu_ci_low: f64,
-    /// Interval for ν.
-    pub nu_ci_high: f64,
     /// Draw probability between equal players with no advantage: ν / (2 + ν).
     pub draw_rate_equal: f64,
 }
@@ -196,7 +199,7 @@ pub enum FitWarning {
         /// The strongly connected subgroups, strongest-first is not implied.
         groups: Vec<Vec<usize>>,
     },
-    /// No draws at all: the draw parameter is set by the prior (ν ≈ 0).
+    /// No draws at all: the draw parameter is 0.
     NoDraws,
     /// The first-mover advantage is poorly determined (colours not balanced).
     AdvantagePoorlyDetermined {
@@ -228,9 +231,7 @@ impl FitWarning {
                 "some players never conceded a point to others (groups {}): the rating gaps between these groups are infinite by maximum likelihood and set by the prior",
                 groups(gs)
             ),
-            FitWarning::NoDraws => {
-                "no draws: the draw parameter is set by the prior (close to 0)".to_string()
-            }
+            FitWarning::NoDraws => "no draws: the draw parameter is 0".to_string(),
             FitWarning::AdvantagePoorlyDetermined { se } => format!(
                 "the first-mover advantage is poorly determined (standard error {se:.0} Elo): are colours balanced?"
             ),
@@ -251,24 +252,24 @@ pub struct Ratings {
     pub players: Vec<PlayerRating>,
     /// First-mover advantage in Elo (0 with SE 0 if not fitted).
     pub advantage: Estimate,
-    /// Davidson draw parameter.
+    /// The draw law's parameter.
     pub draw: DrawParameter,
     /// The anchor used.
     pub anchor: Anchor,
     /// Level of the normal intervals.
     pub level: f64,
-    /// Prior strength used.
-    pub prior_games: f64,
+    /// Virtual draws per player used.
+    pub prior: f64,
     /// Newton iterations.
     pub iterations: usize,
-    /// Log-posterior (log-likelihood plus prior) at the optimum.
-    pub log_posterior: f64,
+    /// `Q` (prior included) at the optimum.
+    pub log_likelihood: f64,
     /// Things to tell the user.
     pub warnings: Vec<FitWarning>,
-    /// Raw parameters `[βr_0..βr_{n−1}, βh, θ]`, for warm starts.
+    /// Raw parameters `[βr_0..βr_{n−1}, βh]` (each connected group centred), for warm starts.
     #[serde(skip)]
     pub(crate) raw: Vec<f64>,
-    /// Covariance of the raw parameters (inverse observed information), `(n+2)²`.
+    /// Covariance of the raw parameters (sandwich), `(n+1)²`.
     #[serde(skip)]
     pub(crate) cov: Vec<f64>,
 }
@@ -279,7 +280,7 @@ impl Ratings {
         self.players[i].elo - self.players[j].elo
     }
 
-    /// Standard error of `elo_i − elo_j` from the observed information.
+    /// Standard error of `elo_i − elo_j`.
     pub fn diff_se(&self, i: usize, j: usize) -> f64 {
         let m = self.raw.len();
         let v = self.cov[i * m + i] + self.cov[j * m + j] - 2.0 * self.cov[i * m + j];
@@ -288,39 +289,12 @@ impl Ratings {
 
     /// Model probabilities `[win, draw, loss]` for `i` moving first against `j`.
     pub fn predict(&self, i: usize, j: usize) -> [f64; 3] {
-        davidson_probabilities(self.diff(i, j) + self.advantage.value, self.draw.nu)
+        probabilities(self.diff(i, j) + self.advantage.value, self.draw.nu)
     }
 }
 
-/// Davidson probabilities `[win, draw, loss]` of the first player for an Elo difference
-/// `d` (first minus second, advantage included) and draw parameter `nu`.
-///
-/// ```
-/// use mancala_rating::fit::davidson_probabilities;
-/// let [w, d, l] = davidson_probabilities(0.0, 0.0);
-/// assert_eq!((w, d, l), (0.5, 0.0, 0.5));
-/// let [w, _, _] = davidson_probabilities(400.0, 0.0);
-/// assert!((w - 10.0 / 11.0).abs() < 1e-12); // odds 10:1 at +400 Elo
-/// ```
-pub fn davidson_probabilities(d: f64, nu: f64) -> [f64; 3] {
-    let a = 0.5 * ELO_SCALE * d;
-    let th = nu.ln();
-    let m = a.abs().max(th);
-    let (ew, el, ed) = ((a - m).exp(), (-a - m).exp(), (th - m).exp());
-    let z = ew + el + ed;
-    [ew / z, ed / z, el / z]
-}
-
-/// ln(1 + e^x) without overflow.
-fn softplus(x: f64) -> f64 {
-    if x > 0.0 {
-        x + (-x).exp().ln_1p()
-    } else {
-        x.exp().ln_1p()
-    }
-}
-
-fn sigmoid(x: f64) -> f64 {
+/// The expected score at a raw difference `x = β·Δ`: `1 / (1 + e^(−x)) = 1 / (1 + 10^(−Δ/400))`.
+fn expected(x: f64) -> f64 {
     if x >= 0.0 {
         1.0 / (1.0 + (-x).exp())
     } else {
@@ -329,149 +303,334 @@ fn sigmoid(x: f64) -> f64 {
     }
 }
 
-/// Prior standard deviation of the advantage, in raw units (1000 Elo).
-const ADV_PRIOR_SD: f64 = 1000.0 * ELO_SCALE;
-/// Prior standard deviation of θ = ln ν.
-const THETA_PRIOR_SD: f64 = 5.0;
-
-/// The penalised log-likelihood over a set of counts.
-pub(crate) struct Objective<'a> {
-    pub(crate) n: usize,
-    pub(crate) cells: &'a [Cell],
-    pub(crate) use_adv: bool,
-    pub(crate) prior_games: f64,
+/// The draw probability at expected score `p` under the draw law with parameter `nu`: the root
+/// of `p_D² (1 − ν²/4) + (ν²/2)·p_D − ν²·p(1 − p) = 0` in `[0, 1]`, written so that it is stable
+/// for every ν (no division by `1 − ν²/4`).
+pub fn draw_probability(p: f64, nu: f64) -> f64 {
+    let q = p * (1.0 - p);
+    if nu <= 0.0 || q <= 0.0 {
+        return 0.0;
+    }
+    2.0 * nu * q / (0.5 * nu + (0.25 * nu * nu + 4.0 * (1.0 - 0.25 * nu * nu) * q).sqrt())
 }
 
-impl Objective<'_> {
-    fn dim(&self) -> usize {
-        self.n + 2
+/// Probabilities `[win, draw, loss]` of the first player for an Elo difference `d` (first minus
+/// second, advantage included) and draw parameter `nu`: the logistic expected score with the
+/// draw law's draws.
+///
+/// ```
+/// use mancala_rating::fit::probabilities;
+/// let [w, d, l] = probabilities(0.0, 0.0);
+/// assert_eq!((w, d, l), (0.5, 0.0, 0.5));
+/// let [w, d, _] = probabilities(400.0, 1.0);
+/// assert!((w + d / 2.0 - 10.0 / 11.0).abs() < 1e-12); // expected score 10:1 at +400 Elo
+/// ```
+pub fn probabilities(d: f64, nu: f64) -> [f64; 3] {
+    let p = expected(ELO_SCALE * d);
+    let pd = draw_probability(p, nu);
+    [(p - 0.5 * pd).max(0.0), pd, (1.0 - p - 0.5 * pd).max(0.0)]
+}
+
+/// Which parameters are free: one player per connected group is held at 0 (the likelihood only
+/// sees differences), and the advantage if it is fitted.
+pub(crate) struct Layout {
+    n: usize,
+    /// Free-parameter index of each player (`None`: held at 0).
+    var: Vec<Option<usize>>,
+    /// Free-parameter index of the advantage.
+    adv: Option<usize>,
+    /// Number of free parameters.
+    dim: usize,
+    /// Connected group of each player (a player without games is a group of its own).
+    group: Vec<usize>,
+    groups: usize,
+}
+
+impl Layout {
+    fn new(table: &GameTable, use_adv: bool) -> Layout {
+        let n = table.players();
+        let mut parent: Vec<usize> = (0..n).collect();
+        fn root(parent: &mut [usize], mut x: usize) -> usize {
+            while parent[x] != x {
+                parent[x] = parent[parent[x]];
+                x = parent[x];
+            }
+            x
+        }
+        for c in table.cells() {
+            let (a, b) = (root(&mut parent, c.first), root(&mut parent, c.second));
+            parent[a.max(b)] = a.min(b);
+        }
+        let mut group = vec![0; n];
+        let mut var = vec![None; n];
+        let (mut groups, mut dim) = (0, 0);
+        let mut group_of_root = vec![usize::MAX; n];
+        for i in 0..n {
+            let r = root(&mut parent, i);
+            if group_of_root[r] == usize::MAX {
+                group_of_root[r] = groups;
+                groups += 1;
+            } else {
+                var[i] = Some(dim);
+                dim += 1;
+            }
+            group[i] = group_of_root[r];
+        }
+        let adv = use_adv.then(|| {
+            dim += 1;
+            dim - 1
+        });
+        Layout {
+            n,
+            var,
+            adv,
+            dim,
+            group,
+            groups,
+        }
     }
 
-    /// Value; gradient and Hessian (row-major) if asked.
+    /// `x = θ_first − θ_second + η` at the free parameters `q`.
+    fn x(&self, q: &[f64], first: usize, second: usize) -> f64 {
+        let at = |v: Option<usize>| v.map_or(0.0, |k| q[k]);
+        at(self.var[first]) - at(self.var[second]) + at(self.adv)
+    }
+
+    /// The entries of `∂x/∂q` for a cell (`None`: a parameter held fixed).
+    fn grad_x(&self, first: usize, second: usize) -> [(Option<usize>, f64); 3] {
+        [
+            (self.var[first], 1.0),
+            (self.var[second], -1.0),
+            (self.adv, 1.0),
+        ]
+    }
+
+    /// Raw parameters `[θ_0..θ_{n−1}, η]` with every group centred at 0.
+    fn raw(&self, q: &[f64]) -> Vec<f64> {
+        let mut raw: Vec<f64> = (0..self.n)
+            .map(|i| self.var[i].map_or(0.0, |k| q[k]))
+            .collect();
+        let (mut sum, mut count) = (vec![0.0; self.groups], vec![0usize; self.groups]);
+        for (i, r) in raw.iter().enumerate() {
+            sum[self.group[i]] += r;
+            count[self.group[i]] += 1;
+        }
+        for (i, r) in raw.iter_mut().enumerate() {
+            *r -= sum[self.group[i]] / count[self.group[i]] as f64;
+        }
+        raw.push(self.adv.map_or(0.0, |k| q[k]));
+        raw
+    }
+
+    /// Free parameters from raw ones (each player's difference from its group's held player).
+    fn free(&self, raw: &[f64]) -> Vec<f64> {
+        let mut held = vec![0.0; self.groups];
+        for i in 0..self.n {
+            if self.var[i].is_none() {
+                held[self.group[i]] = raw[i];
+            }
+        }
+        let mut q = vec![0.0; self.dim];
+        for i in 0..self.n {
+            if let Some(k) = self.var[i] {
+                q[k] = raw[i] - held[self.group[i]];
+            }
+        }
+        if let Some(k) = self.adv {
+            q[k] = raw[self.n];
+        }
+        q
+    }
+}
+
+/// One ordered cell for the fit: games (virtual draws included) and the first mover's points.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct FitCell {
+    pub(crate) first: usize,
+    pub(crate) second: usize,
+    pub(crate) n: f64,
+    pub(crate) s: f64,
+}
+
+/// The prior's virtual draws, worked out once per table from its real games (so that a bootstrap
+/// resample, which may leave an encounter without games, keeps the same prior): per cell of
+/// `table.cells()`, and cells of virtual draws only for the colours never played.
+pub(crate) struct PriorDraws {
+    /// Virtual draws added to each of `table.cells()`.
+    per_cell: Vec<f64>,
+    /// `(first, second, draws)` for each colour never played in an encounter that was.
+    missing: Vec<(usize, usize, f64)>,
+}
+
+impl PriorDraws {
+    /// BayesElo's `AddPrior`: player i adds `prior·n_ij/(4·N_i)` draws to each colour of its
+    /// encounter with j (`n_ij` both colours, `N_i` all of i's games).
+    fn new(table: &GameTable, prior: f64) -> PriorDraws {
+        let cells = table.cells();
+        let key = |a: usize, b: usize| (a.min(b), a.max(b));
+        let mut games = vec![0.0; table.players()];
+        let mut pair_games: HashMap<(usize, usize), f64> = HashMap::new();
+        for c in cells {
+            let n: u64 = c.counts.iter().sum();
+            games[c.first] += n as f64;
+            games[c.second] += n as f64;
+            *pair_games.entry(key(c.first, c.second)).or_default() += n as f64;
+        }
+        let draws = |a: usize, b: usize| {
+            let n_ab = pair_games[&key(a, b)];
+            if prior <= 0.0 || n_ab == 0.0 {
+                0.0
+            } else {
+                0.25 * prior * n_ab * (1.0 / games[a] + 1.0 / games[b])
+            }
+        };
+        let played: HashSet<(usize, usize)> = cells.iter().map(|c| (c.first, c.second)).collect();
+        PriorDraws {
+            per_cell: cells.iter().map(|c| draws(c.first, c.second)).collect(),
+            missing: cells
+                .iter()
+                .filter(|c| !played.contains(&(c.second, c.first)))
+                .map(|c| (c.second, c.first, draws(c.first, c.second)))
+                .filter(|m| m.2 > 0.0)
+                .collect(),
+        }
+    }
+}
+
+/// The fit's cells from W/D/L counts parallel to `table.cells()` (the first `cells().len()`
+/// entries, in that order) plus the prior's virtual draws; a colour never played gets a cell of
+/// virtual draws only, at the end.
+pub(crate) fn fit_cells(
+    table: &GameTable,
+    prior: &PriorDraws,
+    counts: &[[f64; 3]],
+) -> Vec<FitCell> {
+    let mut cells: Vec<FitCell> = table
+        .cells()
+        .iter()
+        .zip(counts)
+        .zip(&prior.per_cell)
+        .map(|((c, &[w, d, l]), &v)| FitCell {
+            first: c.first,
+            second: c.second,
+            n: w + d + l + v,
+            s: w + 0.5 * d + 0.5 * v,
+        })
+        .collect();
+    cells.extend(prior.missing.iter().map(|&(first, second, v)| FitCell {
+        first,
+        second,
+        n: v,
+        s: 0.5 * v,
+    }));
+    cells
+}
+
+/// Prior standard deviation of the advantage, in raw units (1000 Elo).
+const ADV_PRIOR_SD: f64 = 1000.0 * ELO_SCALE;
+
+/// `ln(1 + e^x)` without overflow.
+fn softplus(x: f64) -> f64 {
+    if x > 0.0 {
+        x + (-x).exp().ln_1p()
+    } else {
+        x.exp().ln_1p()
+    }
+}
+
+impl Layout {
+    /// `Q` at the free parameters `q`; its gradient and the negated Hessian `H` (row-major) if
+    /// asked.
     fn eval(
         &self,
-        counts: &[[f64; 3]],
-        p: &[f64],
-        mut grad: Option<&mut [f64]>,
-        mut hess: Option<&mut [f64]>,
+        cells: &[FitCell],
+        q: &[f64],
+        grad: Option<&mut [f64]>,
+        neg_hess: Option<&mut [f64]>,
     ) -> f64 {
-        let n = self.n;
-        let m = self.dim();
-        let (ia, it) = (n, n + 1);
+        self.eval_parts(cells, q, true, grad, neg_hess)
+    }
+
+    /// [`Layout::eval`], the value only if `value` (it costs a logarithm per cell, which Newton
+    /// steps near the optimum do without).
+    fn eval_parts(
+        &self,
+        cells: &[FitCell],
+        q: &[f64],
+        value: bool,
+        mut grad: Option<&mut [f64]>,
+        mut neg_hess: Option<&mut [f64]>,
+    ) -> f64 {
+        let m = self.dim;
         if let Some(g) = grad.as_deref_mut() {
-            g.iter_mut().for_each(|v| *v = 0.0);
+            g.fill(0.0);
         }
-        if let Some(h) = hess.as_deref_mut() {
-            h.iter_mut().for_each(|v| *v = 0.0);
+        if let Some(h) = neg_hess.as_deref_mut() {
+            h.fill(0.0);
         }
-        let eta = if self.use_adv { p[ia] } else { 0.0 };
-        let th = p[it];
         let mut f = 0.0;
-        for (c, k) in self.cells.iter().zip(counts) {
-            let tot = k[0] + k[1] + k[2];
-            if tot == 0.0 {
+        for c in cells {
+            if c.n == 0.0 {
                 continue;
             }
-            let (i, j) = (c.first, c.second);
-            let a = 0.5 * (p[i] - p[j] + eta);
-            let mx = a.abs().max(th);
-            let (ew, el, ed) = ((a - mx).exp(), (-a - mx).exp(), (th - mx).exp());
-            let z = ew + el + ed;
-            let log_z = mx + z.ln();
-            f += k[0] * a - k[2] * a + k[1] * th - tot * log_z;
-            let (pw, pl, pd) = (ew / z, el / z, ed / z);
-            if let Some(g) = grad.as_deref_mut() {
-                let gx = 0.5 * (k[0] - k[2] - tot * (pw - pl));
-                let gt = k[1] - tot * pd;
-                g[i] += gx;
-                g[j] -= gx;
-                if self.use_adv {
-                    g[ia] += gx;
-                }
-                g[it] += gt;
+            let x = self.x(q, c.first, c.second);
+            if value {
+                f += c.s * x - c.n * softplus(x);
             }
-            if let Some(h) = hess.as_deref_mut() {
-                let dpl = pw - pl;
-                let hxx = -0.25 * tot * (pw + pl - dpl * dpl);
-                let hxt = 0.5 * tot * dpl * pd;
-                let htt = -tot * pd * (1.0 - pd);
-                // x = p_i − p_j + η
-                let idx: [(usize, f64); 3] = [(i, 1.0), (j, -1.0), (ia, 1.0)];
-                let used = if self.use_adv { 3 } else { 2 };
-                for &(u, su) in &idx[..used] {
-                    for &(v, sv) in &idx[..used] {
-                        h[u * m + v] += su * sv * hxx;
+            if grad.is_none() && neg_hess.is_none() {
+                continue;
+            }
+            let p = expected(x);
+            let a = self.grad_x(c.first, c.second);
+            if let Some(g) = grad.as_deref_mut() {
+                let gx = c.s - c.n * p;
+                for &(k, sign) in &a {
+                    if let Some(k) = k {
+                        g[k] += sign * gx;
                     }
-                    h[u * m + it] += su * hxt;
-                    h[it * m + u] += su * hxt;
                 }
-                h[it * m + it] += htt;
+            }
+            if let Some(h) = neg_hess.as_deref_mut() {
+                let w = c.n * p * (1.0 - p);
+                for &(u, su) in &a {
+                    let Some(u) = u else { continue };
+                    for &(v, sv) in &a {
+                        if let Some(v) = v {
+                            h[u * m + v] += su * sv * w;
+                        }
+                    }
+                }
             }
         }
-        // Priors.
-        let k = self.prior_games;
-        for i in 0..n {
-            let x = p[i];
-            f -= 0.5 * k * (softplus(-x) + softplus(x));
-            if let Some(g) = grad.as_deref_mut() {
-                g[i] += k * (0.5 - sigmoid(x));
-            }
-            if let Some(h) = hess.as_deref_mut() {
-                let s = sigmoid(x);
-                h[i * m + i] -= k * s * (1.0 - s);
-            }
-        }
-        if self.use_adv {
+        if let Some(k) = self.adv {
+            // A practically flat N(0, 1000 Elo) prior on the advantage: it only matters when the
+            // colours carry no information about it (no games, or every encounter one-coloured).
             let v = ADV_PRIOR_SD * ADV_PRIOR_SD;
-            f -= 0.5 * eta * eta / v;
-            if let Some(g) = grad.as_deref_mut() {
-                g[ia] -= eta / v;
+            f -= 0.5 * q[k] * q[k] / v;
+            if let Some(g) = grad {
+                g[k] -= q[k] / v;
             }
-            if let Some(h) = hess.as_deref_mut() {
-                h[ia * m + ia] -= 1.0 / v;
+            if let Some(h) = neg_hess {
+                h[k * m + k] += 1.0 / v;
             }
-        } else if let Some(h) = hess.as_deref_mut() {
-            // η is fixed: a decoupled unit row keeps the system regular and the step at 0.
-            h[ia * m + ia] = -1.0;
-        }
-        let v = THETA_PRIOR_SD * THETA_PRIOR_SD;
-        f -= 0.5 * th * th / v;
-        if let Some(g) = grad {
-            g[it] -= th / v;
-        }
-        if let Some(h) = hess {
-            h[it * m + it] -= 1.0 / v;
         }
         f
     }
 
-    /// Maximises from `p` (updated in place) by damped Newton. Returns the iterations used.
-    pub(crate) fn maximize(
-        &self,
-        counts: &[[f64; 3]],
-        p: &mut [f64],
-    ) -> Result<usize, RatingError> {
-        const MAX_ITER: usize = 200;
-        let m = self.dim();
+    /// Maximises `Q` from `q` (updated in place) by damped Newton. Returns the iterations used.
+    pub(crate) fn maximize(&self, cells: &[FitCell], q: &mut [f64]) -> Result<usize, RatingError> {
+        const MAX_ITER: usize = 100;
+        let m = self.dim;
+        if m == 0 {
+            return Ok(0);
+        }
         let mut g = vec![0.0; m];
         let mut h = vec![0.0; m * m];
         let mut trial = vec![0.0; m];
-        if !self.use_adv {
-            p[self.n] = 0.0;
-        }
         for iter in 0..MAX_ITER {
-            let f = self.eval(counts, p, Some(&mut g), Some(&mut h));
-            h.iter_mut().for_each(|v| *v = -*v);
-            let l = match cholesky(&h, m) {
-                Some(l) => l,
-                None => {
-                    // Numerically indefinite (should not happen): regularise the diagonal.
-                    let scale = (0..m).map(|i| h[i * m + i].abs()).fold(1e-12, f64::max);
-                    for i in 0..m {
-                        h[i * m + i] += 1e-8 * scale;
-                    }
-                    cholesky(&h, m).ok_or(RatingError::NoConvergence { iterations: iter })?
-                }
+            self.eval_parts(cells, q, false, Some(&mut g), Some(&mut h));
+            let Some(l) = cholesky(&h, m) else {
+                return Err(RatingError::NoConvergence { iterations: iter });
             };
             let mut step = g.clone();
             cholesky_solve(&l, m, &mut step);
@@ -479,18 +638,26 @@ impl Objective<'_> {
             if !decrement.is_finite() {
                 return Err(RatingError::NoConvergence { iterations: iter });
             }
-            if decrement < 1e-12 {
+            if decrement < 1e-18 {
                 return Ok(iter);
             }
+            // Close to the optimum (Q within about decrement/2 of it) the full Newton step is
+            // safe and converges quadratically: no line search, no objective values.
+            if decrement < 0.1 {
+                for (x, s) in q.iter_mut().zip(&step) {
+                    *x += s;
+                }
+                continue;
+            }
+            let f = self.eval(cells, q, None, None);
             // Cap huge steps (raw units: 5 ≈ 870 Elo) so exp() stays tame.
             let big = step.iter().fold(0.0f64, |a, b| a.max(b.abs()));
             let mut t = if big > 5.0 { 5.0 / big } else { 1.0 };
             let improved = loop {
-                for ((q, a), b) in trial.iter_mut().zip(p.iter()).zip(&step) {
-                    *q = a + t * b;
+                for ((x, a), b) in trial.iter_mut().zip(q.iter()).zip(&step) {
+                    *x = a + t * b;
                 }
-                let ft = self.eval(counts, &trial, None, None);
-                if ft >= f + 1e-4 * t * decrement {
+                if self.eval(cells, &trial, None, None) >= f + 1e-4 * t * decrement {
                     break true;
                 }
                 if t < 1e-3 {
@@ -499,33 +666,147 @@ impl Objective<'_> {
                 t *= 0.5;
             };
             if !improved {
-                // The objective is concave, so a Newton direction that cannot be improved on
-                // means we are at the optimum to the precision of summing the counts
-                // (|f| grows with the number of games).
+                // Concave: a Newton direction that cannot be improved on means we are at the
+                // optimum to the precision of summing the counts (|Q| grows with the games).
                 if decrement < 1e-9 * f.abs().max(1.0) {
                     return Ok(iter);
                 }
                 return Err(RatingError::NoConvergence { iterations: iter });
             }
-            p.copy_from_slice(&trial);
+            q.copy_from_slice(&trial);
         }
         Err(RatingError::NoConvergence {
             iterations: MAX_ITER,
         })
     }
 
-    /// Inverse of the observed information at `p`.
-    fn covariance(&self, counts: &[[f64; 3]], p: &[f64]) -> Result<Vec<f64>, RatingError> {
-        let m = self.dim();
-        let mut h = vec![0.0; m * m];
-        self.eval(counts, p, None, Some(&mut h));
-        h.iter_mut().for_each(|v| *v = -*v);
-        let l = cholesky(&h, m).ok_or(RatingError::NoConvergence { iterations: 0 })?;
-        let mut c = cholesky_inverse(&l, m);
-        if !self.use_adv {
-            c[self.n * m + self.n] = 0.0;
+    /// `J`: the empirical variance of the score residuals of the real games at `q`, the two
+    /// games of a colour-swapped pair summed before squaring (they share an opening).
+    fn residual_variance(&self, table: &GameTable, q: &[f64]) -> Vec<f64> {
+        let m = self.dim;
+        let mut j = vec![0.0; m * m];
+        let mut add = |a: &[(Option<usize>, f64); 3], b: &[(Option<usize>, f64); 3], w: f64| {
+            for &(u, su) in a {
+                let Some(u) = u else { continue };
+                for &(v, sv) in b {
+                    if let Some(v) = v {
+                        j[u * m + v] += su * sv * w;
+                    }
+                }
+            }
+        };
+        const SCORE: [f64; 3] = [1.0, 0.5, 0.0];
+        let cells = table.cells();
+        let p_of = |c: usize| expected(self.x(q, cells[c].first, cells[c].second));
+        for (c, loose) in table.loose().iter().enumerate() {
+            let p = p_of(c);
+            let v: f64 = (0..3)
+                .map(|o| loose[o] as f64 * (SCORE[o] - p).powi(2))
+                .sum();
+            let a = self.grad_x(cells[c].first, cells[c].second);
+            add(&a, &a, v);
         }
-        Ok(c)
+        for block in table.blocks() {
+            let (p1, p2) = (p_of(block.cell_ab), p_of(block.cell_ba));
+            let (mut v11, mut v22, mut v12) = (0.0, 0.0, 0.0);
+            for (u, row) in block.joint.iter().enumerate() {
+                for (v, &k) in row.iter().enumerate() {
+                    let (r1, r2) = (SCORE[u] - p1, SCORE[v] - p2);
+                    let k = k as f64;
+                    v11 += k * r1 * r1;
+                    v22 += k * r2 * r2;
+                    v12 += k * r1 * r2;
+                }
+            }
+            let c1 = &cells[block.cell_ab];
+            let c2 = &cells[block.cell_ba];
+            let (a1, a2) = (
+                self.grad_x(c1.first, c1.second),
+                self.grad_x(c2.first, c2.second),
+            );
+            add(&a1, &a1, v11);
+            add(&a2, &a2, v22);
+            add(&a1, &a2, v12);
+            add(&a2, &a1, v12);
+        }
+        j
+    }
+
+    /// The sandwich covariance `H⁻¹ J H⁻¹` of the raw parameters `[θ_0..θ_{n−1}, η]` (each
+    /// group centred), `(n+1)²` row-major.
+    fn covariance(
+        &self,
+        table: &GameTable,
+        cells: &[FitCell],
+        q: &[f64],
+    ) -> Result<Vec<f64>, RatingError> {
+        let (m, n) = (self.dim, self.n);
+        let out = n + 1;
+        let mut cov = vec![0.0; out * out];
+        if m == 0 {
+            return Ok(cov);
+        }
+        let mut h = vec![0.0; m * m];
+        self.eval(cells, q, None, Some(&mut h));
+        let l = cholesky(&h, m).ok_or(RatingError::NoConvergence { iterations: 0 })?;
+        let j = self.residual_variance(table, q);
+        // B = H⁻¹ J (column by column), then C = B H⁻¹ = (H⁻¹ Bᵀ)ᵀ.
+        let mut b = vec![0.0; m * m];
+        let mut col = vec![0.0; m];
+        for k in 0..m {
+            for r in 0..m {
+                col[r] = j[r * m + k];
+            }
+            cholesky_solve(&l, m, &mut col);
+            for r in 0..m {
+                b[r * m + k] = col[r];
+            }
+        }
+        let mut c = vec![0.0; m * m];
+        for r in 0..m {
+            col.copy_from_slice(&b[r * m..(r + 1) * m]);
+            cholesky_solve(&l, m, &mut col);
+            c[r * m..(r + 1) * m].copy_from_slice(&col);
+        }
+        // raw = M q: player i is its free parameter (or 0) minus its group's mean.
+        let mut mmat = vec![0.0; out * m];
+        let mut members = vec![0usize; self.groups];
+        for i in 0..n {
+            members[self.group[i]] += 1;
+        }
+        for i in 0..n {
+            if let Some(k) = self.var[i] {
+                mmat[i * m + k] += 1.0;
+            }
+            for t in 0..n {
+                if self.group[t] == self.group[i] {
+                    if let Some(k) = self.var[t] {
+                        mmat[i * m + k] -= 1.0 / members[self.group[i]] as f64;
+                    }
+                }
+            }
+        }
+        if let Some(k) = self.adv {
+            mmat[n * m + k] = 1.0;
+        }
+        // cov = M C Mᵀ.
+        let mut mc = vec![0.0; out * m];
+        for r in 0..out {
+            for k in 0..m {
+                let x = mmat[r * m + k];
+                if x != 0.0 {
+                    for t in 0..m {
+                        mc[r * m + t] += x * c[k * m + t];
+                    }
+                }
+            }
+        }
+        for r in 0..out {
+            for s in 0..out {
+                cov[r * out + s] = (0..m).map(|k| mc[r * m + k] * mmat[s * m + k]).sum();
+            }
+        }
+        Ok(cov)
     }
 }
 
@@ -550,42 +831,106 @@ pub(crate) fn float_counts(table: &GameTable) -> Vec<[f64; 3]> {
         .collect()
 }
 
-/// A starting point: all ratings 0, no advantage, θ from the overall draw rate.
-pub(crate) fn start_point(table: &GameTable) -> Vec<f64> {
-    let n = table.players();
-    let (mut d, mut t) = (0.0, 0.0);
-    for c in table.cells() {
-        d += c.counts[1] as f64;
-        t += (c.counts[0] + c.counts[1] + c.counts[2]) as f64;
+/// ν of the draw law: the expected number of draws over the real games equals the observed one
+/// (bisection; the expected draws grow with ν).
+fn fit_draws(table: &GameTable, layout: &Layout, q: &[f64]) -> DrawParameter {
+    let cells = table.cells();
+    let mut draws = 0.0;
+    let mut cell_p = Vec::with_capacity(cells.len());
+    for c in cells {
+        let [w, d, l] = c.counts.map(|x| x as f64);
+        draws += d;
+        cell_p.push((w + d + l, expected(layout.x(q, c.first, c.second))));
     }
-    let rate = if t > 0.0 {
-        (d / t).clamp(1e-3, 0.9)
-    } else {
-        0.05
+    let expected_draws = |nu: f64| -> f64 {
+        cell_p
+            .iter()
+            .map(|&(n, p)| n * draw_probability(p, nu))
+            .sum()
     };
-    let mut p = vec![0.0; n + 2];
-    p[n + 1] = (2.0 * rate / (1.0 - rate)).ln();
-    p
+    let games: f64 = cell_p.iter().map(|c| c.0).sum();
+    let nu = if draws == 0.0 {
+        0.0
+    } else if draws >= games {
+        // Every game drawn: ν is unbounded; a large finite value keeps the numbers printable.
+        1e9
+    } else {
+        let (mut lo, mut hi) = (0.0, 1.0);
+        while expected_draws(hi) < draws && hi < 1e12 {
+            lo = hi;
+            hi *= 4.0;
+        }
+        for _ in 0..100 {
+            let mid = 0.5 * (lo + hi);
+            if expected_draws(mid) < draws {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        0.5 * (lo + hi)
+    };
+    DrawParameter {
+        nu,
+        draw_rate_equal: nu / (2.0 + nu),
+    }
+}
+
+/// The model of a table, ready to fit: its free parameters and where the prior goes.
+pub(crate) struct Model {
+    pub(crate) layout: Layout,
+    prior: PriorDraws,
+}
+
+impl Model {
+    pub(crate) fn new(table: &GameTable, config: &FitConfig) -> Model {
+        Model {
+            layout: Layout::new(table, config.first_move_advantage),
+            prior: PriorDraws::new(table, config.prior),
+        }
+    }
+
+    fn cells(&self, table: &GameTable, counts: &[[f64; 3]]) -> Vec<FitCell> {
+        fit_cells(table, &self.prior, counts)
+    }
+
+    /// Fits resampled `counts` (parallel to `table.cells()`) from the raw point `start`; returns
+    /// the raw parameters.
+    pub(crate) fn refit(
+        &self,
+        table: &GameTable,
+        counts: &[[f64; 3]],
+        start: &[f64],
+    ) -> Result<Vec<f64>, RatingError> {
+        let cells = self.cells(table, counts);
+        let mut q = self.layout.free(start);
+        self.layout.maximize(&cells, &mut q)?;
+        Ok(self.layout.raw(&q))
+    }
 }
 
 /// Fits the ratings of all players in `table`.
 pub fn fit(table: &GameTable, config: &FitConfig) -> Result<Ratings, RatingError> {
     let n = table.players();
     config.validate(n)?;
-    let obj = Objective {
-        n,
-        cells: table.cells(),
-        use_adv: config.first_move_advantage,
-        prior_games: config.prior_games,
-    };
-    let counts = float_counts(table);
-    let mut p = start_point(table);
-    let iterations = obj.maximize(&counts, &mut p)?;
-    let log_posterior = obj.eval(&counts, &p, None, None);
-    let cov = obj.covariance(&counts, &p)?;
-    let m = n + 2;
+    let graph = analyse_graph(table);
+    if config.prior == 0.0 && !graph.split_components.is_empty() {
+        return Err(RatingError::NoFiniteFit {
+            groups: graph.split_components.concat(),
+            names: Vec::new(),
+        });
+    }
+    let model = Model::new(table, config);
+    let layout = &model.layout;
+    let cells = model.cells(table, &float_counts(table));
+    let mut q = vec![0.0; layout.dim];
+    let iterations = layout.maximize(&cells, &mut q)?;
+    let log_likelihood = layout.eval(&cells, &q, None, None);
+    let cov = layout.covariance(table, &cells, &q)?;
+    let raw = layout.raw(&q);
+    let m = n + 1;
     let z = normal_quantile(0.5 + config.level / 2.0);
-    let elos = anchored(&p, n, config.anchor);
+    let elos = anchored(&raw, n, config.anchor);
 
     // Variance of each anchored rating.
     let var: Vec<f64> = match config.anchor {
@@ -598,12 +943,11 @@ pub fn fit(table: &GameTable, config: &FitConfig) -> Result<Ratings, RatingError
                 .map(|i| cov[i * m + i] - 2.0 * row_mean[i] + all_mean)
                 .collect()
         }
-        Anchor::Player(q, _) => (0..n)
-            .map(|i| cov[i * m + i] + cov[q * m + q] - 2.0 * cov[i * m + q])
+        Anchor::Player(p, _) => (0..n)
+            .map(|i| cov[i * m + i] + cov[p * m + p] - 2.0 * cov[i * m + p])
             .collect(),
     };
 
-    let graph = analyse_graph(table);
     let mut warnings = Vec::new();
     let totals = table.totals();
     for (i, t) in totals.iter().enumerate() {
@@ -650,25 +994,17 @@ pub fn fit(table: &GameTable, config: &FitConfig) -> Result<Ratings, RatingError
             }
         })
         .collect();
-    let theta = p[n + 1];
-    let theta_se = cov[(n + 1) * m + n + 1].max(0.0).sqrt();
-    let nu = theta.exp();
     Ok(Ratings {
         players,
-        advantage: Estimate::new(p[n] / ELO_SCALE, adv_se, z),
-        draw: DrawParameter {
-            nu,
-            nu_ci_low: (theta - z * theta_se).exp(),
-            nu_ci_high: (theta + z * theta_se).exp(),
-            draw_rate_equal: nu / (2.0 + nu),
-        },
+        advantage: Estimate::new(raw[n] / ELO_SCALE, adv_se, z),
+        draw: fit_draws(table, layout, &q),
         anchor: config.anchor,
         level: config.level,
-        prior_games: config.prior_games,
+        prior: config.prior,
         iterations,
-        log_posterior,
+        log_likelihood,
         warnings,
-        raw: p,
+        raw,
         cov,
     })
 }

@@ -217,12 +217,36 @@ pub enum RatingError {
     /// A configuration value out of its range.
     #[error("invalid configuration: {0}")]
     InvalidConfig(String),
+    /// `prior = 0` asked for the plain maximum-likelihood fit, which does not exist: some group
+    /// of players never conceded (or never scored) a point against the rest.
+    #[error("the plain maximum-likelihood fit does not exist: of the groups {}, some never conceded and some never scored a point against the others; use a prior above 0", group_list(.groups, .names))]
+    NoFiniteFit {
+        /// The strongly connected groups (player indices).
+        groups: Vec<Vec<usize>>,
+        /// Player names for the message (empty: `#index`).
+        names: Vec<String>,
+    },
     /// Newton's method did not converge (should not happen: the objective is concave).
     #[error("the rating fit did not converge in {iterations} iterations")]
     NoConvergence {
         /// Iterations run.
         iterations: usize,
     },
+}
+
+/// `{a, b} {c}`: groups of players by name (or `#index` without names).
+fn group_list(groups: &[Vec<usize>], names: &[String]) -> String {
+    groups
+        .iter()
+        .map(|g| {
+            let members: Vec<String> = g
+                .iter()
+                .map(|&p| names.get(p).cloned().unwrap_or_else(|| format!("#{p}")))
+                .collect();
+            format!("{{{}}}", members.join(", "))
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// One ordered encounter: counts of results when `first` moved first against `second`.
@@ -263,26 +287,54 @@ impl PlayerTotals {
     }
 }
 
+/// The colour-swapped game pairs of one encounter: `joint[u][v]` counts the pairs in which the
+/// game where `cell_ab`'s first player moved first ended `u` (0 win, 1 draw, 2 loss, from that
+/// first player's view) and the game where the other player moved first ended `v` (from *its*
+/// first player's view). The sufficient statistic of an encounter's pairs, and what the
+/// bootstrap resamples (see [`bootstrap`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PairBlock {
+    /// Index into [`GameTable::cells`] of the games where player `a` moved first.
+    pub cell_ab: usize,
+    /// Index of the games where player `b` moved first.
+    pub cell_ba: usize,
+    pub joint: [[u64; 3]; 3],
+}
+
+impl PairBlock {
+    /// Pairs in the block.
+    pub fn pairs(&self) -> u64 {
+        self.joint.iter().flatten().sum()
+    }
+
+    /// Pentanomial counts from the view of `cell_ab`'s first player.
+    pub fn penta(&self) -> pairwise::PentaCounts {
+        let mut p = pairwise::PentaCounts::default();
+        for (u, row) in self.joint.iter().enumerate() {
+            for (v, &k) in row.iter().enumerate() {
+                // Half points: (2 − u) as first mover, v as second (the opponent's loss is 2).
+                p.add_n((2 - u + v) as u8, k);
+            }
+        }
+        p
+    }
+}
+
 /// Validated results, aggregated for fitting and resampling.
 ///
 /// Invariants (checked by [`GameTable::new`]): at least one player; every game's player
-/// indices are `< players` and distinct. Games are grouped by their `pair` id into *units*,
-/// the blocks the bootstrap resamples (a unit usually holds the two colour-swapped games).
+/// indices are `< players` and distinct. Games sharing a `pair` id form a *game pair* when they
+/// are exactly two games between the same two players with colours swapped; such pairs are
+/// counted per encounter in [`PairBlock`]s. Every other game (an odd game, a unit of another
+/// shape) is *loose*: counted per ordered cell on its own.
 #[derive(Debug, Clone)]
 pub struct GameTable {
     players: usize,
     cells: Vec<Cell>,
+    /// Loose games per cell, parallel to `cells`: `[w, d, l]`.
+    loose: Vec<[u64; 3]>,
+    blocks: Vec<PairBlock>,
     totals: Vec<PlayerTotals>,
-    /// For each distinct unit content ("type"), the range into `type_games`.
-    type_offsets: Vec<usize>,
-    /// Flattened `(cell index, outcome index)` of the games of each unit type.
-    type_games: Vec<(u32, u8)>,
-    /// The type of each unit (bootstrap draws units uniformly, then looks up the type: a
-    /// small array keeps the resampling cache-friendly).
-    unit_type: Vec<u32>,
-    /// Per unit: `Some((a, b, pair points of a in half points 0..=4))` when the unit is exactly
-    /// two games between `a < b` with colours swapped; used for pentanomial counts.
-    unit_penta: Vec<Option<(usize, usize, u8)>>,
     games: usize,
 }
 
@@ -292,22 +344,24 @@ impl GameTable {
         if players == 0 {
             return Err(RatingError::NoPlayers);
         }
-        let mut cell_index: HashMap<(usize, usize), u32> = HashMap::new();
+        let mut cell_index: HashMap<(usize, usize), usize> = HashMap::new();
         let mut cells: Vec<Cell> = Vec::new();
         let mut totals = vec![PlayerTotals::default(); players];
-        let mut game_cell: Vec<u32> = Vec::with_capacity(games.len());
-        for (k, g) in games.iter().enumerate() {
-            g.check(k, players)?;
-            let next = cells.len() as u32;
-            let c = *cell_index.entry((g.first, g.second)).or_insert(next);
-            if c == next {
+        let mut cell_of = |first: usize, second: usize, cells: &mut Vec<Cell>| -> usize {
+            *cell_index.entry((first, second)).or_insert_with(|| {
                 cells.push(Cell {
-                    first: g.first,
-                    second: g.second,
+                    first,
+                    second,
                     counts: [0; 3],
                 });
-            }
-            cells[c as usize].counts[g.outcome.index()] += 1;
+                cells.len() - 1
+            })
+        };
+        let mut game_cell: Vec<usize> = Vec::with_capacity(games.len());
+        for (k, g) in games.iter().enumerate() {
+            g.check(k, players)?;
+            let c = cell_of(g.first, g.second, &mut cells);
+            cells[c].counts[g.outcome.index()] += 1;
             game_cell.push(c);
             for (p, o) in [(g.first, g.outcome), (g.second, g.outcome.flipped())] {
                 let t = &mut totals[p];
@@ -320,44 +374,47 @@ impl GameTable {
             }
             totals[g.first].games_first += 1;
         }
-        // Units: games grouped by pair id (stable sort keeps game order inside a pair).
+        // Game pairs: games grouped by pair id (a stable sort keeps the order inside a pair).
         let mut order: Vec<usize> = (0..games.len()).collect();
         order.sort_by_key(|&k| games[k].pair);
-        let mut type_index: HashMap<Vec<(u32, u8)>, u32> = HashMap::new();
-        let mut type_offsets = vec![0];
-        let mut type_games = Vec::new();
-        let mut unit_type = Vec::new();
-        let mut unit_penta = Vec::new();
-        let mut start = 0;
-        while start < order.len() {
-            let id = games[order[start]].pair;
-            let mut end = start;
-            while end < order.len() && games[order[end]].pair == id {
-                end += 1;
+        let mut loose = vec![[0u64; 3]; cells.len()];
+        let mut block_index: HashMap<(usize, usize), usize> = HashMap::new();
+        let mut blocks: Vec<PairBlock> = Vec::new();
+        for unit in order.chunk_by(|&x, &y| games[x].pair == games[y].pair) {
+            match unit {
+                &[x, y]
+                    if games[x].first == games[y].second && games[x].second == games[y].first =>
+                {
+                    // Order the two games so that the lower-indexed player's first game comes first.
+                    let (x, y) = if games[x].first < games[y].first {
+                        (x, y)
+                    } else {
+                        (y, x)
+                    };
+                    let key = (game_cell[x], game_cell[y]);
+                    let b = *block_index.entry(key).or_insert_with(|| {
+                        blocks.push(PairBlock {
+                            cell_ab: key.0,
+                            cell_ba: key.1,
+                            joint: [[0; 3]; 3],
+                        });
+                        blocks.len() - 1
+                    });
+                    blocks[b].joint[games[x].outcome.index()][games[y].outcome.index()] += 1;
+                }
+                _ => {
+                    for &k in unit {
+                        loose[game_cell[k]][games[k].outcome.index()] += 1;
+                    }
+                }
             }
-            let members = &order[start..end];
-            let key: Vec<(u32, u8)> = members
-                .iter()
-                .map(|&k| (game_cell[k], games[k].outcome.index() as u8))
-                .collect();
-            let next = type_index.len() as u32;
-            let t = *type_index.entry(key.clone()).or_insert(next);
-            if t == next {
-                type_games.extend_from_slice(&key);
-                type_offsets.push(type_games.len());
-            }
-            unit_type.push(t);
-            unit_penta.push(penta_of_unit(members.iter().map(|&k| &games[k])));
-            start = end;
         }
         Ok(GameTable {
             players,
             cells,
+            loose,
+            blocks,
             totals,
-            type_offsets,
-            type_games,
-            unit_type,
-            unit_penta,
             games: games.len(),
         })
     }
@@ -372,64 +429,25 @@ impl GameTable {
         self.games
     }
 
-    /// Number of resampling units (distinct pair ids).
-    pub fn units(&self) -> usize {
-        self.unit_penta.len()
-    }
-
     /// The ordered encounters with their counts.
     pub fn cells(&self) -> &[Cell] {
         &self.cells
+    }
+
+    /// Loose games (not in a colour-swapped pair) per cell, parallel to [`GameTable::cells`].
+    pub fn loose(&self) -> &[[u64; 3]] {
+        &self.loose
+    }
+
+    /// The game pairs, one block per encounter.
+    pub fn blocks(&self) -> &[PairBlock] {
+        &self.blocks
     }
 
     /// Per-player totals.
     pub fn totals(&self) -> &[PlayerTotals] {
         &self.totals
     }
-
-    /// Number of distinct unit contents.
-    pub(crate) fn unit_types(&self) -> usize {
-        self.type_offsets.len() - 1
-    }
-
-    /// The type of each unit.
-    pub(crate) fn unit_type(&self) -> &[u32] {
-        &self.unit_type
-    }
-
-    /// The games of a unit type.
-    pub(crate) fn type_games(&self, t: usize) -> &[(u32, u8)] {
-        &self.type_games[self.type_offsets[t]..self.type_offsets[t + 1]]
-    }
-
-    pub(crate) fn unit_penta(&self) -> &[Option<(usize, usize, u8)>] {
-        &self.unit_penta
-    }
-}
-
-/// A unit is pentanomial when it holds exactly two games between the same two players with
-/// the first mover swapped. Returns `(a, b, half points of a)` with `a < b`.
-fn penta_of_unit<'a>(mut games: impl Iterator<Item = &'a RatedGame>) -> Option<(usize, usize, u8)> {
-    let g1 = games.next()?;
-    let g2 = games.next()?;
-    if games.next().is_some() || g1.first != g2.second || g1.second != g2.first {
-        return None;
-    }
-    let a = g1.first.min(g1.second);
-    let b = g1.first.max(g1.second);
-    let half = |g: &RatedGame| -> u8 {
-        let s = if g.first == a {
-            g.outcome
-        } else {
-            g.outcome.flipped()
-        };
-        match s {
-            Outcome::Win => 2,
-            Outcome::Draw => 1,
-            Outcome::Loss => 0,
-        }
-    };
-    Some((a, b, half(g1) + half(g2)))
 }
 
 /// ln(10)/400: one Elo point in natural-log units of the odds.

@@ -186,12 +186,17 @@ impl PentaCounts {
 
     /// Adds one pair in which the player scored `half_points` half points (0..=4).
     pub fn add(&mut self, half_points: u8) {
+        self.add_n(half_points, 1);
+    }
+
+    /// Adds `k` pairs in which the player scored `half_points` half points (0..=4) each.
+    pub fn add_n(&mut self, half_points: u8, k: u64) {
         match half_points {
-            0 => self.ll += 1,
-            1 => self.ld += 1,
-            2 => self.dd_wl += 1,
-            3 => self.wd += 1,
-            _ => self.ww += 1,
+            0 => self.ll += k,
+            1 => self.ld += k,
+            2 => self.dd_wl += k,
+            3 => self.wd += k,
+            _ => self.ww += k,
         }
     }
 
@@ -214,15 +219,17 @@ pub struct PairwiseEntry {
     pub draw_ratio: Option<f64>,
     /// Pairs of exactly two colour-swapped games between the two.
     pub penta: PentaCounts,
-    /// Trinomial statistics (95%).
+    /// Trinomial statistics at `level`.
     pub trinomial: Option<ScoreStats>,
-    /// Pentanomial statistics (95%), `None` without complete pairs.
+    /// Pentanomial statistics at `level`, `None` without complete pairs.
     pub pentanomial: Option<ScoreStats>,
+    /// Confidence level of the intervals.
+    pub level: f64,
 }
 
 /// Every encounter with at least one game, row player the lower index, sorted by
-/// `(player, opponent)`. Errors are 95% intervals, as fastchess and fishtest print them.
-pub fn pairwise_table(table: &GameTable) -> Vec<PairwiseEntry> {
+/// `(player, opponent)`, with intervals at `level` (fastchess and fishtest print 95%).
+pub fn pairwise_table(table: &GameTable, level: f64) -> Vec<PairwiseEntry> {
     let mut wdl: HashMap<(usize, usize), Wdl> = HashMap::new();
     for c in table.cells() {
         let (a, b) = (c.first.min(c.second), c.first.max(c.second));
@@ -238,8 +245,18 @@ pub fn pairwise_table(table: &GameTable) -> Vec<PairwiseEntry> {
         e.draws += d;
     }
     let mut penta: HashMap<(usize, usize), PentaCounts> = HashMap::new();
-    for &(a, b, h) in table.unit_penta().iter().flatten() {
-        penta.entry((a, b)).or_default().add(h);
+    for block in table.blocks() {
+        let cell = &table.cells()[block.cell_ab];
+        let (a, b) = (cell.first, cell.second);
+        let p = if a < b {
+            block.penta()
+        } else {
+            block.penta().flipped()
+        };
+        let e = penta.entry((a.min(b), a.max(b))).or_default();
+        for (k, n) in p.to_array().into_iter().enumerate() {
+            e.add_n(k as u8, n);
+        }
     }
     let mut keys: Vec<(usize, usize)> = wdl.keys().copied().collect();
     keys.sort_unstable();
@@ -253,8 +270,9 @@ pub fn pairwise_table(table: &GameTable) -> Vec<PairwiseEntry> {
                 wdl: w,
                 draw_ratio: w.draw_ratio(),
                 penta: p,
-                trinomial: w.stats(0.95),
-                pentanomial: p.stats(0.95),
+                trinomial: w.stats(level),
+                pentanomial: p.stats(level),
+                level,
             }
         })
         .collect()
@@ -271,8 +289,9 @@ impl PairwiseEntry {
             wdl: w,
             draw_ratio: self.draw_ratio,
             penta: p,
-            trinomial: w.stats(0.95),
-            pentanomial: p.stats(0.95),
+            trinomial: w.stats(self.level),
+            pentanomial: p.stats(self.level),
+            level: self.level,
         }
     }
 }

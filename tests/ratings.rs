@@ -1,0 +1,337 @@
+//! Ratings you can quote (issue 14): `arena rate` against independent programs on the same games.
+//!
+//! `tests/fixtures/ratings-draws/` is a copy of the shared fixture: 4,800 games among a, b, c, d
+//! with about 31 % draws, as a results folder and as PGN, with the output of Ordo 1.2.6
+//! (`ordo.txt`, `ordo -p games.pgn -a 1200 -W -D -z 200.24 -s 200`) and BayesElo 0058
+//! (`bayeselo.txt`) on those games. The arena follows Ordo's method (the expected-score
+//! equations), so each rating must be within 4 Elo of Ordo's; the d − a gap between 190 and 202
+//! (Ordo 198.0, BayesElo 194).
+
+mod util;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use util::*;
+
+fn fixture() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/ratings-draws")
+}
+
+/// A writable copy of the fixture's results folder (games.csv and run.json).
+fn fixture_copy(dir: &Dir) -> PathBuf {
+    let out = dir.join("run");
+    std::fs::create_dir_all(&out).unwrap();
+    for f in ["games.csv", "run.json"] {
+        std::fs::copy(fixture().join(f), out.join(f)).unwrap();
+    }
+    out
+}
+
+/// Ordo's ratings from `ordo.txt` (`   1 d         :  1298.3    8.9 ...`).
+fn ordo() -> BTreeMap<String, f64> {
+    let text = std::fs::read_to_string(fixture().join("ordo.txt")).unwrap();
+    text.lines()
+        .filter_map(|line| {
+            let (left, right) = line.split_once(':')?;
+            let name = left.split_whitespace().nth(1)?.to_string();
+            let rating = right.split_whitespace().next()?.parse().ok()?;
+            Some((name, rating))
+        })
+        .collect()
+}
+
+/// `ratings.csv` as name → Elo.
+fn rated(dir: &Path) -> BTreeMap<String, f64> {
+    let mut reader = csv::Reader::from_path(dir.join("ratings.csv")).unwrap();
+    reader
+        .deserialize::<BTreeMap<String, String>>()
+        .map(|r| {
+            let r = r.unwrap();
+            (r["name"].clone(), r["elo"].parse().unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn ratings_agree_with_ordo_on_a_drawish_round_robin() {
+    let ordo = ordo();
+    assert_eq!(ordo.len(), 4, "{ordo:?}");
+    let dir = Dir::new("ratings-ordo");
+    let run = fixture_copy(&dir);
+    let run_arg = run.to_str().unwrap();
+    arena_ok(&["rate", run_arg, "--bootstrap", "200"]);
+    let ours = rated(&run);
+    for (name, theirs) in &ordo {
+        let elo = ours[name];
+        assert!(
+            (elo - theirs).abs() <= 4.0,
+            "{name}: arena {elo:.1}, Ordo {theirs:.1}"
+        );
+    }
+    let gap = ours["d"] - ours["a"];
+    assert!((190.0..=202.0).contains(&gap), "d − a = {gap:.1}");
+    // The first-mover advantage on the same scale: Ordo says 32.54 ± 4.55 (1 SD).
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(run.join("summary.json")).unwrap()).unwrap();
+    let adv = summary["first_move_advantage"]["elo"].as_f64().unwrap();
+    assert!((adv - 32.54).abs() < 1.0, "first-move advantage {adv}");
+    // The joint table and the pairwise table agree on d − a (the pentanomial score's Elo).
+    let pairwise = summary["pairwise"].as_array().unwrap();
+    let ad = pairwise
+        .iter()
+        .find(|p| p["player"] == "a" && p["opponent"] == "d")
+        .unwrap();
+    let pair_gap = -ad["elo_penta"].as_f64().unwrap();
+    assert!(
+        (pair_gap - gap).abs() < 5.0,
+        "pairwise {pair_gap:.1}, joint {gap:.1}"
+    );
+
+    // Without the prior the fit is Ordo's exactly (Ordo has none with these switches).
+    arena_ok(&["rate", run_arg, "--bootstrap", "0", "--prior", "0"]);
+    let plain = rated(&run);
+    for (name, theirs) in &ordo {
+        let elo = plain[name];
+        assert!(
+            (elo - theirs).abs() <= 0.1,
+            "{name}: arena {elo:.2}, Ordo {theirs:.1}"
+        );
+    }
+}
+
+#[test]
+fn rate_into_a_closed_pipe_exits_quietly() {
+    // `arena rate DIR | head -0`: the reader is gone before the table is written.
+    let dir = Dir::new("ratings-pipe");
+    let run = fixture_copy(&dir);
+    bin_dir();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(["rate", run.to_str().unwrap(), "--bootstrap", "0"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let stderr = text(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(out.status.success(), "{:?}: {stderr}", out.status);
+}
+
+/// `arena rate` on the fixture with `games.csv` changed by `edit`: (success, stdout + stderr).
+fn rate_edited(name: &str, edit: impl FnOnce(&mut Vec<String>)) -> (bool, String) {
+    let dir = Dir::new(name);
+    let run = fixture_copy(&dir);
+    let path = run.join("games.csv");
+    let original = std::fs::read_to_string(&path).unwrap();
+    let mut lines: Vec<String> = original.lines().map(str::to_string).collect();
+    edit(&mut lines);
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let out = arena(&["rate", run.to_str().unwrap(), "--bootstrap", "0"]);
+    (out.status.success(), text(&out.stdout) + &text(&out.stderr))
+}
+
+#[test]
+fn a_game_written_twice_is_counted_once_or_refused() {
+    // An identical copy (the timing columns may differ) is skipped, with a warning.
+    let (ok, out) = rate_edited("ratings-copy", |lines| {
+        let copy = lines[5].replacen(",SideEmpty,3,", ",SideEmpty,9,", 1);
+        lines.push(copy);
+    });
+    assert!(ok, "{out}");
+    assert!(out.contains("4800 games"), "{out}");
+    assert!(
+        out.contains("game 4 is written twice (lines 6 and 4802)"),
+        "{out}"
+    );
+    // The same game id with another result is an error naming the id and both lines.
+    let (ok, out) = rate_edited("ratings-conflict", |lines| {
+        let fields: Vec<&str> = lines[5].split(',').collect();
+        let flipped = match fields[7] {
+            "1-0" => "0-1",
+            _ => "1-0",
+        };
+        let mut changed: Vec<String> = fields.iter().map(|f| f.to_string()).collect();
+        changed[7] = flipped.to_string();
+        lines.push(changed.join(","));
+    });
+    assert!(!ok, "{out}");
+    assert!(
+        out.contains("game 4 appears twice with different results (lines 6 and 4802)"),
+        "{out}"
+    );
+    assert!(
+        !out.contains("--resume"),
+        "no resume hint where resume cannot help: {out}"
+    );
+}
+
+#[test]
+fn only_a_torn_last_line_gets_the_resume_hint() {
+    let dir = Dir::new("ratings-torn");
+    let run = fixture_copy(&dir);
+    let path = run.join("games.csv");
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push_str("9999,5000,0,a,b,kal");
+    std::fs::write(&path, &text).unwrap();
+    let out = arena(&["rate", run.to_str().unwrap(), "--bootstrap", "0"]);
+    let err = util::text(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains("line 4802 is torn") && err.contains("--resume"),
+        "{err}"
+    );
+    // A bad line in the middle is malformed, with no hint.
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.pop();
+    lines[10] = "not,a,game";
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let out = arena(&["rate", run.to_str().unwrap(), "--bootstrap", "0"]);
+    let err = util::text(&out.stderr);
+    assert!(
+        err.contains("line 11 is malformed") && !err.contains("--resume"),
+        "{err}"
+    );
+}
+
+#[test]
+fn merge_skips_copies_and_refuses_a_game_played_two_ways() {
+    let dir = Dir::new("ratings-merge");
+    let (a, b) = (dir.join("a"), dir.join("b"));
+    for d in [&a, &b] {
+        std::fs::create_dir_all(d).unwrap();
+        for f in ["games.csv", "run.json"] {
+            std::fs::copy(fixture().join(f), d.join(f)).unwrap();
+        }
+    }
+    // Two copies of one folder: every game is a duplicate, nothing conflicts.
+    let csv_a = std::fs::read_to_string(a.join("games.csv")).unwrap();
+    let lines: Vec<&str> = csv_a.lines().take(21).collect();
+    std::fs::write(a.join("games.csv"), lines.join("\n") + "\n").unwrap();
+    std::fs::write(b.join("games.csv"), lines.join("\n") + "\n").unwrap();
+    for d in [&a, &b] {
+        std::fs::write(d.join("games.jsonl"), jsonl_of(&lines)).unwrap();
+    }
+    let out = arena(&[
+        "merge",
+        dir.join("m1").to_str().unwrap(),
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("20 duplicate(s) dropped"),
+        "{}",
+        text(&out.stdout)
+    );
+    // Game 7 with another result in the second folder: refused, naming the game and both folders.
+    let mut changed: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    let fields: Vec<&str> = lines[8].split(',').collect();
+    let other = if fields[7] == "1-0" { "0-1" } else { "1-0" };
+    changed[8] = lines[8].replacen(&format!(",{},", fields[7]), &format!(",{other},"), 1);
+    let changed: Vec<&str> = changed.iter().map(String::as_str).collect();
+    std::fs::write(b.join("games.csv"), changed.join("\n") + "\n").unwrap();
+    std::fs::write(b.join("games.jsonl"), jsonl_of(&changed)).unwrap();
+    let out = arena(&[
+        "merge",
+        dir.join("m2").to_str().unwrap(),
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+    ]);
+    let err = text(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        err.contains(&format!("game {} was played differently", fields[0])),
+        "{err}"
+    );
+}
+
+/// `games.jsonl` lines for `games.csv` lines (header first): the fixture has no move lists, so
+/// each game's moves are its opening's.
+fn jsonl_of(csv_lines: &[&str]) -> String {
+    let text = csv_lines.join("\n") + "\n";
+    let mut reader = csv::Reader::from_reader(text.as_bytes());
+    let mut out = String::new();
+    for row in reader.deserialize::<BTreeMap<String, String>>() {
+        let row = row.unwrap();
+        let moves: Vec<&str> = row["opening"].split_whitespace().collect();
+        let moves = serde_json::json!(moves);
+        let mut obj = serde_json::Map::new();
+        for (k, v) in row {
+            let value = match v.parse::<u64>() {
+                Ok(n)
+                    if ![
+                        "first",
+                        "second",
+                        "rules",
+                        "opening",
+                        "result",
+                        "forfeit",
+                        "detail",
+                        "termination",
+                    ]
+                    .contains(&k.as_str()) =>
+                {
+                    serde_json::json!(n)
+                }
+                _ => serde_json::json!(v),
+            };
+            obj.insert(k, value);
+        }
+        obj.insert("moves".into(), moves);
+        obj.insert("think_ms".into(), serde_json::json!([]));
+        out.push_str(&serde_json::Value::Object(obj).to_string());
+        out.push('\n');
+    }
+    out
+}
+
+#[test]
+fn rate_writes_a_missing_pgn_with_the_seven_tag_roster() {
+    let dir = Dir::new("ratings-pgn");
+    let out = dir.join("run");
+    let out_arg = out.to_str().unwrap();
+    let (random, greedy) = (
+        format!("cmd={}", bot("random")),
+        format!("cmd={}", bot("greedy")),
+    );
+    arena_ok(&[
+        "run",
+        "--quiet",
+        "--no-plots",
+        "--pairs",
+        "1",
+        "--bot",
+        "name=r",
+        &random,
+        "--bot",
+        "name=g",
+        &greedy,
+        "--out",
+        out_arg,
+    ]);
+    std::fs::remove_file(out.join("games.pgn")).unwrap();
+    arena_ok(&["rate", out_arg, "--bootstrap", "0"]);
+    let pgn = std::fs::read_to_string(out.join("games.pgn")).unwrap();
+    let tags: Vec<&str> = pgn
+        .lines()
+        .take(7)
+        .map(|l| l.trim_start_matches('[').split(' ').next().unwrap())
+        .collect();
+    assert_eq!(
+        tags,
+        ["Event", "Site", "Date", "Round", "White", "Black", "Result"],
+        "{pgn}"
+    );
+    let today = date_tag(&pgn);
+    assert!(today.len() == 10 && today.as_bytes()[4] == b'.', "{pgn}");
+}
+
+/// The `Date` tag's value.
+fn date_tag(pgn: &str) -> String {
+    let line = pgn.lines().find(|l| l.starts_with("[Date ")).unwrap();
+    line.trim_start_matches("[Date \"")
+        .trim_end_matches("\"]")
+        .to_string()
+}
