@@ -241,8 +241,11 @@ impl CalibrateArgs {
 fn play(runtime: &tokio::runtime::Runtime, plan: &RunPlan) -> Result<PathBuf> {
     let outcome = runtime.block_on(runner::run(plan, &RunMode::default()))?;
     let dir = plan.out.clone();
-    if outcome.interrupted {
-        bail!("interrupted (results so far in {})", dir.display());
+    if let Some(signal) = outcome.interrupted {
+        bail!(
+            "interrupted ({signal}): results so far in {}",
+            dir.display()
+        );
     }
     if !outcome.dropped.is_empty() {
         bail!(

@@ -485,6 +485,53 @@ pub fn player_names(dir: &Path, rows: &[GameRow]) -> Vec<String> {
     names
 }
 
+/// What in `rows` the run's schedule (`run.json`) does not contain: players it does not list,
+/// game ids past its end or played by other players than it schedules. At most `limit`
+/// examples, then a count.
+pub fn schedule_warnings(run: &RunFile, rows: &[GameRow], limit: usize) -> Vec<String> {
+    let config = &run.config;
+    let schedule = crate::tournament::schedule::Schedule::new(
+        config.players.len(),
+        &config.format,
+        config.pairs,
+    );
+    let known: std::collections::HashSet<&str> =
+        config.players.iter().map(|p| p.name.as_str()).collect();
+    let mut strangers: Vec<&str> = Vec::new();
+    let mut odd = Vec::new();
+    for row in rows {
+        for name in [&row.first, &row.second] {
+            if !known.contains(name.as_str()) && !strangers.contains(&name.as_str()) {
+                strangers.push(name);
+            }
+        }
+        let fits = row.game_id < schedule.game_count() && {
+            let p = schedule.pairing(row.game_id);
+            config.players[p.first].name == row.first && config.players[p.second].name == row.second
+        };
+        if !fits {
+            odd.push(row.game_id);
+        }
+    }
+    let mut warnings = Vec::new();
+    if !strangers.is_empty() {
+        warnings.push(format!(
+            "players not in run.json: {} (their games are rated all the same)",
+            strangers.join(", ")
+        ));
+    }
+    if !odd.is_empty() {
+        let shown: Vec<String> = odd.iter().take(limit).map(u64::to_string).collect();
+        warnings.push(format!(
+            "{} game(s) not in run.json's schedule (game ids {}{}): another run's games?",
+            odd.len(),
+            shown.join(", "),
+            if odd.len() > limit { ", ..." } else { "" }
+        ));
+    }
+    warnings
+}
+
 /// The rows as rating games among `names` (indices into it), in game-id order; forfeits left out
 /// if asked.
 pub fn rated_games(

@@ -10,6 +10,7 @@
 //! | `logs/NAME.stderr.log` | [`logs::stderr_log_path`] | each bot's stderr |
 //! | `sprt.json`, `sprt.csv` | [`sprt::SprtFile`], [`sprt::SprtTrace`] | `arena sprt` |
 //! | `ratings.csv`, `pairwise.csv`, `ladder.csv`, `summary.json` | [`ratings`] | `arena rate` (and every command that rates) |
+//! | `.arena.lock` | [`lock::RunLock`] | held by whoever writes the folder |
 //! | `analysis.csv` | [`analysis::MistakeRow`] | `arena analyse` |
 //! | `calibration.csv`, `calibration.json`, `calibrated.toml` | [`calibration`] | `arena calibrate` (its top folder) |
 //!
@@ -19,6 +20,7 @@
 pub mod analysis;
 pub mod calibration;
 pub mod games;
+pub mod lock;
 pub mod logs;
 pub mod pgn;
 pub mod ratings;
