@@ -12,7 +12,7 @@ use anyhow::Result;
 use mancala_arena::rating::sprt::{PairTracker, Sprt, SprtModel, SprtResult, SprtStatus};
 use mancala_arena::report::rate::{rate_dir, RateOptions};
 use mancala_arena::run_folder::sprt::{SprtFile, SprtTrace};
-use mancala_arena::run_folder::GameRecord;
+use mancala_arena::run_folder::{GameRecord, RunKind};
 use mancala_arena::tournament::config::RunConfig;
 use mancala_arena::tournament::runner::{self, RunMode, RunPlan};
 use mancala_arena::tournament::schedule::Format;
@@ -163,7 +163,10 @@ pub fn run(args: &SprtArgs) -> Result<ExitCode> {
         last = Some(status);
         decided
     };
-    let mode = RunMode::default();
+    let mode = RunMode {
+        kind: RunKind::Sprt,
+        ..RunMode::default()
+    };
     let outcome = runtime.block_on(runner::run_observed(&plan, &mode, &mut observer))?;
     if outcome.interrupted {
         anyhow::bail!("interrupted");

@@ -9,7 +9,7 @@ use serde::Deserialize;
 
 use mancala_arena::engine::{BotSpec, Program};
 use mancala_arena::rules::Ruleset;
-use mancala_arena::run_folder::RunFile;
+use mancala_arena::run_folder::{RunFile, RunKind};
 use mancala_arena::tournament::config::{Clock, Opening, OpeningSource, RunConfig, TimeControl};
 use mancala_arena::tournament::runner::{self, RunMode, RunPlan};
 use mancala_arena::tournament::schedule::Format;
@@ -556,6 +556,7 @@ pub async fn run(args: &RunArgs) -> Result<(RunPlan, runner::RunOutcome)> {
         resume: args.resume.is_some(),
         shard,
         progress: !args.quiet,
+        kind: RunKind::Tournament,
     };
     if !args.quiet {
         let config = &plan.config;

@@ -15,8 +15,9 @@ use super::plots::{
     SprtPlot, ThinkTimePlot,
 };
 use super::rate::{RateOptions, Rated};
+use super::viewer::{GameView, REPORT_MAX_GAMES};
 use crate::run_folder::analysis::{read_analysis, MistakeRow};
-use crate::run_folder::games::{rated_games, read_games, read_records, Termination};
+use crate::run_folder::games::{rated_games, read_games, read_records, GameRecord, Termination};
 use crate::run_folder::ratings::Summary;
 use crate::run_folder::sprt::{read_trace, SprtFile};
 use crate::run_folder::RunFile;
@@ -61,6 +62,31 @@ pub struct ReportInput<'a> {
     pub terminations: Vec<(Termination, usize)>,
     /// `analysis.csv` (the mistake meter), if `arena analyse` wrote one.
     pub analysis: Option<Vec<MistakeRow>>,
+    /// The games for the viewer (from `games.jsonl`), if the folder has move lists.
+    pub viewer: Option<ViewerGames>,
+}
+
+/// The games `report.html` embeds for its viewer: the first [`REPORT_MAX_GAMES`] by game id.
+#[derive(Debug, serde::Serialize)]
+pub struct ViewerGames {
+    pub games: Vec<GameView>,
+    /// How many games the folder holds (more than `games.len()` past the cap).
+    pub total: usize,
+}
+
+impl ViewerGames {
+    pub fn new(records: &[GameRecord]) -> ViewerGames {
+        let mut sorted: Vec<&GameRecord> = records.iter().collect();
+        sorted.sort_by_key(|r| r.row.game_id);
+        ViewerGames {
+            games: sorted
+                .into_iter()
+                .take(REPORT_MAX_GAMES)
+                .map(GameView::new)
+                .collect(),
+            total: records.len(),
+        }
+    }
 }
 
 /// What [`write_report`] wrote, and which figures it could not draw.
@@ -172,13 +198,15 @@ pub fn write_report(
         opts,
         &mut out,
     ));
+    let records = read_records(dir);
     figures.push(figure(
         dir,
         "Think time",
         "think_time",
-        read_records(dir)
+        records
+            .as_ref()
             .map_err(|e| PlotError::NoData(format!("{e:#}")))
-            .and_then(|records| ThinkTimePlot::from_records(names, &records)),
+            .and_then(|records| ThinkTimePlot::from_records(names, records)),
         opts,
         &mut out,
     ));
@@ -192,6 +220,10 @@ pub fn write_report(
         figures,
         terminations: summary.terminations.clone(),
         analysis: read_analysis(dir)?,
+        viewer: records
+            .ok()
+            .filter(|r| !r.is_empty())
+            .map(|r| ViewerGames::new(&r)),
     };
     let html_path = dir.join(REPORT_HTML);
     std::fs::write(&html_path, super::html::render(&input))

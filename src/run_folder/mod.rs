@@ -26,4 +26,4 @@ pub mod run_file;
 pub mod sprt;
 
 pub use games::{GameRecord, GameRow, ResultsWriter, Termination};
-pub use run_file::RunFile;
+pub use run_file::{RunFile, RunKind};

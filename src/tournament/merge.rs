@@ -15,7 +15,7 @@ use crate::rating::consistency::{shard_consistency, Consistency};
 use crate::rating::fit::{fit, FitConfig};
 use crate::rating::GameTable;
 use crate::run_folder::games::{self, rated_games, repair, GameRecord, ResultsWriter};
-use crate::run_folder::{pgn, RunFile};
+use crate::run_folder::{pgn, RunFile, RunKind};
 
 /// What a merge did.
 #[derive(Debug)]
@@ -129,6 +129,7 @@ pub fn merge(out: &Path, dirs: &[PathBuf]) -> Result<Merged> {
     std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
     let mut run_file = RunFile::read(&dirs[0])?;
     run_file.shard = None;
+    run_file.kind = RunKind::Merge;
     run_file.command = std::env::args().collect();
     run_file.write(out)?;
     let mut writer = ResultsWriter::open(out)?;
@@ -166,12 +167,15 @@ pub fn merge(out: &Path, dirs: &[PathBuf]) -> Result<Merged> {
     } else {
         None
     };
-    let pairings =
-        super::schedule::pairings(names.len(), &run_file.config.format, run_file.config.pairs);
     Ok(Merged {
         games: by_id.len(),
         duplicates,
-        expected_games: pairings.len(),
+        expected_games: super::schedule::game_count(
+            names.len(),
+            &run_file.config.format,
+            run_file.config.pairs,
+            None,
+        ) as usize,
         shards_seen: runs.iter().filter_map(|r| r.shard).collect(),
         consistency,
     })

@@ -23,7 +23,7 @@ use crate::engine::{Engine, Fault, FaultKind};
 use crate::rules::Ruleset;
 use crate::run_folder::games::{self, GameRecord, ResultsWriter};
 use crate::run_folder::logs::{logs_dir, stderr_log_path};
-use crate::run_folder::{pgn, RunFile};
+use crate::run_folder::{pgn, RunFile, RunKind};
 
 /// A run ready to play: the checked configuration (what `run.json` stores), how many games to
 /// play at once, and the run folder. `arena run`, `sprt` and `calibrate` each build one from
@@ -45,6 +45,8 @@ pub struct RunMode {
     pub shard: Option<(u64, u64)>,
     /// Print progress (a bar on a terminal, plain lines otherwise).
     pub progress: bool,
+    /// Which command plays it (recorded in a new folder's `run.json`).
+    pub kind: RunKind,
 }
 
 /// What a finished (or interrupted) run did.
@@ -127,13 +129,18 @@ pub async fn run_observed(
                 dir.display()
             );
         }
-        RunFile::new(config.clone(), mode.shard).write(dir)?;
+        RunFile::new(mode.kind, config.clone(), mode.shard).write(dir)?;
         Default::default()
     };
 
     let all = schedule_games(config, ruleset)?;
     let in_shard = |g: &Pairing| mode.shard.map_or(true, |(i, n)| g.pair_id % n == i);
-    let total = all.iter().filter(|(g, _)| in_shard(g)).count();
+    let total = schedule::game_count(
+        config.players.len(),
+        &config.format,
+        config.pairs,
+        mode.shard,
+    ) as usize;
     let queue: VecDeque<_> = all
         .into_iter()
         .filter(|(g, _)| in_shard(g) && !done.contains(&g.game_id))

@@ -86,6 +86,18 @@ pub fn pairings(players: usize, format: &Format, pairs: u32) -> Vec<Pairing> {
     out
 }
 
+/// How many games a run of `pairs` rounds plays, or one shard `(index, count)` of it (the game
+/// pairs whose id ≡ index mod count), without building the schedule.
+pub fn game_count(players: usize, format: &Format, pairs: u32, shard: Option<(u64, u64)>) -> u64 {
+    let all = encounters(players, format).len() as u64 * u64::from(pairs);
+    let in_shard = match shard {
+        None => all,
+        Some((i, n)) if n > 0 && i < all => (all - i).div_ceil(n),
+        Some(_) => 0,
+    };
+    2 * in_shard
+}
+
 /// SplitMix64 finaliser: derives independent 64-bit seeds from the run seed and ids.
 pub fn derive_seed(run_seed: u64, stream: u64, id: u64) -> u64 {
     let mut z = run_seed
@@ -183,6 +195,27 @@ mod tests {
         }
         let ids: Vec<u64> = games.iter().map(|g| g.game_id).collect();
         assert_eq!(ids, (0..12).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn game_count_matches_the_schedule() {
+        for (players, pairs) in [(2, 1), (3, 4), (6, 5)] {
+            let all = pairings(players, &Format::RoundRobin, pairs);
+            assert_eq!(
+                game_count(players, &Format::RoundRobin, pairs, None),
+                all.len() as u64
+            );
+            for n in 1..5 {
+                for i in 0..n {
+                    let in_shard = all.iter().filter(|g| g.pair_id % n == i).count();
+                    assert_eq!(
+                        game_count(players, &Format::RoundRobin, pairs, Some((i, n))),
+                        in_shard as u64,
+                        "{players} players, {pairs} pairs, shard {i}/{n}"
+                    );
+                }
+            }
+        }
     }
 
     #[test]
