@@ -29,7 +29,6 @@ use super::tournament::{
     bundled_spec, command_spec, gauntlet, parse_bot_arg, GameFlags, DEFAULT_FIELD,
 };
 
-
 #[derive(clap::Args, Debug)]
 pub struct CalibrateArgs {
     /// The candidate bot's command line (e.g. target/release/mancala-alphabeta).

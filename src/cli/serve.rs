@@ -35,12 +35,18 @@ pub fn run(args: &ServeArgs) -> Result<()> {
         .enable_all()
         .build()?;
     let shown: Vec<String> = roots.iter().map(|r| r.display().to_string()).collect();
-    runtime.block_on(serve(ServeOptions { roots, bind: args.bind }, |addr| {
-        // The first line of stdout, for scripts and tests that asked for port 0.
-        let _ = outln!("listening on http://{addr}/");
-        eprintln!(
-            "arena serve: run folders under {}, read-only; Ctrl-C stops",
-            shown.join(", ")
-        );
-    }))
+    runtime.block_on(serve(
+        ServeOptions {
+            roots,
+            bind: args.bind,
+        },
+        |addr| {
+            // The first line of stdout, for scripts and tests that asked for port 0.
+            let _ = outln!("listening on http://{addr}/");
+            eprintln!(
+                "arena serve: run folders under {}, read-only; Ctrl-C stops",
+                shown.join(", ")
+            );
+        },
+    ))
 }

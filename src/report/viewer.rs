@@ -116,8 +116,10 @@ impl GameView {
             }
             view.moves.push(mv.to_string());
             view.sides.push(side_index(side));
-            view.think_ms
-                .push(i.checked_sub(skip).and_then(|k| record.think_ms.get(k).copied()));
+            view.think_ms.push(
+                i.checked_sub(skip)
+                    .and_then(|k| record.think_ms.get(k).copied()),
+            );
             push(&mut view, &pos);
         }
         view
@@ -166,10 +168,20 @@ mod tests {
         // Kalah(6,4): pit 3 ends in the store (extra turn for south), then pit 1, then north's 1.
         let view = GameView::new(&record("3", &["3", "1", "1"], &[10, 20]));
         assert_eq!(view.boards.len(), 4);
-        assert_eq!(view.boards[0], vec![4, 4, 4, 4, 4, 4, 0, 4, 4, 4, 4, 4, 4, 0]);
-        assert_eq!(view.boards[1], vec![4, 4, 0, 5, 5, 5, 1, 4, 4, 4, 4, 4, 4, 0]);
+        assert_eq!(
+            view.boards[0],
+            vec![4, 4, 4, 4, 4, 4, 0, 4, 4, 4, 4, 4, 4, 0]
+        );
+        assert_eq!(
+            view.boards[1],
+            vec![4, 4, 0, 5, 5, 5, 1, 4, 4, 4, 4, 4, 4, 0]
+        );
         assert_eq!(view.sides, vec![0, 0, 1]);
-        assert_eq!(view.to_move[1], Some(0), "the extra turn keeps south to move");
+        assert_eq!(
+            view.to_move[1],
+            Some(0),
+            "the extra turn keeps south to move"
+        );
         assert_eq!(view.think_ms, vec![None, Some(10), Some(20)]);
         assert_eq!(view.opening, 1);
         assert!(view.error.is_none());

@@ -135,8 +135,8 @@ pub fn read_calibration(dir: &Path) -> Result<Option<Calibration>> {
     if !path.exists() {
         return Ok(None);
     }
-    let text =
-        std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("cannot read {}", path.display()))?;
     serde_json::from_str(&text)
         .map(Some)
         .with_context(|| format!("{} is not readable", path.display()))

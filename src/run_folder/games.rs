@@ -381,9 +381,8 @@ pub fn read_records(dir: &Path) -> Result<Vec<GameRecord>> {
     let (mut seen, mut rows) = (Seen::default(), Vec::new());
     for (i, line) in BufReader::new(file).lines().enumerate() {
         let line = line?;
-        let Some(rec) = GameRecord::from_line(line.as_bytes()).map_err(|e| {
-            anyhow::anyhow!("{}: line {} is malformed: {e}", path.display(), i + 1)
-        })?
+        let Some(rec) = GameRecord::from_line(line.as_bytes())
+            .map_err(|e| anyhow::anyhow!("{}: line {} is malformed: {e}", path.display(), i + 1))?
         else {
             continue;
         };

@@ -71,13 +71,7 @@ impl Catalog {
     }
 }
 
-fn walk(
-    root: &Path,
-    dir: &Path,
-    depth: usize,
-    prefix: &str,
-    out: &mut BTreeMap<String, Entry>,
-) {
+fn walk(root: &Path, dir: &Path, depth: usize, prefix: &str, out: &mut BTreeMap<String, Entry>) {
     let rel = dir.strip_prefix(root).unwrap_or(dir);
     let id = format!(
         "{prefix}{}",

@@ -173,7 +173,14 @@ pub struct RunView<'a> {
 }
 
 /// The files whose size and time say whether the folder changed.
-const WATCHED: [&str; 6] = [RUN_JSON, GAMES_CSV, GAMES_JSONL, GAMES_PGN, SPRT_CSV, SPRT_JSON];
+const WATCHED: [&str; 6] = [
+    RUN_JSON,
+    GAMES_CSV,
+    GAMES_JSONL,
+    GAMES_PGN,
+    SPRT_CSV,
+    SPRT_JSON,
+];
 
 /// (length, modification time) of a file, `None` when missing or a link out of the folder.
 type Stamp = Option<(u64, SystemTime)>;
@@ -285,20 +292,22 @@ impl RunCache {
         }
         self.rows.extend(rows);
         let (index, think) = (&mut self.index, &mut self.think);
-        let read = self.tail.new_records(&self.dir, |offset, rec: GameRecord| {
-            index.entry(rec.row.game_id).or_insert(offset);
-            for (&mover, &ms) in rec.movers.iter().zip(&rec.think_ms) {
-                let name = if mover == 0 {
-                    &rec.row.first
-                } else {
-                    &rec.row.second
-                };
-                think
-                    .entry(name.clone())
-                    .or_default()
-                    .push(ms.min(u64::from(u32::MAX)) as u32);
-            }
-        })?;
+        let read = self
+            .tail
+            .new_records(&self.dir, |offset, rec: GameRecord| {
+                index.entry(rec.row.game_id).or_insert(offset);
+                for (&mover, &ms) in rec.movers.iter().zip(&rec.think_ms) {
+                    let name = if mover == 0 {
+                        &rec.row.first
+                    } else {
+                        &rec.row.second
+                    };
+                    think
+                        .entry(name.clone())
+                        .or_default()
+                        .push(ms.min(u64::from(u32::MAX)) as u32);
+                }
+            })?;
         if let Tail::Rewritten = read {
             self.tail = GamesTail::default();
             self.rows.clear();
@@ -474,7 +483,10 @@ impl RunCache {
     /// The player's stderr log, if it exists inside the served folder. `player` must be one of
     /// the run's players (a name is never turned into a path otherwise).
     pub fn log_path(&self, player: &str) -> Option<PathBuf> {
-        if !player_names(&self.dir, &self.rows).iter().any(|p| p == player) {
+        if !player_names(&self.dir, &self.rows)
+            .iter()
+            .any(|p| p == player)
+        {
             return None;
         }
         Catalog::contained(&self.root, &stderr_log_path(&logs_dir(&self.dir), player))
@@ -562,7 +574,10 @@ mod tests {
         let last = t0 + Duration::from_secs(90);
         assert_eq!(
             times(Some(t0), last, now, RunState::Running, 25, 100),
-            (Some(Duration::from_secs(100)), Some(Duration::from_secs(300)))
+            (
+                Some(Duration::from_secs(100)),
+                Some(Duration::from_secs(300))
+            )
         );
         assert_eq!(
             times(Some(t0), last, now, RunState::Finished, 100, 100),

@@ -249,7 +249,12 @@ fn run_state(
     app: &App,
     entry: &Entry,
     known: Option<u64>,
-) -> (Progress, Option<Vec<(&'static str, String)>>, u64, Option<String>) {
+) -> (
+    Progress,
+    Option<Vec<(&'static str, String)>>,
+    u64,
+    Option<String>,
+) {
     let cache = app.cache(entry);
     let mut cache = cache.lock().unwrap_or_else(|p| p.into_inner());
     let view = cache.view(SystemTime::now());
@@ -307,7 +312,10 @@ async fn run_page(State(app): State<Arc<App>>, Query(q): Query<RunQuery>) -> Res
 async fn api_run(State(app): State<Arc<App>>, Query(q): Query<RunQuery>) -> Response {
     blocking(app, move |app| {
         let Some(entry) = app.entry(&q.id).filter(|e| e.kind == FolderKind::Run) else {
-            return (StatusCode::NOT_FOUND, Json(serde_json::json!({"error": "no such run"})))
+            return (
+                StatusCode::NOT_FOUND,
+                Json(serde_json::json!({"error": "no such run"})),
+            )
                 .into_response();
         };
         let (progress, sections, version, _) = run_state(app, &entry, q.v);
@@ -335,7 +343,12 @@ fn game_view(app: &App, q: &GameQuery) -> Result<(Entry, GameView), Response> {
         .unwrap_or_else(|p| p.into_inner())
         .record(q.id)
         .ok_or_else(|| not_found(&format!("{} has no game {} in games.jsonl.", q.run, q.id)))?
-        .map_err(|e| html(StatusCode::INTERNAL_SERVER_ERROR, pages::not_found(&format!("{e:#}"))))?;
+        .map_err(|e| {
+            html(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                pages::not_found(&format!("{e:#}")),
+            )
+        })?;
     Ok((entry, GameView::new(&record)))
 }
 
@@ -381,7 +394,10 @@ fn asset(content_type: &'static str, body: String) -> Response {
 }
 
 async fn style() -> Response {
-    asset("text/css; charset=utf-8", format!("{STYLE_CSS}{VIEWER_CSS}"))
+    asset(
+        "text/css; charset=utf-8",
+        format!("{STYLE_CSS}{VIEWER_CSS}"),
+    )
 }
 
 async fn app_js() -> Response {
@@ -489,10 +505,21 @@ mod tests {
             m.insert(header::HOST, HeaderValue::from_str(h).unwrap());
             loopback_host(&m)
         };
-        for ok in ["localhost:8080", "127.0.0.1:8080", "[::1]:8080", "LOCALHOST", "127.0.0.2"] {
+        for ok in [
+            "localhost:8080",
+            "127.0.0.1:8080",
+            "[::1]:8080",
+            "LOCALHOST",
+            "127.0.0.2",
+        ] {
             assert!(host(ok), "{ok}");
         }
-        for bad in ["evil.example:8080", "192.168.1.2:8080", "localhost.evil.example", "[::2]:80"] {
+        for bad in [
+            "evil.example:8080",
+            "192.168.1.2:8080",
+            "localhost.evil.example",
+            "[::2]:80",
+        ] {
             assert!(!host(bad), "{bad}");
         }
         assert!(loopback_host(&HeaderMap::new()));

@@ -65,10 +65,7 @@ pub struct RunLine {
 }
 
 fn state_cell(state: RunState) -> String {
-    format!(
-        "<span class=\"state {s}\">{s}</span>",
-        s = state.as_str()
-    )
+    format!("<span class=\"state {s}\">{s}</span>", s = state.as_str())
 }
 
 /// The runs table (the runs page polls it).
@@ -106,8 +103,9 @@ pub fn runs_table(lines: &[RunLine]) -> String {
             } else {
                 "–".to_string()
             },
-            p.started
-                .map_or("–".to_string(), |s| s.format("%Y-%m-%d %H:%M").to_string()),
+            p.started.map_or("–".to_string(), |s| s
+                .format("%Y-%m-%d %H:%M")
+                .to_string()),
             opt_duration(p.elapsed),
             opt_duration(p.remaining),
         );
@@ -144,8 +142,9 @@ pub fn progress_html(p: &Progress) -> String {
         state_cell(p.state),
         p.done,
         p.total,
-        p.started
-            .map_or("–".to_string(), |s| s.format("%Y-%m-%d %H:%M:%S").to_string()),
+        p.started.map_or("–".to_string(), |s| s
+            .format("%Y-%m-%d %H:%M:%S")
+            .to_string()),
         opt_duration(p.elapsed),
         if p.state == RunState::Running {
             opt_duration(p.remaining)
@@ -176,7 +175,10 @@ fn figure<P: Plot>(plot: Result<P, PlotError>) -> String {
             inline_svg(&svg),
             escape(&caption)
         ),
-        Err(why) => format!("<p class=\"missing\">Not drawn: {}</p>\n", escape(&why.to_string())),
+        Err(why) => format!(
+            "<p class=\"missing\">Not drawn: {}</p>\n",
+            escape(&why.to_string())
+        ),
     }
 }
 
@@ -411,8 +413,10 @@ pub fn calibration_page(
     let mut body = format!("<h1>{}</h1>\n<p>calibration · ", escape(id));
     body.push_str(match &cal {
         Some(Ok(_)) => "finished</p>\n",
-        _ => "in progress (the curve appears when it ends; this page does not refresh by \
-              itself)</p>\n",
+        _ => {
+            "in progress (the curve appears when it ends; this page does not refresh by \
+              itself)</p>\n"
+        }
     });
     match cal {
         Some(Ok(cal)) => {

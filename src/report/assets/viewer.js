@@ -43,7 +43,7 @@
     this.ply = 0;
     this.last = game.boards.length - 1;
     this.build();
-    this.show(this.last);
+    this.show(0);
   }
 
   Viewer.prototype.build = function () {
