@@ -169,7 +169,6 @@ pub struct RunView<'a> {
     pub sprt: Option<(Vec<TracePoint>, Option<SprtFile>)>,
     /// The latest games, newest first, and whether each can be opened in the viewer.
     pub recent: Vec<(&'a GameRow, bool)>,
-    pub error: Option<String>,
 }
 
 /// The files whose size and time say whether the folder changed.
@@ -203,6 +202,9 @@ pub struct RunCache {
     rated: Option<Rated>,
     /// Bumped whenever what the run page shows (apart from the clock) changes.
     pub version: u64,
+    /// The run page's sections as last rendered, and the version they show (for the server,
+    /// which renders them once per version whoever asks).
+    pub rendered: Option<(u64, std::sync::Arc<Vec<(&'static str, String)>>)>,
     error: Option<String>,
 }
 
@@ -222,6 +224,7 @@ impl RunCache {
             sprt: None,
             rated: None,
             version: 0,
+            rendered: None,
             error: None,
         }
     }
@@ -421,12 +424,19 @@ impl RunCache {
         self.version += 1;
     }
 
-    /// Everything the run page shows, as of now.
-    pub fn view(&mut self, now: SystemTime) -> RunView<'_> {
+    /// What a poll needs: reads what changed, rates again if due, and returns the progress as
+    /// of `now` and the version of everything else.
+    pub fn poll(&mut self, now: SystemTime) -> (Progress, u64) {
         self.refresh();
         let progress = self.progress(now);
         // A finished run is rated with the bootstrap once; the terminal states need no throttle.
         self.rate(progress.state, Instant::now());
+        (progress, self.version)
+    }
+
+    /// Everything the run page shows, for `progress` as [`RunCache::poll`] returned it (the
+    /// think-time summary sorts every sow's time: build this once per version).
+    pub fn view(&self, progress: Progress) -> RunView<'_> {
         let players = player_names(&self.dir, &self.rows);
         let mut forfeits: Vec<Forfeits> = Vec::new();
         for row in &self.rows {
@@ -476,8 +486,12 @@ impl RunCache {
             logs,
             sprt: self.sprt.clone(),
             recent,
-            error: self.error.clone(),
         }
+    }
+
+    /// Why the folder could not be read (in part), if it could not.
+    pub fn error(&self) -> Option<&str> {
+        self.error.as_deref()
     }
 
     /// The player's stderr log, if it exists inside the served folder. `player` must be one of

@@ -80,7 +80,7 @@ impl App {
     /// The catalog, walked again if it is older than [`RESCAN_EVERY`] (or if `force`).
     fn catalog(&self, force: bool) -> Arc<Catalog> {
         let mut c = self.catalog.lock().unwrap_or_else(|p| p.into_inner());
-        if force || c.0.is_none_or(|t| t.elapsed() >= RESCAN_EVERY) {
+        if force || c.0.map_or(true, |t| t.elapsed() >= RESCAN_EVERY) {
             *c = (Some(Instant::now()), Arc::new(Catalog::scan(&self.roots)));
         }
         c.1.clone()
@@ -243,27 +243,35 @@ async fn api_runs(State(app): State<Arc<App>>) -> Response {
     .await
 }
 
-/// The run page's progress line, its sections (unless the client has `known`) and their
-/// version.
+/// The run page's sections, rendered once per version and shared by every client.
+type Sections = Arc<Vec<(&'static str, String)>>;
+
+/// The run page's progress line, its sections (unless the client already shows version
+/// `known`), their version and the folder's error.
 fn run_state(
     app: &App,
     entry: &Entry,
     known: Option<u64>,
-) -> (
-    Progress,
-    Option<Vec<(&'static str, String)>>,
-    u64,
-    Option<String>,
-) {
+) -> (Progress, Option<Sections>, u64, Option<String>) {
     let cache = app.cache(entry);
     let mut cache = cache.lock().unwrap_or_else(|p| p.into_inner());
-    let view = cache.view(SystemTime::now());
-    let progress = view.progress.clone();
-    let error = view.error.clone();
-    let sections = pages::run_sections(&entry.id, &view);
-    let version = cache.version;
-    let sections = (known != Some(version)).then_some(sections);
-    (progress, sections, version, error)
+    let (progress, version) = cache.poll(SystemTime::now());
+    let error = cache.error().map(str::to_string);
+    if known == Some(version) {
+        return (progress, None, version, error);
+    }
+    let sections = match &cache.rendered {
+        Some((v, sections)) if *v == version => sections.clone(),
+        _ => {
+            let sections = Arc::new(pages::run_sections(
+                &entry.id,
+                &cache.view(progress.clone()),
+            ));
+            cache.rendered = Some((version, sections.clone()));
+            sections
+        }
+    };
+    (progress, Some(sections), version, error)
 }
 
 async fn run_page(State(app): State<Arc<App>>, Query(q): Query<RunQuery>) -> Response {
@@ -300,7 +308,7 @@ async fn run_page(State(app): State<Arc<App>>, Query(q): Query<RunQuery>) -> Res
             pages::run_page(
                 &entry.id,
                 &progress,
-                &sections.unwrap_or_default(),
+                sections.as_deref().map_or(&[][..], Vec::as_slice),
                 version,
                 error.as_deref(),
             ),
@@ -324,7 +332,7 @@ async fn api_run(State(app): State<Arc<App>>, Query(q): Query<RunQuery>) -> Resp
             "games": progress.done,
             "state": progress.state.as_str(),
             "progress": pages::progress_html(&progress),
-            "sections": sections,
+            "sections": sections.as_deref(),
         }))
         .into_response()
     })

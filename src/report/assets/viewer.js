@@ -221,7 +221,11 @@
       if (r.getAttribute("data-games")) {
         mountPicker(r, readJson(r.getAttribute("data-games")));
       } else if (r.getAttribute("data-game")) {
-        window.mancalaViewer = new Viewer(r, readJson(r.getAttribute("data-game")));
+        var v = new Viewer(r, readJson(r.getAttribute("data-game")));
+        // `#ply=N` in the address opens the game at sow N.
+        var m = /ply=(\d+)/.exec(location.hash);
+        if (m) v.show(+m[1]);
+        window.mancalaViewer = v;
         r.focus();
       }
     }
