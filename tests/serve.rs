@@ -27,8 +27,9 @@ impl Drop for Killed {
     }
 }
 
-/// `arena serve ROOT --bind BIND` started; returns the process and the address it printed.
-fn serve(root: &Path, bind: &str) -> (Killed, String, Child) {
+/// `arena serve ROOT --bind BIND` started (its stderr kept in a pipe); returns the process and
+/// the address it printed.
+fn serve(root: &Path, bind: &str) -> (Killed, String) {
     bin_dir();
     let mut child = Command::new(env!("CARGO_BIN_EXE_arena"))
         .args(["serve", &root.display().to_string(), "--bind", bind])
@@ -46,14 +47,7 @@ fn serve(root: &Path, bind: &str) -> (Killed, String, Child) {
         .and_then(|a| a.strip_suffix('/'))
         .unwrap_or_else(|| panic!("unexpected first line `{line}`"))
         .to_string();
-    let stderr = child.stderr.take();
-    // Hand stderr back through a dummy child so the caller can read it when it needs to.
-    let reader = Command::new("cat")
-        .stdin(stderr.map_or(Stdio::null(), Stdio::from))
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("cat");
-    (Killed(child), addr, reader)
+    (Killed(child), addr)
 }
 
 fn get(addr: &str, target: &str) -> HttpResponse {
@@ -115,7 +109,7 @@ fn serves_only_the_run_folders_and_escapes_everything() {
     std::os::unix::fs::symlink(outside.join("secret.txt"), &log).unwrap();
 
     let before = listing(&run);
-    let (_server, addr, _err) = serve(&root, "127.0.0.1:0");
+    let (_server, addr) = serve(&root, "127.0.0.1:0");
     let secret_free = |r: &HttpResponse, what: &str| {
         assert!(
             !r.body.contains("TOP-SECRET") && !r.body.contains("root:x:0"),
@@ -248,16 +242,18 @@ fn listing(dir: &Path) -> Vec<(std::path::PathBuf, u64, std::time::SystemTime)> 
 #[test]
 fn binding_off_loopback_warns() {
     let dir = Dir::new("serve-bind");
-    let (server, _addr, mut err) = serve(dir.path(), "0.0.0.0:0");
-    drop(server);
+    let (mut server, _addr) = serve(dir.path(), "0.0.0.0:0");
+    let _ = server.0.kill();
+    let _ = server.0.wait();
     let mut text = String::new();
     use std::io::Read;
-    err.stdout
+    server
+        .0
+        .stderr
         .take()
         .unwrap()
         .read_to_string(&mut text)
         .unwrap();
-    let _ = err.wait();
     assert!(
         text.contains("warning: listening on 0.0.0.0:0, not a loopback address"),
         "{text}"
@@ -429,7 +425,7 @@ fn a_browser_watches_a_run_and_steps_through_a_game() {
     let dir = Dir::new("serve-browser");
     let root = dir.join("results");
     std::fs::create_dir_all(&root).unwrap();
-    let (_server, addr, _err) = serve(&root, "127.0.0.1:0");
+    let (_server, addr) = serve(&root, "127.0.0.1:0");
     // A tournament slow enough to watch: MCTS thinks 40 ms a sow, one game at a time.
     let out = root.join("live");
     let out_s = out.display().to_string();
@@ -506,7 +502,7 @@ fn a_browser_watches_a_run_and_steps_through_a_game() {
         "return document.querySelector('.viewer svg.board') !== null",
         "the viewer",
     );
-    let start = driver.js(&format!("{BOARD_JS}"));
+    let start = driver.js(BOARD_JS);
     assert_eq!(start["ply"], 0);
     assert_eq!(start["south"], json!([4, 4, 4, 4, 4, 4]));
     for _ in 0..3 {

@@ -30,6 +30,9 @@ use crate::run_folder::{RunFile, RunKind};
 use crate::tournament::config::TimeControl;
 use crate::tournament::schedule::game_count;
 
+/// A run page's sections, `(element id, HTML)`, rendered once per version and shared.
+pub type Sections = std::sync::Arc<Vec<(&'static str, String)>>;
+
 /// The ratings are computed again at most this often while games arrive.
 pub const RATE_EVERY: Duration = Duration::from_secs(1);
 /// A run is not called interrupted before its folder has been quiet this long.
@@ -204,7 +207,7 @@ pub struct RunCache {
     pub version: u64,
     /// The run page's sections as last rendered, and the version they show (for the server,
     /// which renders them once per version whoever asks).
-    pub rendered: Option<(u64, std::sync::Arc<Vec<(&'static str, String)>>)>,
+    pub rendered: Option<(u64, Sections)>,
     error: Option<String>,
 }
 

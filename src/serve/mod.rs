@@ -32,7 +32,7 @@ use axum::{Json, Router};
 use serde::Deserialize;
 
 use self::catalog::{Catalog, Entry, FolderKind};
-use self::live::{Progress, RunCache, RunState};
+use self::live::{Progress, RunCache, RunState, Sections};
 use self::pages::RunLine;
 use crate::report::viewer::{GameView, VIEWER_CSS, VIEWER_JS};
 use crate::run_folder::calibration::{calibration_runs, read_calibration};
@@ -243,9 +243,6 @@ async fn api_runs(State(app): State<Arc<App>>) -> Response {
     .await
 }
 
-/// The run page's sections, rendered once per version and shared by every client.
-type Sections = Arc<Vec<(&'static str, String)>>;
-
 /// The run page's progress line, its sections (unless the client already shows version
 /// `known`), their version and the folder's error.
 fn run_state(
@@ -340,11 +337,11 @@ async fn api_run(State(app): State<Arc<App>>, Query(q): Query<RunQuery>) -> Resp
 }
 
 /// The game's positions, or a response saying why there are none.
-fn game_view(app: &App, q: &GameQuery) -> Result<(Entry, GameView), Response> {
+fn game_view(app: &App, q: &GameQuery) -> Result<(Entry, GameView), Box<Response>> {
     let entry = app
         .entry(&q.run)
         .filter(|e| e.kind == FolderKind::Run)
-        .ok_or_else(|| not_found(&format!("No run folder `{}` here.", q.run)))?;
+        .ok_or_else(|| Box::new(not_found(&format!("No run folder `{}` here.", q.run))))?;
     let cache = app.cache(&entry);
     let record = cache
         .lock()
@@ -363,7 +360,7 @@ fn game_view(app: &App, q: &GameQuery) -> Result<(Entry, GameView), Response> {
 async fn game_page(State(app): State<Arc<App>>, Query(q): Query<GameQuery>) -> Response {
     blocking(app, move |app| match game_view(app, &q) {
         Ok((entry, view)) => html(StatusCode::OK, pages::viewer_page(&entry.id, &view)),
-        Err(response) => response,
+        Err(response) => *response,
     })
     .await
 }
@@ -371,7 +368,7 @@ async fn game_page(State(app): State<Arc<App>>, Query(q): Query<GameQuery>) -> R
 async fn api_game(State(app): State<Arc<App>>, Query(q): Query<GameQuery>) -> Response {
     blocking(app, move |app| match game_view(app, &q) {
         Ok((_, view)) => Json(view).into_response(),
-        Err(response) => response,
+        Err(response) => *response,
     })
     .await
 }

@@ -82,11 +82,11 @@ pub fn runs_table(lines: &[RunLine]) -> String {
     );
     for l in lines {
         let p = &l.progress;
-        let _ = write!(
+        let _ = writeln!(
             h,
             "<tr data-run=\"{}\"><td class=\"name\"><a href=\"/run?id={}\">{}</a>{}</td>\
              <td class=\"name\">{}</td><td class=\"name\">{}</td><td>{} / {}</td>\
-             <td class=\"name\">{}</td><td>{}</td><td>{}</td></tr>\n",
+             <td class=\"name\">{}</td><td>{}</td><td>{}</td></tr>",
             escape(&l.id),
             escape(&query(&l.id)),
             escape(&l.id),
