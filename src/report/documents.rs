@@ -15,9 +15,9 @@ use super::plots::{
     SprtPlot, ThinkTimePlot,
 };
 use super::rate::{RateOptions, Rated};
-use super::viewer::{GameView, REPORT_MAX_GAMES};
+use super::viewer::ViewerGames;
 use crate::run_folder::analysis::{read_analysis, MistakeRow};
-use crate::run_folder::games::{rated_games, read_games, read_records, GameRecord, Termination};
+use crate::run_folder::games::{rated_games, read_games, read_records, Termination};
 use crate::run_folder::ratings::Summary;
 use crate::run_folder::sprt::{read_trace, SprtFile};
 use crate::run_folder::RunFile;
@@ -64,29 +64,6 @@ pub struct ReportInput<'a> {
     pub analysis: Option<Vec<MistakeRow>>,
     /// The games for the viewer (from `games.jsonl`), if the folder has move lists.
     pub viewer: Option<ViewerGames>,
-}
-
-/// The games `report.html` embeds for its viewer: the first [`REPORT_MAX_GAMES`] by game id.
-#[derive(Debug, serde::Serialize)]
-pub struct ViewerGames {
-    pub games: Vec<GameView>,
-    /// How many games the folder holds (more than `games.len()` past the cap).
-    pub total: usize,
-}
-
-impl ViewerGames {
-    pub fn new(records: &[GameRecord]) -> ViewerGames {
-        let mut sorted: Vec<&GameRecord> = records.iter().collect();
-        sorted.sort_by_key(|r| r.row.game_id);
-        ViewerGames {
-            games: sorted
-                .into_iter()
-                .take(REPORT_MAX_GAMES)
-                .map(GameView::new)
-                .collect(),
-            total: records.len(),
-        }
-    }
 }
 
 /// What [`write_report`] wrote, and which figures it could not draw.

@@ -11,10 +11,10 @@
 
 use std::fmt::Write as _;
 
-use super::documents::{command_line, ReportInput, ViewerGames};
+use super::documents::{command_line, ReportInput};
 use super::rate::interval_words;
 use super::tables::{mistakes_table, pairwise_table, ratings_table, signed, terminations_table};
-use super::viewer::{json_for_script, VIEWER_CSS, VIEWER_JS};
+use super::viewer::{json_for_script, ViewerGames, VIEWER_CSS, VIEWER_JS};
 use crate::run_folder::analysis::MistakeRow;
 
 /// Escapes text for HTML element content and attribute values.

@@ -126,6 +126,29 @@ impl GameView {
     }
 }
 
+/// The games `report.html` embeds for its viewer: the first [`REPORT_MAX_GAMES`] by game id.
+#[derive(Debug, Serialize)]
+pub struct ViewerGames {
+    pub games: Vec<GameView>,
+    /// How many games the folder holds (more than `games.len()` past the cap).
+    pub total: usize,
+}
+
+impl ViewerGames {
+    pub fn new(records: &[GameRecord]) -> ViewerGames {
+        let mut sorted: Vec<&GameRecord> = records.iter().collect();
+        sorted.sort_by_key(|r| r.row.game_id);
+        ViewerGames {
+            games: sorted
+                .into_iter()
+                .take(REPORT_MAX_GAMES)
+                .map(GameView::new)
+                .collect(),
+            total: records.len(),
+        }
+    }
+}
+
 /// JSON for a `<script type="application/json">` block: `<`, `>` and `&` written as `\u003c`,
 /// `\u003e`, `\u0026`, so that no string in it (a bot named `</script>`) can end the block.
 pub fn json_for_script<T: Serialize>(value: &T) -> String {
