@@ -16,8 +16,11 @@ use mancala_arena::calibrate::{self, Calibration, Knob, Observation, Player, Set
 use mancala_arena::engine::BotSpec;
 use mancala_arena::report::calibration::{table, write_curve};
 use mancala_arena::report::rate::{rate_dir, RateOptions};
-use mancala_arena::run_folder::calibration::write_calibration;
+use mancala_arena::run_folder::calibration::{
+    write_calibration, CANDIDATE, REFERENCE_DIR, STEP_PREFIX,
+};
 use mancala_arena::run_folder::games::read_games;
+use mancala_arena::run_folder::RunKind;
 use mancala_arena::tournament::config::RunConfig;
 use mancala_arena::tournament::runner::{self, RunMode, RunPlan};
 use mancala_arena::tournament::schedule::Format;
@@ -25,9 +28,6 @@ use mancala_arena::tournament::schedule::Format;
 use super::tournament::{
     bundled_spec, command_spec, gauntlet, parse_bot_arg, GameFlags, DEFAULT_FIELD,
 };
-
-/// The candidate's name inside the step folders.
-const CANDIDATE: &str = "candidate";
 
 #[derive(clap::Args, Debug)]
 pub struct CalibrateArgs {
@@ -237,9 +237,14 @@ impl CalibrateArgs {
     }
 }
 
-/// Plays one tournament and returns its folder.
-fn play(runtime: &tokio::runtime::Runtime, plan: &RunPlan) -> Result<PathBuf> {
-    let outcome = runtime.block_on(runner::run(plan, &RunMode::default()))?;
+/// Plays one tournament of the calibration (`kind`: the reference pool or a step) and returns its
+/// folder.
+fn play(runtime: &tokio::runtime::Runtime, plan: &RunPlan, kind: RunKind) -> Result<PathBuf> {
+    let mode = RunMode {
+        kind,
+        ..RunMode::default()
+    };
+    let outcome = runtime.block_on(runner::run(plan, &mode))?;
     let dir = plan.out.clone();
     if let Some(signal) = outcome.interrupted {
         bail!(
@@ -272,16 +277,16 @@ fn rate_pool(
         Format::RoundRobin,
         args.reference_pairs,
         args.seed,
-        dir.join("reference"),
+        dir.join(REFERENCE_DIR),
     )?;
     if !args.quiet {
         eprintln!(
             "rating the reference pool: round robin, {} pairs per encounter, in {}",
             args.reference_pairs,
-            dir.join("reference").display()
+            dir.join(REFERENCE_DIR).display()
         );
     }
-    let ref_dir = play(runtime, &plan)?;
+    let ref_dir = play(runtime, &plan, RunKind::CalibrationReference)?;
     let anchor = match &args.anchor {
         None => None,
         Some(text) => {
@@ -328,7 +333,7 @@ impl Player for BotPlayer<'_> {
     fn play(&mut self, step: usize, x: f64, pairs: u32) -> Result<Vec<Observation>, String> {
         let value = self.knob.format(x);
         let out = self.dir.join(format!(
-            "step-{step:02}-{}-{value}",
+            "{STEP_PREFIX}{step:02}-{}-{value}",
             self.knob.name.to_lowercase()
         ));
         let played = || -> Result<PathBuf> {
@@ -339,6 +344,7 @@ impl Player for BotPlayer<'_> {
             play(
                 self.runtime,
                 &self.args.plan(players, format, pairs, seed, out)?,
+                RunKind::CalibrationStep,
             )
         };
         let dir = played().map_err(|e| format!("{e:#}"))?;

@@ -13,7 +13,7 @@ use mancala_arena::rating::sprt::{PairTracker, Sprt, SprtModel, SprtResult, Sprt
 use mancala_arena::report::rate::{rate_dir, RateOptions};
 use mancala_arena::run_folder::lock::RunLock;
 use mancala_arena::run_folder::sprt::{SprtFile, SprtTrace};
-use mancala_arena::run_folder::GameRecord;
+use mancala_arena::run_folder::{GameRecord, RunKind};
 use mancala_arena::tournament::config::RunConfig;
 use mancala_arena::tournament::runner::{self, RunMode, RunPlan};
 use mancala_arena::tournament::schedule::Format;
@@ -174,6 +174,7 @@ pub fn run(args: &SprtArgs) -> Result<ExitCode> {
     };
     let mode = RunMode {
         locked: true,
+        kind: RunKind::Sprt,
         ..RunMode::default()
     };
     let outcome = runtime.block_on(runner::run_observed(&plan, &mode, &mut observer))?;

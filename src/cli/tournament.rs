@@ -9,7 +9,7 @@ use serde::Deserialize;
 
 use mancala_arena::engine::{BotSpec, Program, DEFAULT_LOG_CAP};
 use mancala_arena::rules::Ruleset;
-use mancala_arena::run_folder::RunFile;
+use mancala_arena::run_folder::{RunFile, RunKind};
 use mancala_arena::tournament::config::{Clock, Opening, OpeningSource, RunConfig, TimeControl};
 use mancala_arena::tournament::runner::{self, RunMode, RunPlan};
 use mancala_arena::tournament::schedule::Format;
@@ -662,6 +662,7 @@ pub async fn run(args: &RunArgs) -> Result<(RunPlan, runner::RunOutcome)> {
             Some(text) => parse_size(text)?,
             None => DEFAULT_LOG_CAP,
         },
+        kind: RunKind::Tournament,
         ..RunMode::default()
     };
     if !args.quiet {

@@ -37,6 +37,19 @@ fn fnv1a(text: &str) -> u64 {
     })
 }
 
+/// The last `max` bytes of a log file (lossily decoded: a bot may write anything), and whether
+/// the start was cut off.
+pub fn read_log_tail(path: &Path, max: u64) -> std::io::Result<(String, bool)> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut file = std::fs::File::open(path)?;
+    let len = file.metadata()?.len();
+    let from = len.saturating_sub(max);
+    file.seek(SeekFrom::Start(from))?;
+    let mut bytes = Vec::with_capacity((len - from) as usize);
+    file.take(max).read_to_end(&mut bytes)?;
+    Ok((String::from_utf8_lossy(&bytes).into_owned(), from > 0))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -16,7 +16,7 @@ use crate::rating::fit::{fit, FitConfig};
 use crate::rating::GameTable;
 use crate::run_folder::games::{self, rated_games, repair, GameRecord, ResultsWriter};
 use crate::run_folder::lock::RunLock;
-use crate::run_folder::{pgn, RunFile};
+use crate::run_folder::{pgn, RunFile, RunKind};
 
 /// What a merge did.
 #[derive(Debug)]
@@ -131,6 +131,7 @@ pub fn merge(out: &Path, dirs: &[PathBuf]) -> Result<Merged> {
     let _lock = RunLock::acquire(out)?;
     let mut run_file = RunFile::read(&dirs[0])?;
     run_file.shard = None;
+    run_file.kind = RunKind::Merge;
     run_file.command = std::env::args().collect();
     run_file.write(out)?;
     let mut writer = ResultsWriter::open(out)?;

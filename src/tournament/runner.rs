@@ -33,7 +33,7 @@ use crate::run_folder::games::{self, GameRecord, ResultsWriter, Termination};
 use crate::run_folder::lock::{RunLock, LOCK_FILE};
 use crate::run_folder::logs::{logs_dir, stderr_log_path, LOGS_DIR};
 use crate::run_folder::sprt::{SPRT_CSV, SPRT_JSON};
-use crate::run_folder::{pgn, RunFile};
+use crate::run_folder::{pgn, RunFile, RunKind};
 
 /// A run ready to play: the checked configuration (what `run.json` stores), how many games to
 /// play at once, and the run folder. `arena run`, `sprt` and `calibrate` each build one from
@@ -54,6 +54,8 @@ pub struct RunMode {
     pub shard: Option<(u64, u64)>,
     /// Print progress (a bar on a terminal, plain lines otherwise).
     pub progress: bool,
+    /// Which command plays it (recorded in a new folder's `run.json`).
+    pub kind: RunKind,
     /// The caller already holds the folder's lock (`arena sprt` writes files of its own).
     pub locked: bool,
     /// Drop a player whose bot cannot start before the first game instead of stopping.
@@ -68,6 +70,7 @@ impl Default for RunMode {
             resume: false,
             shard: None,
             progress: false,
+            kind: RunKind::Tournament,
             locked: false,
             drop_unstartable: false,
             log_cap: DEFAULT_LOG_CAP,
@@ -154,7 +157,7 @@ pub async fn run_observed(
         }
     };
     if !mode.resume {
-        RunFile::new(config.clone(), mode.shard).write(dir)?;
+        RunFile::new(mode.kind, config.clone(), mode.shard).write(dir)?;
     }
 
     let shared = Arc::new(Shared {
