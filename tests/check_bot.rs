@@ -46,21 +46,76 @@ fn the_solver_bot_passes() {
 }
 
 #[test]
-fn the_python_bot_passes_on_kalah() {
+fn the_python_bot_is_checked_on_the_rulesets_it_declares() {
+    // It plays Kalah only and says so (`id rulesets kalah`): check-bot checks it on Kalah
+    // boards only, and says what was declared (issue 16: before, `newgame oware` hung it).
     let py = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/python/random_bot.py");
     let out = arena(&[
         "check-bot",
         "--margin-ms",
         "1000",
-        "--ruleset",
-        "kalah",
-        "--ruleset",
-        "kalah:pits=4,seeds=3",
         "--",
         "python3",
         py.to_str().unwrap(),
     ]);
-    assert!(out.status.success(), "{}", text(&out.stdout));
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(
+        stdout.contains("rulesets: kalah; checked in kalah, kalah:pits=4,seeds=3, kalah:pie=true"),
+        "{stdout}"
+    );
+    // Asked for a ruleset it does not declare, check-bot warns and skips it.
+    let out = arena(&[
+        "check-bot",
+        "--margin-ms",
+        "1000",
+        "--ruleset",
+        "oware",
+        "--ruleset",
+        "kalah",
+        "--",
+        "python3",
+        py.to_str().unwrap(),
+    ]);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(
+        stdout.contains("--ruleset oware: not declared by the bot"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_bot_is_not_scheduled_on_a_ruleset_it_does_not_declare() {
+    let dir = Dir::new("check-rulesets");
+    let py = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("bots/python/random_bot.py");
+    let cmd = format!("cmd=python3 {}", py.display());
+    let random = format!("cmd={}", bot("random"));
+    let out_dir = dir.join("run");
+    let o = arena(&[
+        "run",
+        "--quiet",
+        "--no-plots",
+        "--rules",
+        "oware",
+        "--pairs",
+        "1",
+        "--out",
+        out_dir.to_str().unwrap(),
+        "--bot",
+        "name=py",
+        &cmd,
+        "--bot",
+        "name=r",
+        &random,
+    ]);
+    let err = text(&o.stderr);
+    assert!(!o.status.success(), "{err}");
+    assert!(
+        err.contains("player `py` does not play oware: it declares kalah"),
+        "{err}"
+    );
+    assert!(!out_dir.join("games.csv").exists());
 }
 
 #[test]

@@ -7,8 +7,11 @@ extra turns, captures, the end when a side is empty and the sweep, the sow cap, 
 empty_capture, sweep=owner|none, end_on_no_move and pie). It plays a uniformly random legal move
 from a generator seeded with `newgame ... seed N`, so a game repeats with its seed.
 
-It supports Kalah only: for any other ruleset (oware, congkak) it answers `newgame` with an
-`info string` saying so, and a `go` for such a game gets an `info string` and no move.
+It supports Kalah only, and says so in the handshake (`id rulesets kalah`), so the arena never
+schedules it on another game and `arena check-bot` checks it on Kalah boards only. (Sent another
+ruleset anyway, it answers `newgame` with an `info string` saying so, and a `go` for such a game
+gets an `info string` and no move.) For a bot of your own, start from the kit in this folder
+(`mancala_bot`, docs/writing-a-bot.md) rather than from this file.
 """
 
 import random
@@ -152,6 +155,7 @@ def main():
         if cmd == "mancala":
             say("id name python-random 0.1.0")
             say("id author mancala-arena")
+            say("id rulesets kalah")  # the only game it knows (any board size and variant)
             say("mancalaok")
         elif cmd == "isready":
             say("readyok")

@@ -104,6 +104,7 @@ pub fn run(args: &CheckBotArgs) -> Result<ExitCode> {
     };
     let config = CheckConfig {
         program,
+        explicit_rulesets: !args.rulesets.is_empty(),
         rulesets,
         options,
         timeout: Duration::from_millis(args.timeout_ms),

@@ -24,6 +24,8 @@ use crate::rules::{Move, Position, Ruleset, Side};
 pub struct CheckConfig {
     pub program: Program,
     pub rulesets: Vec<String>,
+    /// The rulesets were given (`--ruleset`), not the defaults.
+    pub explicit_rulesets: bool,
     pub options: Vec<(String, String)>,
     /// Safety timeout for `go depth`/`nodes`/plain `go`.
     pub timeout: Duration,
@@ -189,6 +191,9 @@ struct Checker<'a> {
     /// The transcript of the bot's earlier processes (it restarts after a failed check).
     transcript: Vec<String>,
     v: Verdict,
+    /// The rulesets the `games` check plays (see [`Checker::choose_rulesets`]); the first is
+    /// the one of every other check.
+    rulesets: Vec<Ruleset>,
 }
 
 /// Runs every check. `Err` only when the bot cannot be started at all.
@@ -200,6 +205,7 @@ pub async fn check_bot(config: &CheckConfig) -> Result<Report, StartError> {
         stderr_log,
         transcript: Vec::new(),
         v: Verdict::default(),
+        rulesets: vec![Ruleset::default()],
     };
     let mut checks = Vec::new();
     let mut bot_name = None;
@@ -435,6 +441,17 @@ impl Checker<'_> {
             1 => {}
             _ => self.v.warn("more than one `id author`"),
         }
+        let declared = info.declared_rulesets();
+        self.choose_rulesets();
+        self.v.notes.push(format!(
+            "rulesets: {declared}; checked in {}",
+            self.rulesets
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+        let info = &self.engine.info;
         let opts: Vec<String> = info
             .options
             .iter()
@@ -451,9 +468,50 @@ impl Checker<'_> {
         ));
     }
 
+    /// The rulesets to check: `--ruleset`'s (or the defaults: standard Kalah, a small board, the
+    /// pie rule, Oware, Congkak) that the bot declares it plays, and for a declaration none of
+    /// those fit, an example of each declared pattern. A bot that declares nothing plays them all.
+    /// A `--ruleset` the bot does not declare is skipped with a warning.
+    fn choose_rulesets(&mut self) {
+        let config = self.config;
+        let info = &self.engine.info;
+        let mut chosen: Vec<Ruleset> = Vec::new();
+        for text in &config.rulesets {
+            match text.parse::<Ruleset>() {
+                Ok(r) if info.plays(&r) => chosen.push(r),
+                Ok(r) if config.explicit_rulesets => self.v.warn(format!(
+                    "--ruleset {r}: not declared by the bot, not checked"
+                )),
+                Ok(_) => {}
+                Err(e) => self.v.fail(format!("--ruleset `{text}`: {e}")),
+            }
+        }
+        if !config.explicit_rulesets {
+            for pattern in info.rulesets.iter().flatten() {
+                if !chosen.iter().any(|r| pattern.matches(r)) {
+                    match pattern.example() {
+                        Some(r) => chosen.push(r),
+                        None => self
+                            .v
+                            .fail(format!("pattern {pattern} names no valid ruleset")),
+                    }
+                }
+            }
+        }
+        chosen.dedup();
+        if chosen.is_empty() {
+            self.v
+                .fail("no ruleset to check: the bot plays none of them");
+            chosen.push(Ruleset::default());
+        }
+        self.rulesets = chosen;
+    }
+
     async fn run_check(&mut self, check: Check) {
         let config = self.config;
-        let kalah = Ruleset::default();
+        // Every check but `games` plays the first ruleset the bot plays (standard Kalah, for a bot
+        // that plays it).
+        let kalah = self.rulesets[0];
         let movetime = |ms| limits(|l| l.movetime = Some(ms));
         let budget = |ms: u64| Duration::from_millis(ms) + config.margin;
         match check {
@@ -514,24 +572,17 @@ impl Checker<'_> {
                 self.ready().await;
             }
             Check::Games => {
-                for text in &config.rulesets {
-                    let ruleset: Ruleset = match text.parse() {
-                        Ok(r) => r,
-                        Err(e) => {
-                            self.v.fail(format!("--ruleset `{text}`: {e}"));
-                            continue;
-                        }
-                    };
+                for ruleset in self.rulesets.clone() {
                     if !self.new_game(ruleset, config.seed).await {
                         return;
                     }
                     let mut lines: Vec<Vec<Move>> = vec![Vec::new()];
-                    if ruleset == kalah {
+                    if ruleset == Ruleset::default() {
                         lines.push(vec![Move::Pit(3)]);
                     }
                     let lengths = [1, 2, 5, 10, 20, 40];
                     lines.extend(playout_prefixes(ruleset, config.seed, &lengths));
-                    if text.contains("pie=true") {
+                    if ruleset.pie() {
                         let mut pos = Position::new(ruleset);
                         let mut first_turn = Vec::new();
                         while pos.to_move() == Some(Side::South) {
@@ -603,10 +654,17 @@ impl Checker<'_> {
                 if !self.new_game(kalah, config.seed).await {
                     return;
                 }
-                for moves in [
-                    vec![Move::Pit(3), Move::Pit(6), Move::Pit(2)],
-                    vec![Move::Pit(1)],
-                ] {
+                let lines = if kalah == Ruleset::default() {
+                    vec![
+                        vec![Move::Pit(3), Move::Pit(6), Move::Pit(2)],
+                        vec![Move::Pit(1)],
+                    ]
+                } else {
+                    let mut lines = playout_prefixes(kalah, config.seed, &[3, 1]);
+                    lines.reverse();
+                    lines
+                };
+                for moves in lines {
                     let pos = played(kalah, &moves);
                     let position = startpos(&moves);
                     if self

@@ -25,7 +25,7 @@ use tokio::sync::mpsc;
 use crate::protocol::{
     FromBot, GoLimits, IdKey, OptionDecl, OptionValueError, ParseError, PositionStart, ToBot,
 };
-use crate::rules::{Move, Ruleset};
+use crate::rules::{Move, Ruleset, RulesetPattern};
 
 pub use log::{BotLog, DEFAULT_LOG_CAP};
 use process::BotProcess;
@@ -200,6 +200,9 @@ pub struct BotInfo {
     pub authors: Vec<String>,
     /// The option declarations, in order, duplicates kept.
     pub options: Vec<OptionDecl>,
+    /// The rulesets the bot declared (`id rulesets`); `None`: it declared nothing, so it is
+    /// taken to play every ruleset.
+    pub rulesets: Option<Vec<RulesetPattern>>,
     /// What broke the protocol before `mancalaok`: a `readyok` or `bestmove`, and malformed lines
     /// (the first [`MAX_PROBLEMS`]). The tournament ignores these, as the protocol allows.
     pub problems: Vec<Violation>,
@@ -209,6 +212,25 @@ impl BotInfo {
     /// The bot's name: the last `id name`.
     pub fn name(&self) -> Option<&str> {
         self.names.last().map(String::as_str)
+    }
+
+    /// Whether the bot plays `ruleset` (declared, or nothing declared).
+    pub fn plays(&self, ruleset: &Ruleset) -> bool {
+        self.rulesets
+            .as_ref()
+            .map_or(true, |patterns| patterns.iter().any(|p| p.matches(ruleset)))
+    }
+
+    /// The declaration in words: `kalah:pits=6 oware`, or `every ruleset`.
+    pub fn declared_rulesets(&self) -> String {
+        match &self.rulesets {
+            None => "every ruleset (it declares none)".to_string(),
+            Some(patterns) => patterns
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(" "),
+        }
     }
 }
 
@@ -385,6 +407,7 @@ impl Engine {
                     IdKey::Author => self.info.authors.push(value),
                 },
                 Ok(FromBot::Option(decl)) => self.info.options.push(decl),
+                Ok(FromBot::Rulesets(patterns)) => self.info.rulesets = Some(patterns),
                 Ok(msg @ (FromBot::ReadyOk | FromBot::BestMove(_))) => {
                     if problems.len() < MAX_PROBLEMS {
                         problems.push(Violation::BeforeMancalaOk(msg));

@@ -345,8 +345,10 @@ async fn preflight(
     {
         let starts = chunk.iter().map(|(spec, log)| async move {
             let engine = Engine::start(spec, log, timeout).await?;
+            let plays = engine.info.plays(&config.rules);
+            let declared = engine.info.declared_rulesets();
             engine.quit(Duration::from_secs(1)).await;
-            Ok::<(), StartError>(())
+            Ok::<_, StartError>(plays.then_some(()).ok_or(declared))
         });
         results.extend(join_all(starts).await);
     }
@@ -354,7 +356,17 @@ async fn preflight(
     let mut errors = Vec::new();
     for (player, ((spec, log), result)) in config.players.iter().zip(logs).zip(results).enumerate()
     {
-        let Err(err) = result else { continue };
+        let err = match result {
+            Ok(Ok(())) => continue,
+            Ok(Err(declared)) => {
+                errors.push(format!(
+                    "player `{}` does not play {}: it declares {declared}",
+                    spec.name, config.rules
+                ));
+                continue;
+            }
+            Err(err) => err,
+        };
         let message = format!(
             "player `{}` cannot start: {err} (its stderr: {})",
             spec.name,

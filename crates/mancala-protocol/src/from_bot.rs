@@ -7,7 +7,7 @@ use super::{
     free_text, name_until, number, set_once, shorten, strip_eol, unexpected, OneLine, ParseError,
     ParseErrorKind, Text, Tokens,
 };
-use mancala_rules::Move;
+use mancala_rules::{Move, RulesetPattern};
 
 /// A message from a bot to the arena: one line of `docs/protocol.md`.
 ///
@@ -32,6 +32,9 @@ use mancala_rules::Move;
 pub enum FromBot {
     /// `id name <text>` or `id author <text>`.
     Id { key: IdKey, value: String },
+    /// `id rulesets <pattern>...`: the rulesets the bot plays (docs/protocol.md); a bot that
+    /// sends none plays every ruleset.
+    Rulesets(Vec<RulesetPattern>),
     /// `option name <name> type <type> ...`: an option the bot accepts with `setoption`.
     Option(OptionDecl),
     /// `mancalaok`: the handshake is over.
@@ -283,11 +286,24 @@ fn parse_id(t: &Tokens<'_>) -> Result<FromBot, ParseErrorKind> {
     let key = match t.text(1) {
         Some("name") => IdKey::Name,
         Some("author") => IdKey::Author,
+        Some("rulesets") => {
+            if t.len() < 3 {
+                return Err(ParseErrorKind::Missing {
+                    command: "id rulesets",
+                    expected: "at least one ruleset pattern",
+                });
+            }
+            let patterns = (2..t.len())
+                .filter_map(|i| t.text(i))
+                .map(|p| p.parse::<RulesetPattern>())
+                .collect::<Result<Vec<_>, _>>()?;
+            return Ok(FromBot::Rulesets(patterns));
+        }
         Some(tok) => return Err(unexpected("id", tok)),
         None => {
             return Err(ParseErrorKind::Missing {
                 command: "id",
-                expected: "`name` or `author`",
+                expected: "`name`, `author` or `rulesets`",
             })
         }
     };
@@ -525,6 +541,10 @@ impl fmt::Display for FromBot {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             FromBot::Id { key, value } => write!(f, "id {} {}", key.as_str(), OneLine(value)),
+            FromBot::Rulesets(patterns) => {
+                f.write_str("id rulesets")?;
+                patterns.iter().try_for_each(|p| write!(f, " {p}"))
+            }
             FromBot::Option(decl) => decl.fmt(f),
             FromBot::MancalaOk => f.write_str("mancalaok"),
             FromBot::ReadyOk => f.write_str("readyok"),

@@ -112,6 +112,9 @@ pub enum ParseErrorKind {
     /// default that is not `true`/`false`, a spin default outside `min..=max`, ...).
     #[error("bad option declaration: {0}")]
     BadOption(&'static str),
+    /// A ruleset pattern of `id rulesets` that does not parse.
+    #[error(transparent)]
+    BadPattern(#[from] mancala_rules::PatternError),
 }
 
 /// Cuts `s` to [`MAX_ERROR_TEXT`] characters on a character boundary.

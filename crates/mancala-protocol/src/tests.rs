@@ -891,3 +891,18 @@ fn option_values_are_checked_against_the_declaration() {
         "{err}"
     );
 }
+
+#[test]
+fn id_rulesets_declares_patterns() {
+    let msg = FromBot::parse("id rulesets kalah:pits=6,seeds=4 oware").unwrap();
+    let FromBot::Rulesets(patterns) = &msg else {
+        panic!("{msg:?}")
+    };
+    assert_eq!(patterns.len(), 2);
+    assert!(patterns[0].matches(&"kalah".parse().unwrap()));
+    assert!(!patterns[0].matches(&"kalah:seeds=5".parse().unwrap()));
+    assert_eq!(msg.to_string(), "id rulesets kalah:pits=6,seeds=4 oware");
+    assert!(FromBot::parse("id rulesets").is_err());
+    let err = FromBot::parse("id rulesets chess").unwrap_err().to_string();
+    assert!(err.contains("unknown ruleset `chess`"), "{err}");
+}

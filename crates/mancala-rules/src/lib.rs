@@ -27,11 +27,13 @@ mod congkak;
 mod kalah;
 mod oware;
 mod packed;
+mod pattern;
 mod position;
 mod ruleset;
 mod state;
 
 pub use board::Board;
+pub use pattern::{PatternError, RulesetPattern};
 pub use position::{perft, Position};
 pub use ruleset::{
     GameKind, Ruleset, RulesetError, Sweep, DEFAULT_LAP_CAP, DEFAULT_SOW_CAP, MAX_LAP_CAP,
