@@ -435,6 +435,32 @@ mod variants {
     }
 
     #[test]
+    fn first_sow_without_extra_turn() {
+        // ManKalah's game: Kalah(7,7), pie rule, and the first sow never earns an extra turn.
+        let spec = "kalah:pits=7,seeds=7,pie=true,first_extra_turn=false";
+        assert_eq!(rules(spec).to_string(), spec);
+        assert!(rules("kalah").first_extra_turn());
+        // Pit 1's seven seeds: pits 2..7 and the store.
+        let mut p = Position::new(rules(spec));
+        p.play(Move::Pit(1)).unwrap();
+        assert_eq!((p.store(Side::South), p.to_move()), (1, Some(Side::North)));
+        assert!(p.legal_moves().contains(&Move::Swap));
+        let mut usual = Position::new(rules("kalah:pits=7,seeds=7,pie=true"));
+        usual.play(Move::Pit(1)).unwrap();
+        assert_eq!(usual.to_move(), Some(Side::South));
+        // Every later sow follows rule 3: North's pit 1 ends in North's store, North again.
+        p.play(Move::Pit(1)).unwrap();
+        assert_eq!((p.store(Side::North), p.to_move()), (1, Some(Side::North)));
+        // Without the pie rule too, and from a state with no sow yet.
+        let mut q = pos(
+            "kalah:pits=7,seeds=7,first_extra_turn=false",
+            &Position::new(rules("kalah:pits=7,seeds=7")).to_string(),
+        );
+        q.play(Move::Pit(1)).unwrap();
+        assert_eq!(q.to_move(), Some(Side::North));
+    }
+
+    #[test]
     fn pie_rule() {
         let mut off = Position::new(rules("kalah"));
         play_all(&mut off, &[3, 1]);

@@ -62,7 +62,7 @@ impl Board {
         let last = cells.sow::<WIDE>(n, off, i, off + i, self.cells[off + i]);
 
         let mut next = side.other();
-        if last == n {
+        if last == n && (self.sows > 0 || self.ruleset.first_extra_turn()) {
             next = side; // last seed in the own store: extra turn (rule 3)
         } else if last < n {
             let a = off + last;

@@ -47,6 +47,7 @@ fn value_of(r: &Ruleset, key: &str) -> Alternative {
         "empty_capture" => Alternative::Bool(r.empty_capture()),
         "end_on_no_move" => Alternative::Bool(r.end_on_no_move()),
         "pie" => Alternative::Bool(r.pie()),
+        "first_extra_turn" => Alternative::Bool(r.first_extra_turn()),
         _ => Alternative::Sweep(r.sweep()),
     }
 }
@@ -114,7 +115,7 @@ impl FromStr for RulesetPattern {
 
 fn expected(key: &str) -> &'static str {
     match key {
-        "empty_capture" | "end_on_no_move" | "pie" => "expected true or false",
+        "empty_capture" | "end_on_no_move" | "pie" | "first_extra_turn" => "expected true or false",
         "sweep" => "expected owner or none",
         _ => "expected a whole number or a range a..b",
     }
@@ -122,7 +123,7 @@ fn expected(key: &str) -> &'static str {
 
 fn parse_alternative(key: &str, alt: &str) -> Option<Alternative> {
     match key {
-        "empty_capture" | "end_on_no_move" | "pie" => match alt {
+        "empty_capture" | "end_on_no_move" | "pie" | "first_extra_turn" => match alt {
             "true" => Some(Alternative::Bool(true)),
             "false" => Some(Alternative::Bool(false)),
             _ => None,

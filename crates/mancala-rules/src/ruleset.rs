@@ -40,6 +40,7 @@ impl GameKind {
                 "sweep",
                 "end_on_no_move",
                 "pie",
+                "first_extra_turn",
             ],
             GameKind::Oware => &["seeds", "sow_cap"],
             GameKind::Congkak => &["holes", "seeds", "sow_cap", "lap_cap"],
@@ -87,6 +88,7 @@ pub struct Ruleset {
     sweep: Sweep,
     end_on_no_move: bool,
     pie: bool,
+    first_extra_turn: bool,
 }
 
 impl Default for Ruleset {
@@ -108,6 +110,7 @@ impl Ruleset {
             sweep: Sweep::Owner,
             end_on_no_move: false,
             pie: false,
+            first_extra_turn: true,
         }
     }
 
@@ -190,6 +193,13 @@ impl Ruleset {
     /// Kalah `pie`: the second player may answer the first turn with `swap`.
     pub fn pie(&self) -> bool {
         self.pie
+    }
+
+    /// Kalah `first_extra_turn`: whether the game's first sow earns an extra turn when it ends
+    /// in the store (true, the default). ManKalah's engine (Kalah(7,7) with the pie rule) plays
+    /// `false`, so that the first turn is one sow the second player can answer with `swap`.
+    pub fn first_extra_turn(&self) -> bool {
+        self.first_extra_turn
     }
 
     /// The same ruleset with another sow cap (clamped to `1..=MAX_SOW_CAP`).
@@ -310,6 +320,7 @@ impl FromStr for Ruleset {
                 (_, "empty_capture") => r.empty_capture = parse_bool(game, key, value)?,
                 (_, "end_on_no_move") => r.end_on_no_move = parse_bool(game, key, value)?,
                 (_, "pie") => r.pie = parse_bool(game, key, value)?,
+                (_, "first_extra_turn") => r.first_extra_turn = parse_bool(game, key, value)?,
                 (_, "sweep") => {
                     r.sweep = match value {
                         "owner" => Sweep::Owner,
@@ -356,6 +367,7 @@ impl fmt::Display for Ruleset {
                 "sweep" if self.sweep == Sweep::None => "sweep=none".to_string(),
                 "end_on_no_move" if self.end_on_no_move => "end_on_no_move=true".to_string(),
                 "pie" if self.pie => "pie=true".to_string(),
+                "first_extra_turn" if !self.first_extra_turn => "first_extra_turn=false".into(),
                 _ => continue,
             };
             parts.push(part);

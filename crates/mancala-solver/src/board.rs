@@ -55,11 +55,16 @@ impl BoardSpec {
     }
 
     /// The solver board of a rules-engine board, with the store difference so far from the
-    /// mover's view. `None` when the game is over or `swap` is legal (pie rule): the solver only
-    /// values pit moves.
+    /// mover's view. `None` when the game is over, `swap` is legal (pie rule) or the first sow
+    /// earns no extra turn (`first_extra_turn=false`): the solver only values ordinary positions.
     pub fn board_of(&self, b: &Board) -> Option<(SBoard, i32)> {
         let side = b.to_move()?;
         if b.legal_moves().contains(&mancala_rules::Move::Swap) {
+            return None;
+        }
+        // With `first_extra_turn=false` the game's first sow follows another rule than the
+        // solver's; every later position is an ordinary one.
+        if b.sows() == 0 && !b.ruleset().first_extra_turn() {
             return None;
         }
         let mut c = [0u8; 16];
