@@ -84,6 +84,7 @@ fn config(pairs: u32, movetime: Option<u64>) -> RunConfig {
         },
         dir: None,
         options: vec![],
+        protocol: Default::default(),
     };
     RunConfig {
         name: "bench".into(),

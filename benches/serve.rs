@@ -62,6 +62,7 @@ fn config(players: usize, pairs: u32) -> RunConfig {
                 },
                 dir: None,
                 options: vec![],
+                protocol: Default::default(),
             })
             .collect(),
         format: Format::RoundRobin,

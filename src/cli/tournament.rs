@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use serde::Deserialize;
 
-use mancala_arena::engine::{BotSpec, Program, DEFAULT_LOG_CAP};
+use mancala_arena::engine::{BotSpec, Program, Protocol, DEFAULT_LOG_CAP};
 use mancala_arena::rules::Ruleset;
 use mancala_arena::run_folder::{RunFile, RunKind};
 use mancala_arena::tournament::config::{Clock, Opening, OpeningSource, RunConfig, TimeControl};
@@ -125,7 +125,8 @@ fn read_openings(rules: Ruleset, path: &Path) -> Result<OpeningSource> {
 pub struct RunArgs {
     /// A tournament file (TOML; see tournament.example.toml).
     pub config: Option<PathBuf>,
-    /// A player: `name=NAME cmd="PROGRAM ARGS" [option.KEY=VALUE ...] [dir=DIR] [shell=true]`, or
+    /// A player: `name=NAME cmd="PROGRAM ARGS" [option.KEY=VALUE ...] [dir=DIR] [shell=true]
+    /// [protocol=mancala|mankalah|kgp]`, or
     /// `bundled=alphabeta|random|greedy|mcts|solver` instead of cmd. Repeat for each player.
     #[arg(long = "bot", num_args = 1.., value_name = "KEY=VALUE", action = clap::ArgAction::Append)]
     pub bots: Vec<String>,
@@ -233,6 +234,8 @@ struct FileBot {
     dir: Option<PathBuf>,
     #[serde(default)]
     options: toml::Table,
+    #[serde(default)]
+    protocol: Protocol,
 }
 
 /// A player of the default field: name, bundled bot binary, options.
@@ -287,6 +290,7 @@ pub fn bundled_spec(name: &str, bot: &str, options: &[(&str, &str)]) -> Result<B
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect(),
+        protocol: Default::default(),
     })
 }
 
@@ -305,6 +309,7 @@ pub fn command_spec(name: &str, cmd: &str, options: &[String]) -> Result<BotSpec
         program: Program::from_command_line(cmd).map_err(anyhow::Error::msg)?,
         dir: None,
         options,
+        protocol: Default::default(),
     })
 }
 
@@ -316,19 +321,23 @@ pub fn parse_bot_arg(words: &[String]) -> Result<BotSpec> {
     let mut shell = false;
     let mut dir = None;
     let mut options = Vec::new();
+    let mut protocol = Protocol::default();
     for word in words {
         let Some((key, value)) = word.split_once('=') else {
-            bail!("--bot: `{word}` is not KEY=VALUE (keys: name, cmd, bundled, dir, shell, option.NAME)");
+            bail!("--bot: `{word}` is not KEY=VALUE (keys: {BOT_KEYS})");
         };
         match key {
             "name" => name = Some(value.to_string()),
             "cmd" => cmd = Some(value.to_string()),
             "bundled" => bundled = Some(value.to_string()),
             "dir" => dir = Some(PathBuf::from(value)),
-            "shell" => shell = parse_bool(value).with_context(|| format!("--bot: shell=`{value}`"))?,
+            "shell" => {
+                shell = parse_bool(value).with_context(|| format!("--bot: shell=`{value}`"))?
+            }
+            "protocol" => protocol = value.parse().map_err(|e| anyhow::anyhow!("--bot: {e}"))?,
             _ => match key.strip_prefix("option.") {
                 Some(opt) if !opt.is_empty() => options.push((opt.to_string(), value.to_string())),
-                _ => bail!("--bot: unknown key `{key}` (keys: name, cmd, bundled, dir, shell, option.NAME)"),
+                _ => bail!("--bot: unknown key `{key}` (keys: {BOT_KEYS})"),
             },
         }
     }
@@ -341,8 +350,12 @@ pub fn parse_bot_arg(words: &[String]) -> Result<BotSpec> {
         program,
         dir,
         options,
+        protocol,
     })
 }
+
+/// The keys of a `--bot` group, for messages.
+const BOT_KEYS: &str = "name, cmd, bundled, dir, shell, protocol, option.NAME";
 
 fn program_of(cmd: Option<&str>, bundled: Option<&str>, shell: bool) -> Result<Program> {
     match (cmd, bundled) {
@@ -416,6 +429,7 @@ pub fn build_plan(args: &RunArgs) -> Result<RunPlan> {
             program,
             dir,
             options,
+            protocol: b.protocol,
         });
     }
     for words in &args.bot_groups {

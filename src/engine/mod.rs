@@ -12,7 +12,10 @@
 //! message types are [`crate::protocol`].
 
 pub mod check;
+mod kgp;
 mod log;
+mod mankalah;
+mod player;
 mod process;
 
 use std::path::{Path, PathBuf};
@@ -28,8 +31,9 @@ use crate::protocol::{
 use crate::rules::{Move, Ruleset, RulesetPattern};
 
 pub use log::{BotLog, DEFAULT_LOG_CAP};
-use process::BotProcess;
+pub use player::{Player, Protocol};
 pub use process::{become_subreaper, kill_orphans};
+use process::{BotProcess, Wiring};
 
 /// How many non-protocol lines a bot may print while one answer is due before it counts as
 /// flooding (garbage) rather than chatter.
@@ -83,6 +87,9 @@ pub struct BotSpec {
     /// `setoption` pairs, in order.
     #[serde(default)]
     pub options: Vec<(String, String)>,
+    /// The protocol the bot speaks (docs/protocols.md); absent in `run.json` for the arena's own.
+    #[serde(default, skip_serializing_if = "Protocol::is_native")]
+    pub protocol: Protocol,
 }
 
 /// What went wrong with a bot. Each kind is a termination reason in the results files.
@@ -347,7 +354,7 @@ impl Engine {
         log: &BotLog,
         handshake_timeout: Duration,
     ) -> Result<Engine, StartError> {
-        let process = BotProcess::spawn(program, dir, log)?;
+        let process = BotProcess::spawn(program, dir, log, &Wiring::default())?;
         Ok(Engine {
             process,
             log: log.clone(),

@@ -36,6 +36,15 @@ fn arena_side(e: &std::io::Error) -> bool {
     )
 }
 
+/// How a bot process is wired besides its program: extra environment variables, and whether its
+/// stdout is the protocol (native, ManKalah) or chatter copied to its log (KGP talks over a
+/// socket).
+#[derive(Default)]
+pub struct Wiring {
+    pub env: Vec<(String, String)>,
+    pub stdout_to_log: bool,
+}
+
 /// A spawned bot: the child, its stdin, and the lines its stdout produced.
 pub struct BotProcess {
     child: Child,
@@ -51,6 +60,7 @@ impl BotProcess {
         program: &Program,
         dir: Option<&Path>,
         log: &BotLog,
+        wiring: &Wiring,
     ) -> Result<BotProcess, StartError> {
         let mut cmd = match program {
             Program::Exec { program, args } => {
@@ -73,6 +83,7 @@ impl BotProcess {
             }
             cmd.current_dir(dir);
         }
+        cmd.envs(wiring.env.iter().map(|(k, v)| (k, v)));
         cmd.stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -103,10 +114,15 @@ impl BotProcess {
         let stdin = child.stdin.take();
         let (tx, lines) = line_channel();
         if let Some(stdout) = child.stdout.take() {
-            tokio::spawn(read_lines(stdout, tx));
+            if wiring.stdout_to_log {
+                drop(tx);
+                tokio::spawn(copy_to_log(stdout, log.clone()));
+            } else {
+                tokio::spawn(read_lines(stdout, tx));
+            }
         }
         if let Some(stderr) = child.stderr.take() {
-            tokio::spawn(copy_stderr(stderr, log.clone()));
+            tokio::spawn(copy_to_log(stderr, log.clone()));
         }
         Ok(BotProcess {
             child,
@@ -169,6 +185,15 @@ impl BotProcess {
             _ = tokio::time::sleep_until(deadline) => {
                 Err(Fault::new(FaultKind::Timeout, "no answer in time"))
             }
+        }
+    }
+
+    /// Waits until the process exits and says how (for drivers that read the bot elsewhere
+    /// than on its stdout).
+    pub async fn exited(&mut self) -> String {
+        match self.child.wait().await {
+            Ok(status) => format!("exited ({status})"),
+            Err(e) => format!("exited ({e})"),
         }
     }
 
@@ -323,9 +348,12 @@ async fn reap_group(pgid: u32) {
     }
 }
 
-/// Reads stdout into bounded lines. An over-long line or bytes that are not UTF-8 end the stream
-/// with a fault: the bot is broken and will be killed.
-async fn read_lines(mut stdout: tokio::process::ChildStdout, tx: mpsc::Sender<LineResult>) {
+/// Reads a bot's output (its stdout, or a socket) into bounded lines. An over-long line or bytes
+/// that are not UTF-8 end the stream with a fault: the bot is broken and will be killed.
+pub(super) async fn read_lines<R>(mut stdout: R, tx: mpsc::Sender<LineResult>)
+where
+    R: tokio::io::AsyncRead + Unpin,
+{
     let mut buffer = LineBuffer::with_max_len(MAX_LINE_LEN);
     let mut chunk = vec![0u8; 8192];
     loop {
@@ -352,9 +380,12 @@ async fn read_lines(mut stdout: tokio::process::ChildStdout, tx: mpsc::Sender<Li
     }
 }
 
-/// Copies stderr to the player's log (which caps it) and drains it to the end, so the bot never
-/// blocks on a full pipe.
-async fn copy_stderr(mut stderr: tokio::process::ChildStderr, log: BotLog) {
+/// Copies stderr (or a KGP agent's stdout) to the player's log (which caps it) and drains it to
+/// the end, so the bot never blocks on a full pipe.
+async fn copy_to_log<R>(mut stderr: R, log: BotLog)
+where
+    R: tokio::io::AsyncRead + Unpin,
+{
     let mut chunk = vec![0u8; 8192];
     loop {
         match stderr.read(&mut chunk).await {

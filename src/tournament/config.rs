@@ -8,7 +8,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::schedule::Format;
-use crate::engine::BotSpec;
+use crate::engine::{BotSpec, Protocol};
 use crate::rules::{Move, Position, Ruleset};
 
 /// Per-sow and game-clock limits, plus the search limits passed through to the bots.
@@ -332,6 +332,28 @@ impl RunConfig {
         }
         if self.pairs == 0 {
             return Err("--pairs must be at least 1".to_string());
+        }
+        // A ManKalah agent seated South moves as soon as it hears `START`: every game starts
+        // at the initial position.
+        let opening = match &self.openings {
+            OpeningSource::List { openings, .. } => openings
+                .iter()
+                .any(|o| o.state.is_some() || !o.moves.is_empty()),
+            OpeningSource::Random { plies } => *plies > 0,
+        };
+        if let Some(p) = self
+            .players
+            .iter()
+            .find(|p| p.protocol == Protocol::Mankalah)
+        {
+            if opening {
+                return Err(format!(
+                    "player `{}` speaks ManKalah, whose games start at the initial position \
+                     (South moves as soon as it hears START): use --opening-plies 0 and no \
+                     --openings",
+                    p.name
+                ));
+            }
         }
         self.time.validate()?;
         Ok(())

@@ -4,14 +4,14 @@
 
 use std::time::Duration;
 
-use crate::engine::Engine;
+use crate::engine::Player;
 
 /// How long an evicted or finished bot gets to exit after `quit`.
 const QUIT_GRACE: Duration = Duration::from_secs(1);
 
 pub struct Pool {
     /// (player, its bot, when it last played).
-    engines: Vec<(usize, Engine, u64)>,
+    engines: Vec<(usize, Player, u64)>,
     capacity: usize,
     clock: u64,
 }
@@ -29,7 +29,7 @@ impl Pool {
         self.engines.iter().any(|(p, _, _)| *p == player)
     }
 
-    pub fn insert(&mut self, player: usize, engine: Engine) {
+    pub fn insert(&mut self, player: usize, engine: Player) {
         self.clock += 1;
         self.engines.push((player, engine, self.clock));
     }
@@ -54,10 +54,10 @@ impl Pool {
     }
 
     /// The bots of `a` and `b` (both in the pool), marked as just used.
-    pub fn pair(&mut self, a: usize, b: usize) -> [&mut Engine; 2] {
+    pub fn pair(&mut self, a: usize, b: usize) -> [&mut Player; 2] {
         self.clock += 1;
         let clock = self.clock;
-        let mut found: [Option<&mut Engine>; 2] = [None, None];
+        let mut found: [Option<&mut Player>; 2] = [None, None];
         for (p, engine, used) in self.engines.iter_mut() {
             if *p == a || *p == b {
                 *used = clock;

@@ -8,7 +8,7 @@
 use std::time::{Duration, Instant};
 
 use super::config::{Opening, TimeControl};
-use crate::engine::{Engine, Fault, FaultKind};
+use crate::engine::{Fault, FaultKind, Player};
 use crate::protocol::PositionStart;
 use crate::rating::Outcome;
 use crate::rules::{BySide, EndReason, Move, Position, Ruleset, Side};
@@ -69,9 +69,10 @@ pub struct Played {
     pub faulty: Option<usize>,
 }
 
-/// Plays one game. `engines[0]` is the first player's bot, `engines[1]` the second's; both have
-/// completed the handshake. Never fails: every problem becomes the game's termination.
-pub async fn play_game(setup: &GameSetup<'_>, engines: [&mut Engine; 2]) -> Played {
+/// Plays one game. `engines[0]` is the first player's bot, `engines[1]` the second's; both are
+/// ready (started, handshake done). Each bot that did not fault hears that the game is over.
+/// Never fails: every problem becomes the game's termination.
+pub async fn play_game(setup: &GameSetup<'_>, engines: [&mut Player; 2]) -> Played {
     let started = Instant::now();
     let mut game = GameState::new(setup);
     let [first, second] = engines;
@@ -79,6 +80,15 @@ pub async fn play_game(setup: &GameSetup<'_>, engines: [&mut Engine; 2]) -> Play
 
     let outcome = run(setup, &mut engines, &mut game).await;
     let wall = started.elapsed();
+    let faulty = match &outcome {
+        Err(Early::Forfeit { player, .. }) => Some(*player),
+        _ => None,
+    };
+    for (player, engine) in engines.iter_mut().enumerate() {
+        if faulty != Some(player) {
+            engine.end_game(&game.start, &game.moves).await;
+        }
+    }
     game.finish(setup, outcome, wall)
 }
 
@@ -218,12 +228,12 @@ impl GameState {
 
 async fn run(
     setup: &GameSetup<'_>,
-    engines: &mut [&mut Engine; 2],
+    engines: &mut [&mut Player; 2],
     game: &mut GameState,
 ) -> Result<(), Early> {
     for (player, engine) in engines.iter_mut().enumerate() {
         engine
-            .new_game(setup.ruleset, setup.seeds[player])
+            .new_game(setup.ruleset, setup.seeds[player], player == 0)
             .await
             .map_err(|fault| Early::Forfeit { player, fault })?;
     }

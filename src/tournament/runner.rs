@@ -28,7 +28,7 @@ use super::pool::Pool;
 use super::progress::Progress;
 use super::referee::{self, GameSetup, Played};
 use super::schedule::{self, Pairing};
-use crate::engine::{kill_orphans, BotLog, Engine, Fault, FaultKind, StartError, DEFAULT_LOG_CAP};
+use crate::engine::{kill_orphans, BotLog, Fault, FaultKind, Player, StartError, DEFAULT_LOG_CAP};
 use crate::run_folder::games::{self, GameRecord, ResultsWriter, Termination};
 use crate::run_folder::lock::{RunLock, LOCK_FILE};
 use crate::run_folder::logs::{logs_dir, stderr_log_path, LOGS_DIR};
@@ -344,9 +344,9 @@ async fn preflight(
         .chunks(concurrency.max(1))
     {
         let starts = chunk.iter().map(|(spec, log)| async move {
-            let engine = Engine::start(spec, log, timeout).await?;
-            let plays = engine.info.plays(&config.rules);
-            let declared = engine.info.declared_rulesets();
+            let engine = Player::start(spec, log, timeout).await?;
+            let plays = engine.info().plays(&config.rules);
+            let declared = engine.info().declared_rulesets();
             engine.quit(Duration::from_secs(1)).await;
             Ok::<_, StartError>(plays.then_some(()).ok_or(declared))
         });
@@ -592,7 +592,7 @@ async fn play_one(
         let log = &shared.logs[player];
         let mut attempt = 0;
         let started = loop {
-            match Engine::start(spec, log, timeout).await {
+            match Player::start(spec, log, timeout).await {
                 Err(StartError::Arena { program, error }) if attempt < ARENA_RETRIES => {
                     attempt += 1;
                     eprintln!(

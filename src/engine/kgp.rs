@@ -1,0 +1,507 @@
+//! The KGP driver: agents written for the Kalah Game Protocol 1.0 (KWARC's `kgp`), unchanged
+//! (docs/protocols.md has the message-by-message mapping).
+//!
+//! A KGP agent is a client: for each player the arena listens on a loopback TCP port of its
+//! own, starts the agent with the address (`KGP_HOST` / `KGP_PORT` in its environment, and
+//! `{host}` / `{port}` in its command line replaced), greets it with `kgp 1 0 1` and expects
+//! `mode freeplay`. Every `go` becomes `<id> state <board>` with the mover shown as South; the
+//! agent answers `@<id> move <k>` as often as it likes and may end with `@<id> yield`; at the
+//! time limit the arena sends `<id'>@<id> stop`, and the last move sent before that counts.
+//! `ping` / `pong` checks that the agent is alive before each game. The agent's stdout and
+//! stderr go to its log.
+
+use std::time::{Duration, Instant};
+
+use tokio::io::AsyncWriteExt;
+use tokio::net::tcp::OwnedWriteHalf;
+use tokio::net::TcpListener;
+use tokio::sync::mpsc;
+
+use super::process::{read_lines, BotProcess, Wiring};
+use super::{
+    line_channel, Answer, BotInfo, BotLog, BotSpec, Fault, FaultKind, LineResult, Program,
+    StartError, MAX_UNKNOWN_LINES,
+};
+use crate::protocol::{GoLimits, OptionValueError, PositionStart};
+use crate::rules::{Move, Position, Ruleset, RulesetPattern, Side};
+
+/// The greeting: KGP version 1.0.1.
+pub const GREETING: &str = "kgp 1 0 1";
+
+/// The games KGP agents play: any Kalah. The protocol shows a board and asks for a pit, so an
+/// agent never needs to know the variant flags (its own search assumes its server's rules);
+/// it cannot say `swap`, so under the pie rule it always declines.
+pub const KGP_RULES: &str = "kalah";
+
+pub struct Kgp {
+    pub info: BotInfo,
+    process: BotProcess,
+    lines: mpsc::Receiver<LineResult>,
+    writer: OwnedWriteHalf,
+    next_id: u64,
+    ruleset: Ruleset,
+    handshake_timeout: Duration,
+}
+
+/// One KGP command: `[id][@ref] name args...`.
+#[derive(Debug, PartialEq, Eq)]
+struct Command<'a> {
+    id: Option<u64>,
+    reference: Option<u64>,
+    name: &'a str,
+    args: &'a str,
+}
+
+fn parse_command(line: &str) -> Option<Command<'_>> {
+    let line = line.trim_end_matches('\r').trim();
+    let (first, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+    let (id, reference, name, args) = if first.starts_with(|c: char| c.is_ascii_digit() || c == '@')
+    {
+        let (id, reference) = match first.split_once('@') {
+            Some((id, r)) => (id, Some(r.parse().ok()?)),
+            None => (first, None),
+        };
+        let id = if id.is_empty() {
+            None
+        } else {
+            Some(id.parse().ok()?)
+        };
+        let (name, args) = rest
+            .trim_start()
+            .split_once(char::is_whitespace)
+            .unwrap_or((rest.trim_start(), ""));
+        (id, reference, name, args)
+    } else {
+        (None, None, first, rest)
+    };
+    if name.is_empty() || !name.bytes().all(|b| b.is_ascii_alphanumeric()) {
+        return None;
+    }
+    Some(Command {
+        id,
+        reference,
+        name,
+        args: args.trim(),
+    })
+}
+
+/// The board literal `<n,north store,south store,north pits...,south pits...>` with the mover
+/// as South (KGP agents always move as South); each row in its own side's numbering (pit 1 is
+/// the farthest from the side's store).
+pub fn board_literal(pos: &Position, mover: Side) -> String {
+    let (south, north) = (mover, mover.other());
+    let mut cells = vec![
+        pos.pits(south).len().to_string(),
+        pos.store(north).to_string(),
+        pos.store(south).to_string(),
+    ];
+    cells.extend(pos.pits(north).iter().map(u8::to_string));
+    cells.extend(pos.pits(south).iter().map(u8::to_string));
+    format!("<{}>", cells.join(","))
+}
+
+/// When to send `stop`: the move time, else a twentieth of the clock plus the increment, else
+/// the hard limit (a depth or node limit means nothing to a KGP agent).
+fn stop_after(limits: &GoLimits, limit: Duration) -> Duration {
+    let ms = match (limits.movetime, limits.time) {
+        (Some(m), Some(t)) => m.min(t),
+        (Some(m), None) => m,
+        (None, Some(t)) => (t / 20 + limits.inc.unwrap_or(0)).min(t),
+        (None, None) => return limit,
+    };
+    Duration::from_millis(ms).min(limit)
+}
+
+/// The command line with `{host}` and `{port}` replaced.
+fn with_address(program: &Program, host: &str, port: u16) -> Program {
+    let fill = |s: &str| {
+        s.replace("{host}", host)
+            .replace("{port}", &port.to_string())
+    };
+    match program {
+        Program::Exec { program, args } => Program::Exec {
+            program: program.clone(),
+            args: args.iter().map(|a| fill(a)).collect(),
+        },
+        Program::Shell { command } => Program::Shell {
+            command: fill(command),
+        },
+    }
+}
+
+impl Kgp {
+    /// Listens, starts the agent, waits for its connection and `mode freeplay`, and checks that
+    /// it answers `ping`.
+    pub async fn start(spec: &BotSpec, log: &BotLog, timeout: Duration) -> Result<Kgp, StartError> {
+        if let Some((name, _)) = spec.options.first() {
+            return Err(StartError::Option(OptionValueError::Undeclared {
+                name: name.clone(),
+                declared: "none: KGP agents take no options".into(),
+            }));
+        }
+        let arena = |error| StartError::Arena {
+            program: spec.program.display(),
+            error,
+        };
+        let listener = TcpListener::bind(("127.0.0.1", 0)).await.map_err(arena)?;
+        let port = listener.local_addr().map_err(arena)?.port();
+        let wiring = Wiring {
+            env: vec![
+                ("KGP_HOST".into(), "127.0.0.1".into()),
+                ("KGP_PORT".into(), port.to_string()),
+            ],
+            stdout_to_log: true,
+        };
+        let program = with_address(&spec.program, "127.0.0.1", port);
+        let mut process = BotProcess::spawn(&program, spec.dir.as_deref(), log, &wiring)?;
+        let deadline = Instant::now() + timeout;
+        let handshake = |detail: String| StartError::Bot(Fault::new(FaultKind::Handshake, detail));
+        let stream = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                Err(e) => { process.kill().await; return Err(arena(e)); }
+            },
+            detail = process.exited() => {
+                process.kill().await;
+                return Err(handshake(format!("{detail} before connecting to port {port}")));
+            }
+            _ = tokio::time::sleep_until(deadline.into()) => {
+                process.kill().await;
+                return Err(handshake(format!(
+                    "did not connect to 127.0.0.1:{port} within {} ms (give the address with \
+                     {{host}} {{port}} in its command, or read KGP_HOST / KGP_PORT)",
+                    timeout.as_millis()
+                )));
+            }
+        };
+        drop(listener);
+        let _ = stream.set_nodelay(true);
+        let (read, writer) = stream.into_split();
+        let (tx, lines) = line_channel();
+        tokio::spawn(read_lines(read, tx));
+        let rulesets = vec![KGP_RULES
+            .parse::<RulesetPattern>()
+            .expect("a valid pattern")];
+        let mut kgp = Kgp {
+            info: BotInfo {
+                rulesets: Some(rulesets),
+                ..BotInfo::default()
+            },
+            process,
+            lines,
+            writer,
+            next_id: 1,
+            ruleset: Ruleset::default(),
+            handshake_timeout: timeout,
+        };
+        match kgp.greet(deadline).await {
+            Ok(()) => Ok(kgp),
+            Err(fault) => {
+                kgp.kill().await;
+                Err(StartError::Bot(Fault::new(
+                    FaultKind::Handshake,
+                    format!("KGP greeting: {}", fault.detail),
+                )))
+            }
+        }
+    }
+
+    /// `kgp 1 0 1`, then the client's `mode` (its `set info:*` noted on the way), then a ping.
+    async fn greet(&mut self, deadline: Instant) -> Result<(), Fault> {
+        self.send(GREETING).await?;
+        loop {
+            let line = self.recv(deadline).await?;
+            let Some(cmd) = parse_command(&line) else {
+                continue;
+            };
+            match cmd.name {
+                "mode" if cmd.args.trim_matches('"') == "freeplay" => break,
+                "mode" => {
+                    let _ = self
+                        .send("error \"unsupported activity: the arena plays freeplay\"")
+                        .await;
+                    let _ = self.send("goodbye").await;
+                    return Err(Fault::new(
+                        FaultKind::Handshake,
+                        format!("asked for mode `{}`; the arena plays `freeplay`", cmd.args),
+                    ));
+                }
+                "set" => self.note_set(cmd.args),
+                _ => {}
+            }
+        }
+        self.ping(deadline).await
+    }
+
+    /// `set info:name "X"` and `set info:authors "Y"` become the bot's name and author.
+    fn note_set(&mut self, args: &str) {
+        let (option, value) = args.split_once(char::is_whitespace).unwrap_or((args, ""));
+        let value = value.trim().trim_matches('"').to_string();
+        match option {
+            "info:name" => self.info.names.push(value),
+            "info:authors" => self.info.authors.push(value),
+            _ => {}
+        }
+    }
+
+    async fn ping(&mut self, deadline: Instant) -> Result<(), Fault> {
+        let id = self.take_id();
+        self.send(&format!("{id} ping")).await?;
+        loop {
+            let line = self.recv(deadline).await.map_err(|f| match f.kind {
+                FaultKind::Timeout => Fault::new(FaultKind::Timeout, "no pong to ping"),
+                _ => f,
+            })?;
+            match parse_command(&line) {
+                Some(c) if c.name == "pong" => return Ok(()),
+                Some(c) if c.name == "set" => self.note_set(c.args),
+                _ => {}
+            }
+        }
+    }
+
+    /// KGP has no games: the ruleset is noted and the agent must answer a `ping`.
+    pub async fn new_game(&mut self, ruleset: Ruleset) -> Result<(), Fault> {
+        self.ruleset = ruleset;
+        let deadline = Instant::now() + self.handshake_timeout;
+        self.ping(deadline).await
+    }
+
+    /// `state`, the agent's `move`s until `yield` or the time is up, then `stop`.
+    pub async fn go(
+        &mut self,
+        start: &PositionStart,
+        moves: &[Move],
+        limits: GoLimits,
+        limit: Duration,
+    ) -> Result<Answer, Fault> {
+        let pos = replay(self.ruleset, start, moves)?;
+        let mover = pos
+            .to_move()
+            .ok_or_else(|| Fault::new(FaultKind::Io, "the game is over"))?;
+        let pits = pos.pits(mover).len();
+        let id = self.take_id();
+        self.drain()?;
+        self.send(&format!("{id} state {}", board_literal(&pos, mover)))
+            .await?;
+        let started = Instant::now();
+        let stop_at = started + stop_after(&limits, limit);
+        let mut last: Option<i64> = None;
+        let mut unknown = 0usize;
+        let yielded = loop {
+            let line = match self.recv(stop_at).await {
+                Ok(line) => line,
+                Err(f) if f.kind == FaultKind::Timeout => break false,
+                Err(f) => return Err(f),
+            };
+            let Some(cmd) = parse_command(&line) else {
+                unknown += 1;
+                if unknown > MAX_UNKNOWN_LINES {
+                    return Err(Fault::new(
+                        FaultKind::Garbage,
+                        format!("more than {MAX_UNKNOWN_LINES} lines that are not KGP commands"),
+                    ));
+                }
+                continue;
+            };
+            let current = cmd.reference.is_none_or(|r| r == id);
+            match cmd.name {
+                "move" if current => {
+                    let k = cmd
+                        .args
+                        .split_whitespace()
+                        .next()
+                        .and_then(|a| a.parse().ok());
+                    last = Some(k.ok_or_else(|| {
+                        Fault::new(
+                            FaultKind::Malformed,
+                            format!("`{line}`: move needs a pit number"),
+                        )
+                    })?);
+                }
+                "yield" if current => break true,
+                "ping" => {
+                    let pong = match cmd.id {
+                        Some(their) => format!("@{their} pong"),
+                        None => "pong".into(),
+                    };
+                    self.send(&pong).await?;
+                }
+                "goodbye" => {
+                    return Err(Fault::new(FaultKind::Crash, "said goodbye during a game"));
+                }
+                "set" => self.note_set(cmd.args),
+                _ => {}
+            }
+        };
+        let think = started.elapsed();
+        if !yielded {
+            let stop = self.take_id();
+            // A client gone at this point still made its move in time.
+            let _ = self.send(&format!("{stop}@{id} stop")).await;
+        }
+        let k = match last {
+            Some(k) => k,
+            None if yielded => {
+                return Err(Fault::new(FaultKind::Malformed, "yield before any move"));
+            }
+            None => {
+                return Err(Fault::new(
+                    FaultKind::Timeout,
+                    format!(
+                        "no move within {} ms (a KGP server would move at random for it; the \
+                         arena does not rate random moves under an agent's name)",
+                        think.as_millis()
+                    ),
+                ));
+            }
+        };
+        if !(1..=pits as i64).contains(&k) {
+            return Err(Fault::new(
+                FaultKind::IllegalMove,
+                format!("`move {k}`: the board has {pits} pits"),
+            ));
+        }
+        Ok(Answer {
+            mv: Move::Pit(k as u8),
+            think,
+            last_info: None,
+        })
+    }
+
+    /// Lines that arrived between two requests: answers to an old `state` (ignored, as KGP
+    /// says) and the agent's own pings (answered).
+    fn drain(&mut self) -> Result<(), Fault> {
+        while let Ok(line) = self.lines.try_recv() {
+            let line = line?;
+            if let Some(cmd) = parse_command(&line) {
+                if cmd.name == "set" {
+                    self.note_set(cmd.args);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn take_id(&mut self) -> u64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        id
+    }
+
+    async fn send(&mut self, line: &str) -> Result<(), Fault> {
+        let mut buf = Vec::with_capacity(line.len() + 2);
+        buf.extend_from_slice(line.as_bytes());
+        buf.extend_from_slice(b"\r\n");
+        match self.writer.write_all(&buf).await {
+            Ok(()) => Ok(()),
+            Err(e) => Err(Fault::new(
+                FaultKind::Crash,
+                format!("the connection broke: {e}"),
+            )),
+        }
+    }
+
+    /// The next line from the connection before `deadline`; the agent's exit or a closed
+    /// connection is a crash.
+    async fn recv(&mut self, deadline: Instant) -> Result<String, Fault> {
+        tokio::select! {
+            biased;
+            line = self.lines.recv() => match line {
+                Some(line) => line,
+                None => Err(Fault::new(FaultKind::Crash, "closed the connection")),
+            },
+            detail = self.process.exited() => {
+                match self.lines.try_recv() {
+                    Ok(line) => line,
+                    Err(_) => Err(Fault::new(FaultKind::Crash, detail)),
+                }
+            }
+            _ = tokio::time::sleep_until(deadline.into()) => {
+                Err(Fault::new(FaultKind::Timeout, "no answer in time"))
+            }
+        }
+    }
+
+    pub async fn kill(&mut self) {
+        self.process.kill().await;
+    }
+
+    /// `goodbye`, the connection closed, `grace` to exit, then the group killed.
+    pub async fn quit(mut self, grace: Duration) {
+        let _ = self.send("goodbye").await;
+        let _ = self.writer.shutdown().await;
+        let _ = tokio::time::timeout(grace, self.process.wait()).await;
+        self.process.kill().await;
+    }
+}
+
+/// The position of the game `start` + `moves`.
+fn replay(ruleset: Ruleset, start: &PositionStart, moves: &[Move]) -> Result<Position, Fault> {
+    let mut pos = match start {
+        PositionStart::Startpos => Position::new(ruleset),
+        PositionStart::State(s) => Position::from_state(ruleset, s)
+            .map_err(|e| Fault::new(FaultKind::Io, format!("the game's start: {e}")))?,
+    };
+    for &mv in moves {
+        pos.play(mv)
+            .map_err(|e| Fault::new(FaultKind::Io, format!("the game's move {mv}: {e}")))?;
+    }
+    Ok(pos)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_parse_with_and_without_ids() {
+        let c = parse_command("@4 move 1").unwrap();
+        assert_eq!(
+            (c.id, c.reference, c.name, c.args),
+            (None, Some(4), "move", "1")
+        );
+        let c = parse_command("10@8 stop\r").unwrap();
+        assert_eq!((c.id, c.reference, c.name), (Some(10), Some(8), "stop"));
+        let c = parse_command("mode freeplay").unwrap();
+        assert_eq!((c.id, c.name, c.args), (None, "mode", "freeplay"));
+        let c = parse_command("3 set info:name \"my agent\"").unwrap();
+        assert_eq!(
+            (c.id, c.name, c.args),
+            (Some(3), "set", "info:name \"my agent\"")
+        );
+        assert_eq!(parse_command("x@ move"), None);
+        assert_eq!(parse_command(""), None);
+        assert_eq!(parse_command("@x move 1"), None);
+    }
+
+    #[test]
+    fn the_board_shows_the_mover_as_south() {
+        // The spec's first example board: size 3, every pit 3.
+        let r: Ruleset = "kalah:pits=3,seeds=3".parse().unwrap();
+        let pos = Position::new(r);
+        assert_eq!(board_literal(&pos, Side::South), "<3,0,0,3,3,3,3,3,3>");
+        // South's pit 1 ends in its store; shown to North, South's row and store are "north".
+        // (The spec's own example has this board as its second state.)
+        let mut pos = Position::new(r);
+        pos.play(Move::Pit(1)).unwrap();
+        assert_eq!(board_literal(&pos, Side::North), "<3,1,0,0,4,4,3,3,3>");
+    }
+
+    #[test]
+    fn stop_comes_at_the_move_time_or_a_share_of_the_clock() {
+        let limit = Duration::from_secs(10);
+        let movetime = GoLimits {
+            movetime: Some(200),
+            ..GoLimits::default()
+        };
+        assert_eq!(stop_after(&movetime, limit), Duration::from_millis(200));
+        let clock = GoLimits {
+            time: Some(6000),
+            inc: Some(100),
+            ..GoLimits::default()
+        };
+        assert_eq!(stop_after(&clock, limit), Duration::from_millis(400));
+        assert_eq!(stop_after(&GoLimits::default(), limit), limit);
+    }
+}

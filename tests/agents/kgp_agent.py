@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""A KGP 1.0 freeplay client written from the protocol's published description (KWARC's Kalah
+Game Protocol), for the arena's tests. Standard library only.
+
+Connects to the address on its command line (HOST PORT), else KGP_HOST / KGP_PORT, else
+localhost:2671. For each `state` it sends a first `move` at once and a better one (the most
+seeds into its store) after a short think, then `yield`. Misbehaving modes, one at a time:
+  --crash        exits at the first state
+  --hang         never answers a state (but still answers ping)
+  --illegal      moves an empty pit of its own (or pit n+1 when none is empty)
+  --garbage      sends bytes that are not UTF-8
+  --wrong-side   reads the board as if it moved North (an older draft of the spec said so)
+  --no-yield     never yields: the arena's `stop` ends each request
+"""
+import os
+import random
+import socket
+import sys
+import time
+
+ARGS = [a for a in sys.argv[1:] if not a.startswith("--")]
+MODE = next((a[2:] for a in sys.argv[1:] if a.startswith("--")), None)
+rng = random.Random(11)
+
+
+def gain(mine, theirs, store, pit):
+    n = len(mine)
+    cells = mine[:] + [store] + theirs[:]
+    seeds = cells[pit - 1]
+    cells[pit - 1] = 0
+    i = pit - 1
+    while seeds:
+        i = (i + 1) % (2 * n + 1)
+        cells[i] += 1
+        seeds -= 1
+    if i < n and cells[i] == 1 and cells[2 * n - i] > 0:
+        cells[n] += cells[2 * n - i] + 1
+    return cells[n] - store + (0.5 if i == n else 0)
+
+
+def parse(line):
+    """(id, ref, name, args) of `[id][@ref] name args`."""
+    words = line.split()
+    ident = ref = None
+    if words and (words[0][0].isdigit() or words[0][0] == "@"):
+        head = words.pop(0)
+        if "@" in head:
+            a, b = head.split("@", 1)
+            ident, ref = (int(a) if a else None), int(b)
+        else:
+            ident = int(head)
+    return ident, ref, (words[0] if words else ""), words[1:]
+
+
+def main():
+    host = ARGS[0] if ARGS else os.environ.get("KGP_HOST", "localhost")
+    port = int(ARGS[1]) if len(ARGS) > 1 else int(os.environ.get("KGP_PORT", "2671"))
+    sock = socket.create_connection((host, port))
+    f = sock.makefile("rwb", buffering=0)
+
+    def send(text):
+        f.write(text.encode() + b"\r\n")
+
+    for raw in f:
+        line = raw.decode().strip()
+        ident, ref, name, args = parse(line)
+        if name == "kgp":
+            if args[0] != "1":
+                send('error "unsupported version"')
+                return
+            send('set info:name "ref-kgp"')
+            send("mode freeplay")
+        elif name == "ping":
+            send("@%d pong" % ident if ident is not None else "pong")
+        elif name == "state":
+            cells = [int(x) for x in args[0].strip("<>").split(",")]
+            n, north_store, south_store = cells[0], cells[1], cells[2]
+            north, south = cells[3 : 3 + n], cells[3 + n : 3 + 2 * n]
+            mine, theirs, store = south, north, south_store
+            if MODE == "wrong-side":
+                mine, theirs, store = north, south, north_store
+            if MODE == "crash":
+                sys.exit(3)
+            if MODE == "hang":
+                continue
+            if MODE == "garbage":
+                f.write(b"\xff\xfe move \x80\r\n")
+                continue
+            legal = [p for p in range(1, n + 1) if mine[p - 1] > 0]
+            if MODE == "illegal":
+                empty = [p for p in range(1, n + 1) if mine[p - 1] == 0]
+                send("@%d move %d" % (ident, empty[0] if empty else n + 1))
+                send("@%d yield" % ident)
+                continue
+            if not legal:
+                continue
+            send("@%d move %d" % (ident, rng.choice(legal)))
+            time.sleep(0.002)
+            best = max(gain(mine, theirs, store, p) for p in legal)
+            send("@%d move %d" % (ident, rng.choice([p for p in legal if gain(mine, theirs, store, p) == best])))
+            if MODE != "no-yield":
+                send("@%d yield" % ident)
+        elif name == "goodbye":
+            return
+
+
+if __name__ == "__main__":
+    main()
