@@ -189,6 +189,7 @@ function chooser(bot) {
       parentPort.postMessage({ type: 'move', id: msg.id, move });
     }
   });
+  parentPort.postMessage({ type: 'ready' });
 }
 
 function mainLoop(bot, { worker: useWorker = true } = {}) {
@@ -200,6 +201,7 @@ function mainLoop(bot, { worker: useWorker = true } = {}) {
   let pending = null; // { id, limits, pos, timer }
   let nextId = 0;
   let worker = null;
+  let workerReady = null; // resolves once the worker listens (so `readyok` waits for it)
 
   const answer = (p, move) => {
     if (pending !== p) return;
@@ -214,8 +216,11 @@ function mainLoop(bot, { worker: useWorker = true } = {}) {
   const startWorker = () => {
     worker = new Worker(script, { workerData: { mancalaKit: true }, stdout: false, stderr: false });
     worker.unref();
+    let ready;
+    workerReady = new Promise((r) => { ready = r; });
     worker.on('message', (msg) => {
-      if (msg.type === 'info') say(`info string ${msg.text}`);
+      if (msg.type === 'ready') ready();
+      else if (msg.type === 'info') say(`info string ${msg.text}`);
       else if (!pending || msg.id !== pending.id) return;
       else if (msg.type === 'best') pending.limits.best = msg.move;
       else if (msg.move === null) fallback(pending);
@@ -224,6 +229,7 @@ function mainLoop(bot, { worker: useWorker = true } = {}) {
     worker.on('error', (err) => {
       say(`info string worker failed: ${String(err).split(/\s+/).join(' ')}`);
       worker = null;
+      ready();
       if (pending) fallback(pending);
     });
     if (game) worker.postMessage({ type: 'newgame', ...game });
@@ -285,7 +291,8 @@ function mainLoop(bot, { worker: useWorker = true } = {}) {
         say('mancalaok');
       } else if (cmd === 'isready') {
         if (useWorker && !worker) startWorker(); // start it while the bot is idle
-        say('readyok');
+        if (workerReady) workerReady.then(() => say('readyok'));
+        else say('readyok');
       } else if (cmd === 'setoption' && words[1] === 'name') {
         const k = words.indexOf('value');
         const name = words.slice(2, k < 0 ? undefined : k).join(' ');
