@@ -81,7 +81,7 @@ export class Limits {
     Object.assign(this, { movetime: null, time: null, inc: null, depth: null, nodes: null, infinite: false });
     for (let i = 0; i < words.length; i++) {
       if (words[i] === 'infinite') this.infinite = true;
-      else if (words[i] in this) this[words[i]] = Number(words[++i]);
+      else if (['movetime', 'time', 'inc', 'depth', 'nodes'].includes(words[i])) this[words[i]] = Number(words[++i]);
     }
     this.words = words;
     this.start = start;
