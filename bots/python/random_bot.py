@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A random Kalah bot in plain Python (standard library only, Python 3.11+).
+"""A random Kalah bot in one file of plain Python (standard library only, Python 3.9+).
 
 It shows that the arena's line protocol (docs/protocol.md) is language-neutral: it speaks the
 protocol on stdin/stdout and carries its own Kalah rules (shared/rules.md: sowing with laps,
@@ -11,7 +11,7 @@ It supports Kalah only, and says so in the handshake (`id rulesets kalah`), so t
 schedules it on another game and `arena check-bot` checks it on Kalah boards only. (Sent another
 ruleset anyway, it answers `newgame` with an `info string` saying so, and a `go` for such a game
 gets an `info string` and no move.) For a bot of your own, start from the kit in this folder
-(`mancala_bot`, docs/writing-a-bot.md) rather than from this file.
+(`mancala_bot`, its examples in `examples/`, docs/writing-a-bot.md) rather than from this file.
 """
 
 import random
