@@ -76,6 +76,7 @@ fn main() {
                 program: program.clone(),
                 dir: None,
                 options: vec![],
+                protocol: Default::default(),
             };
             let log = BotLog::new(&logs.join(format!("{name}.log")), 1 << 20);
             let engine = Engine::start(&spec, &log, Duration::from_secs(10))

@@ -79,6 +79,8 @@ const RULESETS: &[(&str, usize)] = &[
         80,
     ),
     ("kalah:sow_cap=25", 40),
+    ("kalah:pits=7,seeds=7,pie=true,first_extra_turn=false", 60),
+    ("kalah:seeds=3,first_extra_turn=false", 40),
     ("oware", 120),
     ("oware:seeds=5", 60),
     ("oware:seeds=6,sow_cap=90", 60),

@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use anyhow::Result;
 use mancala_arena::engine::check::{check_bot, CheckConfig, DEFAULT_RULESETS};
-use mancala_arena::engine::Program;
+use mancala_arena::engine::check_driver::check_driver;
+use mancala_arena::engine::{Program, Protocol};
 
 #[derive(clap::Args, Debug)]
 pub struct CheckBotArgs {
@@ -28,6 +29,10 @@ pub struct CheckBotArgs {
     /// Where to write the transcript [default: a file in the temporary folder].
     #[arg(long)]
     pub transcript: Option<PathBuf>,
+    /// The protocol the bot speaks: mancala (the arena's own, every check of docs/protocol.md),
+    /// mankalah or kgp (played through their drivers against random moves, docs/protocols.md).
+    #[arg(long, default_value = "mancala")]
+    pub protocol: Protocol,
     /// The bot's command line (run without a shell).
     #[arg(last = true, required = true, value_name = "CMD")]
     pub command: Vec<String>,
@@ -102,6 +107,7 @@ pub fn run(args: &CheckBotArgs) -> Result<ExitCode> {
         }
         None => new_transcript_files()?,
     };
+    let config_log = stderr_log.clone();
     let config = CheckConfig {
         program,
         explicit_rulesets: !args.rulesets.is_empty(),
@@ -117,7 +123,11 @@ pub fn run(args: &CheckBotArgs) -> Result<ExitCode> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    let report = match runtime.block_on(check_bot(&config)) {
+    let checked = match args.protocol {
+        Protocol::Mancala => runtime.block_on(check_bot(&config)),
+        other => runtime.block_on(check_driver(&config, other)),
+    };
+    let report = match checked {
         Ok(report) => report,
         Err(fault) => {
             eprintln!("error: {fault}");
@@ -138,11 +148,20 @@ pub fn run(args: &CheckBotArgs) -> Result<ExitCode> {
         report.warned(),
         report.failed()
     );
-    println!(
-        "bot stderr: {} bytes; transcript: {}",
-        report.stderr_bytes,
-        report.transcript.display()
-    );
+    if args.protocol.is_native() {
+        println!(
+            "bot stderr: {} bytes; transcript: {}",
+            report.stderr_bytes,
+            report.transcript.display()
+        );
+    } else {
+        let _ = std::fs::remove_file(&report.transcript);
+        println!(
+            "bot stderr and stdout: {} bytes in {}",
+            report.stderr_bytes,
+            config_log.display()
+        );
+    }
     Ok(if report.failed() == 0 {
         ExitCode::SUCCESS
     } else {

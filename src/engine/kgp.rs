@@ -304,7 +304,7 @@ impl Kgp {
                 }
                 continue;
             };
-            let current = cmd.reference.is_none_or(|r| r == id);
+            let current = cmd.reference.map_or(true, |r| r == id);
             match cmd.name {
                 "move" if current => {
                     let k = cmd

@@ -12,6 +12,7 @@
 //! message types are [`crate::protocol`].
 
 pub mod check;
+pub mod check_driver;
 mod kgp;
 mod log;
 mod mankalah;

@@ -56,6 +56,7 @@ def main():
     host = ARGS[0] if ARGS else os.environ.get("KGP_HOST", "localhost")
     port = int(ARGS[1]) if len(ARGS) > 1 else int(os.environ.get("KGP_PORT", "2671"))
     sock = socket.create_connection((host, port))
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     f = sock.makefile("rwb", buffering=0)
 
     def send(text):

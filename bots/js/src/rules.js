@@ -21,6 +21,7 @@ const KEYS = {
     ['sweep', 'sweep', 'owner'],
     ['end_on_no_move', 'bool', false],
     ['pie', 'bool', false],
+    ['first_extra_turn', 'bool', true],
   ],
   oware: [
     ['seeds', 'int', 4, 4, 6],
@@ -72,6 +73,7 @@ export class Ruleset {
     Object.assign(this, {
       pits: 6, seeds: 4, sow_cap: 400, lap_cap: 1000,
       empty_capture: false, sweep: 'owner', end_on_no_move: false, pie: false,
+      first_extra_turn: true,
     });
     for (const [key, , def] of KEYS[name]) if (def !== null) this[field(key)] = def;
     for (const [key, val] of values) this[field(key)] = val;
@@ -228,7 +230,7 @@ export class Position {
     const c = this.cells;
     const last = this._sow(off, i, c[off + i]);
     let next = 1 - side;
-    if (last === n) next = side;
+    if (last === n && (this.sows > 0 || r.first_extra_turn)) next = side;
     else if (last < n && c[off + last] === 1) {
       const o = (2 * n - last + off) % (2 * n + 2);
       if (c[o] || r.empty_capture) {

@@ -24,6 +24,7 @@ _KEYS = {
         ("sweep", "sweep", "owner", None, None),
         ("end_on_no_move", "bool", False, None, None),
         ("pie", "bool", False, None, None),
+        ("first_extra_turn", "bool", True, None, None),
     ],
     "oware": [
         ("seeds", "int", 4, 4, 6),
@@ -86,6 +87,7 @@ class Ruleset:
         self.sweep = "owner"
         self.end_on_no_move = False
         self.pie = False
+        self.first_extra_turn = True
         for key, _, default, _, _ in _KEYS[name]:
             if default is not None:
                 setattr(self, "pits" if key == "holes" else key, default)
@@ -255,7 +257,7 @@ class Position:
         cells = self.cells
         last = self._sow(off, i, cells[off + i])
         nxt = 1 - side
-        if last == n:
+        if last == n and (self.sows > 0 or r.first_extra_turn):
             nxt = side
         elif last < n and cells[off + last] == 1:
             o = (2 * n - last + off) % width

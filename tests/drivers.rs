@@ -1,0 +1,280 @@
+//! The ManKalah and KGP drivers (issue 19) with real processes and a real loopback socket: the
+//! reference agents of `tests/agents/` (written from the protocols' published descriptions) in a
+//! round robin with a bundled bot, every misbehaviour a forfeit with its reason, no process left
+//! behind, and `check-bot --protocol`.
+
+mod util;
+
+use std::path::Path;
+
+use util::*;
+
+/// ManKalah's game, which both drivers play.
+const MANKALAH: &str = "kalah:pits=7,seeds=7,pie=true,first_extra_turn=false";
+
+fn agent(file: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/agents")
+        .join(file)
+        .display()
+        .to_string()
+}
+
+/// `--bot` words for a reference agent: `protocol` is mankalah or kgp, `flags` its mode, `tag`
+/// a word on its command line that finds its processes afterwards.
+fn agent_bot(name: &str, protocol: &str, flags: &str, tag: &str) -> Vec<String> {
+    let cmd = match protocol {
+        "mankalah" => format!("python3 {} {flags} --{tag}", agent("mankalah_agent.py")),
+        _ => format!(
+            "python3 {} {{host}} {{port}} {flags} --{tag}",
+            agent("kgp_agent.py")
+        ),
+    };
+    vec![
+        "--bot".into(),
+        format!("name={name}"),
+        format!("cmd={cmd}"),
+        format!("protocol={protocol}"),
+    ]
+}
+
+/// Processes whose command line holds `tag` (none may outlive the arena).
+fn processes_with(tag: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        if let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) {
+            let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+            if cmdline.contains(tag) {
+                found.push(cmdline);
+            }
+        }
+    }
+    found
+}
+
+fn run(out: &Path, extra: &[&str], bots: &[Vec<String>]) -> std::process::Output {
+    let out_text = out.display().to_string();
+    let mut words: Vec<&str> = vec!["run", "--quiet", "--no-plots", "--out", &out_text];
+    words.extend_from_slice(&["--rules", MANKALAH, "--opening-plies", "0"]);
+    words.extend_from_slice(extra);
+    let bots: Vec<&str> = bots.iter().flatten().map(String::as_str).collect();
+    words.extend_from_slice(&bots);
+    arena(&words)
+}
+
+#[test]
+fn a_mankalah_agent_a_kgp_agent_and_a_bundled_bot_play_a_round_robin() {
+    let dir = Dir::new("drivers-rr");
+    let tag = format!("rr-{}", std::process::id());
+    let greedy = vec![
+        "--bot".into(),
+        "name=greedy".into(),
+        "bundled=greedy".into(),
+    ];
+    let bots = [
+        agent_bot("mk", "mankalah", "", &tag),
+        agent_bot("mk-swap", "mankalah", "--swap", &tag),
+        agent_bot("kgp", "kgp", "", &tag),
+        greedy,
+    ];
+    let out = dir.join("run");
+    let output = run(&out, &["--pairs", "2", "--movetime", "300"], &bots);
+    succeeded(&[], output);
+    let games = games(&out);
+    assert_eq!(games.len(), 24, "6 encounters x 2 pairs x 2 games");
+    for g in &games {
+        assert_eq!(g["termination"], "normal", "{g:?}");
+        assert_eq!(g["rules"], MANKALAH);
+    }
+    // The swapping agent swapped as North, and the game went on with the seats exchanged.
+    let jsonl = std::fs::read_to_string(out.join("games.jsonl")).unwrap();
+    let swaps = jsonl.lines().filter(|l| l.contains("\"swap\"")).count();
+    assert!(
+        swaps >= 6,
+        "mk-swap plays North in 6 games and swaps each time: {swaps}"
+    );
+    let ratings = std::fs::read_to_string(out.join("ratings.csv")).unwrap();
+    for name in ["mk", "mk-swap", "kgp", "greedy"] {
+        assert!(
+            ratings.lines().any(|l| l.contains(&format!(",{name},"))),
+            "{ratings}"
+        );
+    }
+    assert_eq!(processes_with(&tag), Vec::<String>::new());
+}
+
+/// Every misbehaving agent against the bundled random bot: `(mode, expected termination when
+/// the agent moves first, when it moves second)`, alternatives separated by `|`.
+fn faults(protocol: &str, cases: &[(&str, &str, &str)]) {
+    let dir = Dir::new(&format!("drivers-faults-{protocol}"));
+    let tag = format!("faults-{protocol}-{}", std::process::id());
+    let mut bots = vec![vec![
+        "--bot".into(),
+        "name=random".into(),
+        "bundled=random".into(),
+    ]];
+    for (mode, _, _) in cases {
+        bots.push(agent_bot(mode, protocol, &format!("--{mode}"), &tag));
+    }
+    let out = dir.join("run");
+    let extra = ["--pairs", "1", "--movetime", "200", "--gauntlet", "random"];
+    succeeded(&[], run(&out, &extra, &bots));
+    let games = games(&out);
+    assert_eq!(games.len(), 2 * cases.len());
+    for (mode, as_first, as_second) in cases {
+        for g in games
+            .iter()
+            .filter(|g| g["first"] == *mode || g["second"] == *mode)
+        {
+            let expected = if g["first"] == *mode {
+                as_first
+            } else {
+                as_second
+            };
+            let what = format!("{protocol} --{mode}: {g:?}");
+            assert!(expected.split('|').any(|e| g["termination"] == e), "{what}");
+            if *expected != "normal" {
+                assert_eq!(g["forfeit"], *mode, "{what}");
+                assert!(!g["detail"].is_empty(), "{what}");
+            }
+        }
+    }
+    assert_eq!(processes_with(&tag), Vec::<String>::new());
+}
+
+#[test]
+fn every_mankalah_misbehaviour_is_a_forfeit_with_its_reason() {
+    faults(
+        "mankalah",
+        &[
+            ("crash", "crash", "crash"),
+            ("hang", "timeout", "timeout"),
+            ("illegal", "illegal_move", "illegal_move"),
+            ("garbage", "malformed_move", "malformed_move"),
+            // Seated North it believes it is South and moves before South did: caught when it
+            // is asked to move (malformed), or, when that early MOVE arrives just as it is
+            // asked, taken as its answer (as ManKalah's engine would) and a later stale answer
+            // is illegal.
+            ("wrong-side", "normal", "malformed_move|illegal_move"),
+        ],
+    );
+}
+
+#[test]
+fn every_kgp_misbehaviour_is_a_forfeit_with_its_reason() {
+    faults(
+        "kgp",
+        &[
+            ("crash", "crash", "crash"),
+            ("hang", "timeout", "timeout"),
+            ("illegal", "illegal_move", "illegal_move"),
+            ("garbage", "garbage", "garbage"),
+        ],
+    );
+}
+
+#[test]
+fn a_kgp_agent_that_never_yields_moves_at_the_stop() {
+    let dir = Dir::new("drivers-no-yield");
+    let tag = format!("noyield-{}", std::process::id());
+    let bots = [
+        agent_bot("slow", "kgp", "--no-yield", &tag),
+        vec![
+            "--bot".into(),
+            "name=random".into(),
+            "bundled=random".into(),
+        ],
+    ];
+    let out = dir.join("run");
+    succeeded(&[], run(&out, &["--pairs", "1", "--movetime", "50"], &bots));
+    for g in games(&out) {
+        assert_eq!(g["termination"], "normal", "{g:?}");
+        // Every move of the agent took the whole move time, and none more than the margin.
+        let (think, max) = if g["first"] == "slow" {
+            (&g["first_think_ms"], &g["first_max_ms"])
+        } else {
+            (&g["second_think_ms"], &g["second_max_ms"])
+        };
+        let max: u64 = max.parse().unwrap();
+        assert!(
+            think.parse::<u64>().unwrap() > 0 && (50..150).contains(&max),
+            "{g:?}"
+        );
+    }
+    assert_eq!(processes_with(&tag), Vec::<String>::new());
+}
+
+#[test]
+fn check_bot_checks_agents_of_both_protocols() {
+    let good = arena(&[
+        "check-bot",
+        "--protocol",
+        "mankalah",
+        "--",
+        "python3",
+        &agent("mankalah_agent.py"),
+    ]);
+    let report = succeeded(&[], good);
+    assert!(report.contains("PASS games"), "{report}");
+    assert!(report.contains("first_extra_turn=false"), "{report}");
+    let kgp = agent("kgp_agent.py");
+    let good = arena(&[
+        "check-bot",
+        "--protocol",
+        "kgp",
+        "--",
+        "python3",
+        &kgp,
+        "{host}",
+        "{port}",
+    ]);
+    let report = succeeded(&[], good);
+    assert_eq!(report.matches("PASS games").count(), 3, "{report}");
+    let bad = arena(&[
+        "check-bot",
+        "--protocol",
+        "kgp",
+        "--",
+        "python3",
+        &kgp,
+        "--illegal",
+    ]);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(text(&bad.stdout).contains("illegal_move"));
+    let missing = arena(&["check-bot", "--protocol", "kgp", "--", "/nonexistent/agent"]);
+    assert_eq!(missing.status.code(), Some(2));
+}
+
+#[test]
+fn mankalah_players_refuse_openings_and_options_before_play() {
+    let dir = Dir::new("drivers-refuse");
+    let tag = format!("refuse-{}", std::process::id());
+    let random = vec![
+        "--bot".into(),
+        "name=random".into(),
+        "bundled=random".into(),
+    ];
+    let out = dir.join("run");
+    let out_text = out.display().to_string();
+    let mut words = vec!["run", "--quiet", "--out", &out_text, "--rules", MANKALAH];
+    let bots = [agent_bot("mk", "mankalah", "", &tag), random.clone()];
+    let bot_words: Vec<&str> = bots.iter().flatten().map(String::as_str).collect();
+    words.extend_from_slice(&bot_words);
+    let refused = arena(&words);
+    assert!(!refused.status.success());
+    assert!(
+        text(&refused.stderr).contains("--opening-plies 0"),
+        "{}",
+        text(&refused.stderr)
+    );
+    // A ManKalah agent cannot play a ruleset other than ManKalah's.
+    let mut words = vec!["run", "--quiet", "--out", &out_text, "--rules", "kalah"];
+    words.extend_from_slice(&["--opening-plies", "0"]);
+    words.extend_from_slice(&bot_words);
+    let other = arena(&words);
+    assert!(!other.status.success());
+    let err = text(&other.stderr);
+    assert!(err.contains("does not play kalah"), "{err}");
+    assert!(!out.join("games.csv").exists());
+    assert_eq!(processes_with(&tag), Vec::<String>::new());
+}
