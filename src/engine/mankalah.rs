@@ -34,6 +34,9 @@ const EXIT_GRACE: Duration = Duration::from_secs(1);
 /// move's time. (ManKalah's own engine waits 500 ms after starting both agents.)
 const STARTUP_GRACE: Duration = Duration::from_millis(300);
 
+/// How many times a start that failed on the arena's side is tried again, a second apart.
+const ARENA_RETRIES: u32 = 5;
+
 pub struct ManKalah {
     pub info: BotInfo,
     program: Program,
@@ -93,7 +96,7 @@ impl ManKalah {
             self.retire();
         }
         if self.process.is_none() {
-            self.spawn()?;
+            self.spawn().await?;
         }
         if let Some((_, born)) = &self.process {
             tokio::time::sleep_until((*born + STARTUP_GRACE).into()).await;
@@ -107,15 +110,27 @@ impl ManKalah {
         self.write(&[format!("START;{side}")]).await
     }
 
-    fn spawn(&mut self) -> Result<(), Fault> {
+    /// Starts the next agent process. The arena's own trouble (no file descriptors, memory or
+    /// process slots) is retried for a few seconds: this start happens inside a game, where a
+    /// failure can only be recorded as the agent's forfeit, and it is not the agent's fault.
+    async fn spawn(&mut self) -> Result<(), Fault> {
         let wiring = Wiring::default();
-        let process = BotProcess::spawn(&self.program, self.dir.as_deref(), &self.log, &wiring)
-            .map_err(|e| match e {
-                StartError::Bot(fault) => fault,
-                other => Fault::new(FaultKind::Spawn, other.to_string()),
-            })?;
-        self.process = Some((process, Instant::now()));
-        Ok(())
+        let mut attempt = 0;
+        loop {
+            match BotProcess::spawn(&self.program, self.dir.as_deref(), &self.log, &wiring) {
+                Ok(process) => {
+                    self.process = Some((process, Instant::now()));
+                    return Ok(());
+                }
+                Err(StartError::Arena { .. }) if attempt < ARENA_RETRIES => {
+                    attempt += 1;
+                    super::kill_orphans();
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                }
+                Err(StartError::Bot(fault)) => return Err(fault),
+                Err(other) => return Err(Fault::new(FaultKind::Spawn, other.to_string())),
+            }
+        }
     }
 
     /// The `CHANGE` lines of the moves the agent has not heard of, then its `MOVE` or `SWAP`.
@@ -176,7 +191,7 @@ impl ManKalah {
         let _ = self.write(&lines).await;
         self.retire();
         // A failure to start shows at the next game, as that game's forfeit.
-        let _ = self.spawn();
+        let _ = self.spawn().await;
     }
 
     async fn write(&mut self, lines: &[String]) -> Result<(), Fault> {
