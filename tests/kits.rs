@@ -49,7 +49,7 @@ fn interpreter(program: &str, min: (u32, u32), test: &str) -> Option<String> {
     if std::env::var_os("CI").is_some() {
         panic!("{test}: {reason} (CI must install it: .ci/run)");
     }
-    eprintln!("SKIPPED {test}: {reason}");
+    util::skipped(test, &reason);
     None
 }
 

@@ -415,11 +415,11 @@ fn a_browser_watches_a_run_and_steps_through_a_game() {
             std::env::var("CI").as_deref() != Ok("true"),
             "CI must run the browser test: install chromium and chromium-driver"
         );
-        eprintln!(
-            "SKIPPED a_browser_watches_a_run_and_steps_through_a_game: /usr/bin/chromium or \
-             /usr/bin/chromedriver is missing (apt-get install -y chromium chromium-driver)"
+        skipped(
+            "a_browser_watches_a_run_and_steps_through_a_game",
+            "/usr/bin/chromium or /usr/bin/chromedriver is missing \
+             (apt-get install -y chromium chromium-driver)",
         );
-        println!("SKIPPED: no chromium/chromedriver, the dashboard was not tested in a browser");
         return;
     }
     let dir = Dir::new("serve-browser");

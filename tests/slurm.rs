@@ -52,7 +52,10 @@ fn sharded_on_slurm_with_a_requeued_shard_equals_one_run() {
             std::env::var_os("CI").is_none(),
             "CI must run the Slurm test: .ci/run starts a one-node cluster with scripts/slurm/local-cluster.sh"
         );
-        println!("SKIPPED sharded_on_slurm...: no Slurm cluster (start one as root with scripts/slurm/local-cluster.sh)");
+        skipped(
+            "sharded_on_slurm_with_a_requeued_shard_equals_one_run",
+            "no Slurm cluster (start one as root with scripts/slurm/local-cluster.sh)",
+        );
         return;
     }
     let dir = Dir::new("slurm");

@@ -202,3 +202,10 @@ pub fn http(
         body: String::from_utf8_lossy(&body).into_owned(),
     }
 }
+
+/// Says on the terminal, past the test harness's output capture (which would swallow a
+/// `println!` of a passing test), that `test` was skipped and why.
+pub fn skipped(test: &str, reason: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "SKIPPED {test}: {reason}");
+}
