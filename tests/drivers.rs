@@ -74,11 +74,19 @@ fn a_mankalah_agent_a_kgp_agent_and_a_bundled_bot_play_a_round_robin() {
     let bots = [
         agent_bot("mk", "mankalah", "", &tag),
         agent_bot("mk-swap", "mankalah", "--swap", &tag),
-        agent_bot("kgp", "kgp", "", &tag),
         greedy,
     ];
+    // The KGP agent comes from a tournament file, with its `protocol` key.
+    let file = dir.join("kgp.toml");
+    let cmd = format!(
+        "python3 {} {{host}} {{port}} --{tag}",
+        agent("kgp_agent.py")
+    );
+    let toml = format!("[[bot]]\nname = \"kgp\"\ncmd = {cmd:?}\nprotocol = \"kgp\"\n");
+    std::fs::write(&file, toml).unwrap();
+    let file = file.display().to_string();
     let out = dir.join("run");
-    let output = run(&out, &["--pairs", "2", "--movetime", "300"], &bots);
+    let output = run(&out, &["--pairs", "2", "--movetime", "300", &file], &bots);
     succeeded(&[], output);
     let games = games(&out);
     assert_eq!(games.len(), 24, "6 encounters x 2 pairs x 2 games");
