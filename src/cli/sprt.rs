@@ -14,7 +14,7 @@ use mancala_arena::report::rate::{rate_dir, RateOptions};
 use mancala_arena::run_folder::sprt::{SprtFile, SprtTrace};
 use mancala_arena::run_folder::GameRecord;
 use mancala_arena::tournament::config::RunConfig;
-use mancala_arena::tournament::runner::{self, RunMode, RunPlan};
+use mancala_arena::tournament::runner::{self, RunMode, RunPlan, Steer};
 use mancala_arena::tournament::schedule::Format;
 
 use super::tournament::{command_spec, default_out, physical_cores, GameFlags};
@@ -128,7 +128,7 @@ pub fn run(args: &SprtArgs) -> Result<ExitCode> {
         .enable_all()
         .build()?;
     mancala_arena::engine::become_subreaper();
-    let mut observer = |record: &GameRecord| -> bool {
+    let mut observer = |record: &GameRecord| -> Steer {
         let row = &record.row;
         let points = row.result.score();
         let test_points = if row.first == "test" {
@@ -137,7 +137,7 @@ pub fn run(args: &SprtArgs) -> Result<ExitCode> {
             1.0 - points
         };
         if !tracker.add(row.pair_id, test_points) {
-            return false;
+            return Steer::Continue;
         }
         let p = tracker.penta();
         let status = sprt.status(&p);
@@ -161,7 +161,11 @@ pub fn run(args: &SprtArgs) -> Result<ExitCode> {
         }
         let decided = status.result != SprtResult::Continue;
         last = Some(status);
-        decided
+        if decided {
+            Steer::Stop
+        } else {
+            Steer::Continue
+        }
     };
     let mode = RunMode::default();
     let outcome = runtime.block_on(runner::run_observed(&plan, &mode, &mut observer))?;

@@ -94,17 +94,30 @@ pub fn schedule_games(
         .collect())
 }
 
-/// Runs (or resumes) the tournament into `plan.out`.
-pub async fn run(plan: &RunPlan, mode: &RunMode) -> Result<RunOutcome> {
-    run_observed(plan, mode, &mut |_| false).await
+/// What the run does next, as an observer of [`run_observed`] decides after each game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Steer {
+    /// Go on.
+    Continue,
+    /// Play no more games of these players (indices into the configuration's players): their
+    /// games not yet started are skipped, as a dropped player's are (a gate's level that is
+    /// decided).
+    Retire(Vec<usize>),
+    /// Stop the run cleanly (an SPRT that reached a decision).
+    Stop,
 }
 
-/// Like [`run`], calling `observer` with every finished game (after it is on disk); the run
-/// stops early, cleanly, when the observer returns true (an SPRT that reached a decision).
+/// Runs (or resumes) the tournament into `plan.out`.
+pub async fn run(plan: &RunPlan, mode: &RunMode) -> Result<RunOutcome> {
+    run_observed(plan, mode, &mut |_| Steer::Continue).await
+}
+
+/// Like [`run`], calling `observer` with every finished game (after it is on disk); what it
+/// returns can retire players or stop the run early, cleanly.
 pub async fn run_observed(
     plan: &RunPlan,
     mode: &RunMode,
-    observer: &mut (dyn FnMut(&GameRecord) -> bool + Send),
+    observer: &mut (dyn FnMut(&GameRecord) -> Steer + Send),
 ) -> Result<RunOutcome> {
     let config = &plan.config;
     config.validate().map_err(anyhow::Error::msg)?;
@@ -148,6 +161,7 @@ pub async fn run_observed(
         health: Mutex::new(Health {
             failures: vec![0; config.players.len()],
             dropped: vec![false; config.players.len()],
+            retired: vec![false; config.players.len()],
         }),
     });
     let (tx, mut rx) = mpsc::channel::<GameRecord>(64);
@@ -183,9 +197,22 @@ pub async fn run_observed(
                         outcome.forfeits += 1;
                     }
                     progress.game(&record.row);
-                    if !outcome.stopped && observer(&record) {
-                        outcome.stopped = true;
-                        let _ = stop_tx.send(true);
+                    if !outcome.stopped {
+                        match observer(&record) {
+                            Steer::Continue => {}
+                            Steer::Retire(players) => {
+                                let mut health = shared.health.lock().expect("health lock");
+                                for p in players {
+                                    if let Some(r) = health.retired.get_mut(p) {
+                                        *r = true;
+                                    }
+                                }
+                            }
+                            Steer::Stop => {
+                                outcome.stopped = true;
+                                let _ = stop_tx.send(true);
+                            }
+                        }
                     }
                 }
                 None => break,
@@ -222,10 +249,20 @@ struct Shared {
     health: Mutex<Health>,
 }
 
-/// Consecutive start failures per player, and who has been dropped.
+/// Consecutive start failures per player, who has been dropped, and who the observer retired.
 struct Health {
     failures: Vec<u32>,
     dropped: Vec<bool>,
+    retired: Vec<bool>,
+}
+
+impl Health {
+    /// Whether a game between these players is still to be played.
+    fn plays(&self, pairing: &Pairing) -> bool {
+        [pairing.first, pairing.second]
+            .iter()
+            .all(|&p| !self.dropped[p] && !self.retired[p])
+    }
 }
 
 async fn worker(
@@ -241,11 +278,8 @@ async fn worker(
         let Some((pairing, opening)) = shared.queue.lock().expect("queue lock").pop_front() else {
             break;
         };
-        {
-            let health = shared.health.lock().expect("health lock");
-            if health.dropped[pairing.first] || health.dropped[pairing.second] {
-                continue;
-            }
+        if !shared.health.lock().expect("health lock").plays(&pairing) {
+            continue;
         }
         let played = tokio::select! {
             played = play_one(&shared, &mut engines, pairing, &opening) => played,
