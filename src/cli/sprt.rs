@@ -84,7 +84,7 @@ pub fn run(args: &SprtArgs) -> Result<ExitCode> {
     };
     let sprt = Sprt::new(args.elo0, args.elo1, args.alpha, args.beta, model)
         .map_err(|e| anyhow::anyhow!("{e}"))?;
-    let game = args.game.settings()?;
+    let game = args.game.settings_with_suite()?;
     let config = RunConfig {
         name: "sprt".to_string(),
         rules: game.rules,

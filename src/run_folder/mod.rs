@@ -9,9 +9,10 @@
 //! | `games.pgn` | [`pgn::write_pgn`] | at the end of a run, from `games.jsonl` |
 //! | `logs/NAME.stderr.log` | [`logs::stderr_log_path`] | each bot's stderr |
 //! | `sprt.json`, `sprt.csv` | [`sprt::SprtFile`], [`sprt::SprtTrace`] | `arena sprt` |
+//! | `gate.json` | [`gate::GateFile`] | `arena gate` |
 //! | `ratings.csv`, `pairwise.csv`, `ladder.csv`, `summary.json` | [`ratings`] | `arena rate` (and every command that rates) |
 //! | `analysis.csv` | [`analysis::MistakeRow`] | `arena analyse` |
-//! | `calibration.csv`, `calibration.json`, `calibrated.toml` | [`calibration`] | `arena calibrate` (its top folder) |
+//! | `calibration.csv`, `calibration.json`, `calibrated.toml`, `bands.toml` | [`calibration`] | `arena calibrate` (its top folder) |
 //!
 //! The figures, `report.html` and `summary.md` are `report/`'s: they are documents made from
 //! these files, never read back.
@@ -19,6 +20,7 @@
 pub mod analysis;
 pub mod calibration;
 pub mod games;
+pub mod gate;
 pub mod logs;
 pub mod pgn;
 pub mod ratings;
