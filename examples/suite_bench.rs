@@ -95,7 +95,10 @@ fn simulate(sprt: &Sprt, data: &[u8], runs: usize, rng: &mut ChaCha8Rng) -> Sim 
 
 fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().collect();
-    let dir = Path::new(args.get(1).context("usage: suite_bench DIR [RUNS] [SEED]")?);
+    let dir = Path::new(
+        args.get(1)
+            .context("usage: suite_bench DIR [RUNS] [SEED]")?,
+    );
     let runs: usize = args.get(2).map_or(Ok(2000), |s| s.parse())?;
     let seed: u64 = args.get(3).map_or(Ok(1), |s| s.parse())?;
     let baseline = std::env::var("BASELINE").unwrap_or_else(|_| "random2".into());
@@ -133,7 +136,11 @@ fn main() -> Result<()> {
         );
         nelo.insert(kind.clone(), s.nelo.unwrap_or(0.0));
         let null = dir.join(format!("{kind}-null"));
-        let null = if null.exists() { Some(pairs(&null)?) } else { None };
+        let null = if null.exists() {
+            Some(pairs(&null)?)
+        } else {
+            None
+        };
         data.insert(kind.clone(), (regressed, null));
     }
     let x = nelo

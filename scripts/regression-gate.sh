@@ -13,7 +13,7 @@
 #   BASE_REF   the old build's git ref [origin/main]
 #   OLD        a folder holding the old build's `arena` and bundled bots (skips building them)
 #   NEW        the new build's alpha-beta bot (skips building it)
-#   BANDS      the bands file [ci/bands.toml]
+#   BANDS      the bands file [bands.example.toml]
 #   OUT        where the results folders go [regression-report]
 #   WORK       where the builds go [.regression-work]
 #   SPRT_LEVEL the level the SPRT compares [normal]
@@ -23,7 +23,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 BASE_REF=${BASE_REF:-origin/main}
-BANDS=${BANDS:-ci/bands.toml}
+BANDS=${BANDS:-bands.example.toml}
 OUT=${OUT:-regression-report}
 WORK=${WORK:-.regression-work}
 SPRT_LEVEL=${SPRT_LEVEL:-normal}

@@ -6,6 +6,7 @@
 #
 #   scripts/suite-bench.sh                     # everything (about 10 minutes on 2 idle cores)
 #   PAIRS=1000 scripts/suite-bench.sh          # shorter
+#   ARENA=target/debug/arena PROFILE=dev scripts/suite-bench.sh   # with the dev build
 #
 # Kinds: truth (every pair from the start position: the regression as the site's games see it),
 # random2 (2 random sows, the old default), balanced and unbalanced (the bundled suites).
@@ -17,6 +18,7 @@ PAIRS=${PAIRS:-4000}
 NULL_PAIRS=${NULL_PAIRS:-2000}
 WEAK_NOISE=${WEAK_NOISE:-0.7}
 RUNS=${RUNS:-2000}
+PROFILE=${PROFILE:-release}
 
 play() { # kind name seed test-options... -- opening flags...
   local kind=$1 set=$2 seed=$3 pairs=$4; shift 4
@@ -46,4 +48,4 @@ for kind in random2 balanced unbalanced; do
   play "$kind" regressed "$seed" "$PAIRS" "${weak[@]}" -- "${flags[@]}"
   play "$kind" null "$((seed + 50))" "$NULL_PAIRS" -- "${flags[@]}"
 done
-cargo run --quiet --release --example suite_bench -- "$OUT" "$RUNS"
+cargo run --quiet --profile "$PROFILE" --example suite_bench -- "$OUT" "$RUNS"

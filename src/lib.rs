@@ -5,7 +5,8 @@
 //! [`solver`] (`mancala-solver`: exact Kalah values) and [`rating`] (`mancala-rating`: Elo,
 //! intervals, SPRT, calibration maths). This crate is the harness around them, layered the way
 //! data flows (docs/tournament.md): `engine` (bot processes) → `tournament` (schedule, referee)
-//! → `run_folder` (every results-folder file) → `report` (tables and plots) and the `arena` CLI.
+//! → `run_folder` (every results-folder file) → `report` (tables and plots), `serve` (the live
+//! dashboard) and the `arena` CLI.
 
 pub use mancala_protocol as protocol;
 pub use mancala_rating as rating;
@@ -19,4 +20,5 @@ pub mod engine;
 pub mod openings;
 pub mod report;
 pub mod run_folder;
+pub mod serve;
 pub mod tournament;

@@ -42,7 +42,8 @@ pub fn parse(ruleset: Ruleset, text: &str, label: &str) -> Result<Vec<Opening>, 
         if line.is_empty() {
             continue;
         }
-        let opening = Opening::parse(ruleset, line).map_err(|e| format!("{label}:{}: {e}", i + 1))?;
+        let opening =
+            Opening::parse(ruleset, line).map_err(|e| format!("{label}:{}: {e}", i + 1))?;
         list.push(opening);
     }
     Ok(list)
@@ -215,7 +216,10 @@ impl Valuer {
 /// default: 22 seeds on 6 pits), or `None` when the solver does not handle the ruleset.
 pub fn default_db_seeds(ruleset: Ruleset) -> Option<usize> {
     let spec = BoardSpec::from_ruleset(&ruleset).ok()?;
-    Some(db::solve_db_seeds(spec.pits, ruleset.total_seeds() as usize))
+    Some(db::solve_db_seeds(
+        spec.pits,
+        ruleset.total_seeds() as usize,
+    ))
 }
 
 /// Whether `ruleset` is valued exactly (Kalah) or by search.
@@ -303,7 +307,11 @@ impl Selection {
             return false;
         }
         let share = self.count.div_ceil(g);
-        self.groups.values().map(|v| v.len().min(share)).sum::<usize>() >= self.count
+        self.groups
+            .values()
+            .map(|v| v.len().min(share))
+            .sum::<usize>()
+            >= self.count
     }
 
     /// The openings in range so far per value, lowest value first.
@@ -355,11 +363,7 @@ pub fn write(header: &[String], suite: &[Valued]) -> String {
         out.push('\n');
     }
     for v in suite {
-        out.push_str(&format!(
-            "{}  # {}\n",
-            v.opening,
-            format_value(v.value)
-        ));
+        out.push_str(&format!("{}  # {}\n", v.opening, format_value(v.value)));
     }
     out
 }
@@ -432,7 +436,15 @@ mod tests {
             state: None,
             moves: vec![Move::Pit(k)],
         };
-        for (k, v) in [(1, 0.0), (2, 0.0), (3, 0.0), (4, 0.0), (5, 2.0), (6, 8.0), (7, -2.0)] {
+        for (k, v) in [
+            (1, 0.0),
+            (2, 0.0),
+            (3, 0.0),
+            (4, 0.0),
+            (5, 2.0),
+            (6, 8.0),
+            (7, -2.0),
+        ] {
             sel.offer(o(k), Some(v));
         }
         sel.offer(o(8), None);
@@ -441,9 +453,15 @@ mod tests {
         let values: Vec<f64> = suite.iter().map(|v| v.value).collect();
         // Round-robin: -2, 0, +2, then the zeros that are left.
         assert_eq!(values, vec![-2.0, 0.0, 2.0, 0.0, 0.0, 0.0]);
-        assert!(!sel.is_full(), "-2 and +2 have one opening each, not their share of 2");
+        assert!(
+            !sel.is_full(),
+            "-2 and +2 have one opening each, not their share of 2"
+        );
         let text = write(&["made by a test".to_string()], &suite);
-        assert!(text.starts_with("# made by a test\n7  # -2\n1  # +0\n"), "{text}");
+        assert!(
+            text.starts_with("# made by a test\n7  # -2\n1  # +0\n"),
+            "{text}"
+        );
         assert_eq!(parse(kalah(6, 4), &text, "t").unwrap().len(), 6);
     }
 }

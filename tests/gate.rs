@@ -14,9 +14,7 @@ use util::*;
 /// A bands file with one reference player, `easy` at 1000, and the levels given.
 fn bands(dir: &Dir, levels: &str) -> PathBuf {
     let path = dir.join("bands.toml");
-    let text = format!(
-        "opening_plies = 2\nconcurrency = 2\n[reference]\neasy = 1000\n{levels}",
-    );
+    let text = format!("opening_plies = 2\nconcurrency = 2\n[reference]\neasy = 1000\n{levels}",);
     std::fs::write(&path, text).unwrap();
     path
 }
@@ -30,7 +28,15 @@ fn level(name: &str, options: &str, band: &str) -> String {
 
 fn gate(bands: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
     let (b, o) = (bands.display().to_string(), out.display().to_string());
-    let mut args = vec!["gate", b.as_str(), "--quiet", "--seed", "3", "--out", o.as_str()];
+    let mut args = vec![
+        "gate",
+        b.as_str(),
+        "--quiet",
+        "--seed",
+        "3",
+        "--out",
+        o.as_str(),
+    ];
     args.extend(extra);
     arena(&args)
 }
@@ -82,7 +88,10 @@ fn a_bad_bands_file_is_a_usage_error_with_the_file_named() {
     let o = gate(&file, &dir.join("run"), &[]);
     assert_eq!(o.status.code(), Some(1));
     let err = text(&o.stderr);
-    assert!(err.contains("bands.toml") && err.contains("ELO ± TOLERANCE"), "{err}");
+    assert!(
+        err.contains("bands.toml") && err.contains("ELO ± TOLERANCE"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -91,14 +100,31 @@ fn openings_writes_a_valued_suite_that_runs() {
     let file = dir.join("suite.txt");
     let f = file.display().to_string();
     arena_ok(&[
-        "openings", "--rules", "kalah:pits=4,seeds=3", "--plies", "3", "--count", "6",
-        "--value", "-4..4", "--seed", "2", "--threads", "1", "--quiet", "--out", &f,
+        "openings",
+        "--rules",
+        "kalah:pits=4,seeds=3",
+        "--plies",
+        "3",
+        "--count",
+        "6",
+        "--value",
+        "-4..4",
+        "--seed",
+        "2",
+        "--threads",
+        "1",
+        "--quiet",
+        "--out",
+        &f,
     ]);
     let text = std::fs::read_to_string(&file).unwrap();
     let mut lines = text.lines();
     let header = lines.next().unwrap();
     assert!(header.starts_with("# arena openings --rules kalah:pits=4,seeds=3 --plies 3 --count 6 --value -4..4 --seed 2: 6 openings"), "{header}");
-    assert!(header.contains("exact perfect-play values from the solver"), "{header}");
+    assert!(
+        header.contains("exact perfect-play values from the solver"),
+        "{header}"
+    );
     assert!(lines.next().unwrap().starts_with("# values: "));
     let openings: Vec<&str> = lines.collect();
     assert_eq!(openings.len(), 6);
@@ -112,8 +138,22 @@ fn openings_writes_a_valued_suite_that_runs() {
     let again = dir.join("again.txt");
     let a = again.display().to_string();
     arena_ok(&[
-        "openings", "--rules", "kalah:pits=4,seeds=3", "--plies", "3", "--count", "6",
-        "--value", "-4..4", "--seed", "2", "--threads", "2", "--quiet", "--out", &a,
+        "openings",
+        "--rules",
+        "kalah:pits=4,seeds=3",
+        "--plies",
+        "3",
+        "--count",
+        "6",
+        "--value",
+        "-4..4",
+        "--seed",
+        "2",
+        "--threads",
+        "2",
+        "--quiet",
+        "--out",
+        &a,
     ]);
     let body = |t: &str| t.lines().skip(1).map(str::to_string).collect::<Vec<_>>();
     assert_eq!(body(&text), body(&std::fs::read_to_string(&again).unwrap()));
@@ -121,9 +161,23 @@ fn openings_writes_a_valued_suite_that_runs() {
     let out = dir.join("run");
     let o = out.display().to_string();
     arena_ok(&[
-        "run", "--quiet", "--no-plots", "--rules", "kalah:pits=4,seeds=3", "--openings", &f,
-        "--pairs", "2", "--out", &o, "--bot", "name=a", &format!("cmd={}", bot("greedy")),
-        "--bot", "name=b", &format!("cmd={}", bot("random")),
+        "run",
+        "--quiet",
+        "--no-plots",
+        "--rules",
+        "kalah:pits=4,seeds=3",
+        "--openings",
+        &f,
+        "--pairs",
+        "2",
+        "--out",
+        &o,
+        "--bot",
+        "name=a",
+        &format!("cmd={}", bot("greedy")),
+        "--bot",
+        "name=b",
+        &format!("cmd={}", bot("random")),
     ]);
     let rows = games(&out);
     assert_eq!(rows[0]["opening"], openings[0].split("  #").next().unwrap());
@@ -135,11 +189,26 @@ fn openings_of_other_rules_are_valued_by_search() {
     let file = dir.join("oware.txt");
     let f = file.display().to_string();
     arena_ok(&[
-        "openings", "--rules", "oware", "--plies", "2", "--count", "4", "--depth", "3",
-        "--threads", "1", "--quiet", "--out", &f,
+        "openings",
+        "--rules",
+        "oware",
+        "--plies",
+        "2",
+        "--count",
+        "4",
+        "--depth",
+        "3",
+        "--threads",
+        "1",
+        "--quiet",
+        "--out",
+        &f,
     ]);
     let text = std::fs::read_to_string(&file).unwrap();
-    assert!(text.contains("heuristic values from a depth-3 alpha-beta search"), "{text}");
+    assert!(
+        text.contains("heuristic values from a depth-3 alpha-beta search"),
+        "{text}"
+    );
     assert_eq!(text.lines().filter(|l| !l.starts_with('#')).count(), 4);
 }
 
@@ -149,19 +218,38 @@ fn sprt_defaults_to_the_bundled_suite_on_kalah_6_4() {
     let out = dir.join("sprt");
     let o = out.display().to_string();
     let status = arena(&[
-        "sprt", "--quiet", "--no-plots", "--base", &bot("random"), "--test", &bot("greedy"),
-        "--elo0", "0", "--elo1", "100", "--max-pairs", "3", "--out", &o,
+        "sprt",
+        "--quiet",
+        "--no-plots",
+        "--base",
+        &bot("random"),
+        "--test",
+        &bot("greedy"),
+        "--elo0",
+        "0",
+        "--elo1",
+        "100",
+        "--max-pairs",
+        "3",
+        "--out",
+        &o,
     ]);
     assert!(matches!(status.status.code(), Some(0 | 3 | 4)));
     let run: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
     let openings = &run["config"]["openings"];
     assert_eq!(openings["kind"], "list");
-    assert!(openings["file"].as_str().unwrap().starts_with("bundled:openings/kalah-6x4-"));
+    assert!(openings["file"]
+        .as_str()
+        .unwrap()
+        .starts_with("bundled:openings/kalah-6x4-"));
     // The first pairs start from the suite's first openings.
     let suite = std::fs::read_to_string(
         Path::new(env!("CARGO_MANIFEST_DIR")).join(
-            openings["file"].as_str().unwrap().trim_start_matches("bundled:"),
+            openings["file"]
+                .as_str()
+                .unwrap()
+                .trim_start_matches("bundled:"),
         ),
     )
     .unwrap();
@@ -171,7 +259,9 @@ fn sprt_defaults_to_the_bundled_suite_on_kalah_6_4() {
         .and_then(|l| l.split("  #").next())
         .unwrap();
     let rows = games(&out);
-    assert!(rows.iter().any(|r| r["pair_id"] == "0" && r["opening"] == first));
+    assert!(rows
+        .iter()
+        .any(|r| r["pair_id"] == "0" && r["opening"] == first));
 }
 
 /// The CI recipe (`scripts/regression-gate.sh`, docs/regression-testing.md) on the bundled
@@ -181,13 +271,13 @@ fn sprt_defaults_to_the_bundled_suite_on_kalah_6_4() {
 #[test]
 fn the_ci_recipe_passes_an_unchanged_build_and_fails_a_weakened_one() {
     let dir = Dir::new("ci-recipe");
-    let bands = dir.join("bands.toml");
-    std::fs::write(&bands, CI_BANDS).unwrap();
+    // The bands file the repository ships for the bundled levels.
+    let bands = Path::new(env!("CARGO_MANIFEST_DIR")).join("bands.example.toml");
     let weak = dir.join("weak-alphabeta");
     std::fs::write(
         &weak,
         format!(
-            "#!/bin/sh\nsed -u 's/^setoption name Level value normal$/&\\nsetoption name Noise value 2/' | {}\n",
+            "#!/bin/sh\nsed -u 's/^setoption name Level value normal$/&\\nsetoption name Noise value 2/I' | {}\n",
             bot("alphabeta")
         ),
     )
@@ -213,7 +303,12 @@ fn the_ci_recipe_passes_an_unchanged_build_and_fails_a_weakened_one() {
     let (code, stdout, stderr) = recipe(&bot("alphabeta"), &dir.join("same"));
     assert_eq!(code, Some(0), "{stdout}\n{stderr}");
     assert!(stdout.contains("sprt: exit 0, passed") && stdout.contains("gate: exit 0, passed"));
-    for f in ["sprt/report.html", "sprt/sprt.json", "gate/report.html", "gate/gate.json"] {
+    for f in [
+        "sprt/report.html",
+        "sprt/sprt.json",
+        "gate/report.html",
+        "gate/gate.json",
+    ] {
         assert!(dir.join("same").join(f).exists(), "{f}");
     }
     let (code, stdout, stderr) = recipe(&weak.display().to_string(), &dir.join("weak"));

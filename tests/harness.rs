@@ -286,7 +286,13 @@ fn an_endless_line_forfeits() {
 fn a_bot_that_never_completes_the_handshake_is_dropped_after_repeated_failures() {
     let dir = Dir::new("no-handshake");
     let out = dir.join("run");
-    let bad = format!("python3 {} no-handshake", misbehave());
+    // It passes the check before the first game, then never again.
+    let state = dir.join("starts");
+    let bad = format!(
+        "python3 {} no-handshake --start-ok 1 --state {}",
+        misbehave(),
+        state.display()
+    );
     let bots = [bot_arg("bad", &bad), bot_arg("good", &bot("random"))];
     let o = arena_run(
         &out,
@@ -318,35 +324,40 @@ fn a_bot_that_never_completes_the_handshake_is_dropped_after_repeated_failures()
 }
 
 #[test]
-fn a_bot_that_exits_at_start_forfeits() {
+fn a_bot_that_cannot_start_is_an_error_before_the_first_game() {
+    // Issue 15: not three rated losses, but an error at start naming the player; nothing is
+    // written that would block the folder.
     let dir = Dir::new("exit-at-start");
-    let out = dir.join("run");
-    let bad = format!("python3 {} exit-at-start", misbehave());
-    let bots = [bot_arg("bad", &bad), bot_arg("good", &bot("random"))];
-    let o = arena_run(&out, &["--pairs", "1"], &bots);
-    assert!(o.status.success(), "{}", text(&o.stderr));
-    let rows = games(&out);
-    assert_eq!(rows.len(), 2);
-    assert!(
-        rows.iter()
-            .all(|r| r["termination"] == "handshake" && r["forfeit"] == "bad"),
-        "{rows:?}"
-    );
-}
-
-#[test]
-fn a_program_that_does_not_exist_forfeits_with_spawn() {
-    let dir = Dir::new("spawn");
-    let out = dir.join("run");
-    let bots = [
-        bot_arg("bad", "/nonexistent/bot"),
-        bot_arg("good", &bot("random")),
-    ];
-    let o = arena_run(&out, &["--pairs", "2"], &bots);
-    assert!(o.status.success(), "{}", text(&o.stderr));
-    let rows = games(&out);
-    assert_eq!(rows.len(), 3, "dropped after 3 failed starts");
-    assert!(rows.iter().all(|r| r["termination"] == "spawn"));
+    for (name, cmd, why) in [
+        (
+            "exits",
+            format!("python3 {} exit-at-start", misbehave()),
+            "handshake",
+        ),
+        ("missing", "/nonexistent/bot".to_string(), "No such file"),
+    ] {
+        let out = dir.join(name);
+        let bots = [bot_arg(name, &cmd), bot_arg("good", &bot("random"))];
+        let o = arena_run(&out, &["--pairs", "1"], &bots);
+        let err = text(&o.stderr);
+        assert!(!o.status.success(), "{err}");
+        assert!(
+            err.contains(&format!("player `{name}` cannot start")) && err.contains(why),
+            "{err}"
+        );
+        assert!(!out.join("run.json").exists() && !out.join("games.csv").exists());
+        // Asked to, the run goes on without it.
+        let third = bot_arg("third", &bot("greedy"));
+        let bots = [bot_arg(name, &cmd), bot_arg("good", &bot("random")), third];
+        let o = arena_run(&out, &["--pairs", "1", "--drop-unstartable"], &bots);
+        assert!(o.status.success(), "{}", text(&o.stderr));
+        assert!(text(&o.stderr).contains(&format!("dropping player `{name}`")));
+        let rows = games(&out);
+        assert_eq!(rows.len(), 2, "only good against third");
+        assert!(rows
+            .iter()
+            .all(|r| r["first"] != name && r["second"] != name));
+    }
 }
 
 fn alive(pid: u32) -> bool {
@@ -376,8 +387,8 @@ fn killed_bots_leave_no_process_behind() {
         .collect();
     assert_eq!(
         all.len(),
-        4,
-        "two starts of the bad bot, each with a child: {text}"
+        6,
+        "the check before the first game and two starts of the bad bot, each with a child: {text}"
     );
     for pid in all {
         assert!(!alive(pid), "process {pid} outlived the tournament");

@@ -121,11 +121,18 @@ fn a_run_ends_with_its_plots_and_report() {
             "no {stem} figure"
         );
     }
-    // Self-contained: inline SVG, nothing fetched.
+    // Self-contained: inline SVG, the viewer's script inline, nothing fetched.
     assert!(html.contains("<svg"));
-    for external in ["<script", "<link", "src=\"http", "href=\"http", "<img"] {
+    for external in ["<script src", "<link", "src=\"http", "href=\"http", "<img"] {
         assert!(!html.contains(external), "report.html contains {external}");
     }
+    // The game viewer with every game (12 here), names escaped inside its data block too.
+    assert!(html.contains("id=\"games\"") && html.contains("data-viewer data-games="));
+    assert!(html.contains("All 12 games."));
+    assert!(
+        html.contains("\\u003cr2\\u003e"),
+        "the viewer's data escapes `<`"
+    );
     // Names are escaped, in the tables and in the SVG text.
     assert!(html.contains("greedy &amp; co") && html.contains("&lt;r2&gt;"));
     assert!(!html.contains("<r2>"));

@@ -922,3 +922,18 @@ mod cli {
         }
     }
 }
+
+/// Found by the Python kit's cross-check (issue 16): South's first turn can end the game on a
+/// tiny pie board; the state string then keeps `pie=offer` with `end=`, and must read back.
+#[test]
+fn a_first_turn_that_ends_a_pie_game_round_trips() {
+    let r = rules("kalah:pits=1,seeds=7,pie=true");
+    let mut p = Position::new(r);
+    play_all(&mut p, &[1, 1]);
+    assert!(p.is_over());
+    let state = p.to_state_string();
+    assert_eq!(state, "x/0/0/4.10/2/pie=offer/end=side_empty");
+    assert_eq!(Position::from_state(r, &state).unwrap(), p);
+    // With South still to move, an offer is still inconsistent.
+    assert!(Position::from_state(r, "s/7/7/0.0/1/pie=offer").is_err());
+}

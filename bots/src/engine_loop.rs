@@ -73,12 +73,13 @@ impl<'a> Search<'a> {
     }
 
     /// The time this move may use, from `movetime` or the clock (1/20 of the remainder plus
-    /// most of the increment), less a safety margin for the pipe. `None` when no time limit.
+    /// most of the increment, never more than half of what is left: the increment comes only
+    /// after the move), less a safety margin for the pipe. `None` when no time limit.
     pub fn time_budget(&self) -> Option<Duration> {
         let from_clock = self
             .limits
             .time
-            .map(|t| t / 20 + self.limits.inc.unwrap_or(0) * 3 / 4);
+            .map(|t| (t / 20 + self.limits.inc.unwrap_or(0) * 3 / 4).min(t / 2));
         let ms = match (self.limits.movetime, from_clock) {
             (Some(m), Some(c)) => m.min(c),
             (Some(m), None) => m,
@@ -238,4 +239,32 @@ fn build_position(
             .map_err(|e| format!("move {} (`{mv}`): {e}", i + 1))?;
     }
     Ok(pos)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn budget(time: Option<u64>, inc: Option<u64>, movetime: Option<u64>) -> Option<u64> {
+        let (stop, mut out) = (AtomicU64::new(0), Vec::new());
+        let limits = GoLimits {
+            time,
+            inc,
+            movetime,
+            ..GoLimits::default()
+        };
+        Search::new(limits, &stop, &mut out)
+            .time_budget()
+            .map(|d| d.as_millis() as u64)
+    }
+
+    #[test]
+    fn the_clock_budget_never_spends_the_increment_before_it_comes() {
+        // 100 ms left, 1 s increment: the increment is credited after the move, so at most
+        // half of the 100 ms (less the margin), not 755 ms (found by the JS kit's author).
+        assert_eq!(budget(Some(100), Some(1000), None), Some(45));
+        assert_eq!(budget(Some(60_000), Some(0), None), Some(2700));
+        assert_eq!(budget(None, None, Some(200)), Some(180));
+        assert_eq!(budget(None, None, None), None);
+    }
 }

@@ -17,18 +17,17 @@ use mancala_arena::engine::BotSpec;
 use mancala_arena::report::calibration::{table, write_curve};
 use mancala_arena::report::rate::{rate_dir, RateOptions};
 use mancala_arena::run_folder::calibration::{
-    bands_toml, write_bands, write_calibration, BandsReference,
+    bands_toml, write_bands, write_calibration, BandsReference, CANDIDATE, REFERENCE_DIR,
+    STEP_PREFIX,
 };
 use mancala_arena::run_folder::games::read_games;
+use mancala_arena::run_folder::RunKind;
 use mancala_arena::tournament::config::{OpeningSource, RunConfig};
 use mancala_arena::tournament::runner::{self, RunMode, RunPlan};
 use mancala_arena::tournament::schedule::Format;
 
 use super::pool::{specs, Reference, ReferencePlayer};
 use super::tournament::{command_spec, gauntlet, parse_bot_arg, GameFlags};
-
-/// The candidate's name inside the step folders.
-const CANDIDATE: &str = "candidate";
 
 #[derive(clap::Args, Debug)]
 pub struct CalibrateArgs {
@@ -202,12 +201,20 @@ impl CalibrateArgs {
     }
 }
 
-/// Plays one tournament and returns its folder.
-fn play(runtime: &tokio::runtime::Runtime, plan: &RunPlan) -> Result<PathBuf> {
-    let outcome = runtime.block_on(runner::run(plan, &RunMode::default()))?;
+/// Plays one tournament of the calibration (`kind`: the reference pool or a step) and returns its
+/// folder.
+fn play(runtime: &tokio::runtime::Runtime, plan: &RunPlan, kind: RunKind) -> Result<PathBuf> {
+    let mode = RunMode {
+        kind,
+        ..RunMode::default()
+    };
+    let outcome = runtime.block_on(runner::run(plan, &mode))?;
     let dir = plan.out.clone();
-    if outcome.interrupted {
-        bail!("interrupted (results so far in {})", dir.display());
+    if let Some(signal) = outcome.interrupted {
+        bail!(
+            "interrupted ({signal}): results so far in {}",
+            dir.display()
+        );
     }
     if !outcome.dropped.is_empty() {
         bail!(
@@ -234,16 +241,16 @@ fn rate_pool(
         Format::RoundRobin,
         args.reference_pairs,
         args.seed,
-        dir.join("reference"),
+        dir.join(REFERENCE_DIR),
     )?;
     if !args.quiet {
         eprintln!(
             "rating the reference pool: round robin, {} pairs per encounter, in {}",
             args.reference_pairs,
-            dir.join("reference").display()
+            dir.join(REFERENCE_DIR).display()
         );
     }
-    let ref_dir = play(runtime, &plan)?;
+    let ref_dir = play(runtime, &plan, RunKind::CalibrationReference)?;
     let anchor = match &args.anchor {
         None => None,
         Some(text) => {
@@ -290,7 +297,7 @@ impl Player for BotPlayer<'_> {
     fn play(&mut self, step: usize, x: f64, pairs: u32) -> Result<Vec<Observation>, String> {
         let value = self.knob.format(x);
         let out = self.dir.join(format!(
-            "step-{step:02}-{}-{value}",
+            "{STEP_PREFIX}{step:02}-{}-{value}",
             self.knob.name.to_lowercase()
         ));
         let played = || -> Result<PathBuf> {
@@ -301,6 +308,7 @@ impl Player for BotPlayer<'_> {
             play(
                 self.runtime,
                 &self.args.plan(players, format, pairs, seed, out)?,
+                RunKind::CalibrationStep,
             )
         };
         let dir = played().map_err(|e| format!("{e:#}"))?;

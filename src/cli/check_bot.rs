@@ -33,6 +33,40 @@ pub struct CheckBotArgs {
     pub command: Vec<String>,
 }
 
+/// A new transcript and stderr log in the temporary folder, created exclusively (`O_EXCL`, so a
+/// file or symlink someone planted there is never followed or overwritten) under a name no one
+/// could guess in advance.
+fn new_transcript_files() -> Result<(PathBuf, PathBuf)> {
+    use std::hash::{BuildHasher, Hasher};
+    let tmp = std::env::temp_dir();
+    for _ in 0..16 {
+        let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+        h.write_u128(
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos()),
+        );
+        let stem = format!("arena-check-bot-{}-{:016x}", std::process::id(), h.finish());
+        let (transcript, log) = (
+            tmp.join(format!("{stem}.txt")),
+            tmp.join(format!("{stem}.stderr.log")),
+        );
+        let create = |p: &PathBuf| {
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(p)
+        };
+        if create(&transcript).is_ok() {
+            if create(&log).is_ok() {
+                return Ok((transcript, log));
+            }
+            let _ = std::fs::remove_file(&transcript);
+        }
+    }
+    anyhow::bail!("cannot create a transcript file in {}", tmp.display())
+}
+
 /// Exit codes: 0 compliant (warnings allowed), 1 a check failed, 2 the bot could not be started.
 pub fn run(args: &CheckBotArgs) -> Result<ExitCode> {
     let mut options = Vec::new();
@@ -51,9 +85,23 @@ pub fn run(args: &CheckBotArgs) -> Result<ExitCode> {
         program: PathBuf::from(&args.command[0]),
         args: args.command[1..].to_vec(),
     };
-    let transcript = args.transcript.clone().unwrap_or_else(|| {
-        std::env::temp_dir().join(format!("arena-check-bot-{}.txt", std::process::id()))
-    });
+    let (transcript, stderr_log) = match &args.transcript {
+        Some(path) => {
+            let folder = path.parent().filter(|p| !p.as_os_str().is_empty());
+            if let Some(folder) = folder {
+                if !folder.is_dir() {
+                    eprintln!(
+                        "error: --transcript {}: the folder {} does not exist",
+                        path.display(),
+                        folder.display()
+                    );
+                    return Ok(ExitCode::from(2));
+                }
+            }
+            (path.clone(), path.with_extension("stderr.log"))
+        }
+        None => new_transcript_files()?,
+    };
     let config = CheckConfig {
         program,
         rulesets,
@@ -62,6 +110,7 @@ pub fn run(args: &CheckBotArgs) -> Result<ExitCode> {
         margin: Duration::from_millis(args.margin_ms),
         seed: args.seed,
         transcript,
+        stderr_log,
     };
     mancala_arena::engine::become_subreaper();
     let runtime = tokio::runtime::Builder::new_current_thread()

@@ -24,7 +24,8 @@ use mancala_arena::rating::sprt::PairTracker;
 use mancala_arena::report::rate::{rate_dir, RateOptions};
 use mancala_arena::report::tables::{gate_table, gate_words};
 use mancala_arena::run_folder::gate::{GateFile, GateLevel, PoolMember};
-use mancala_arena::run_folder::GameRecord;
+use mancala_arena::run_folder::lock::RunLock;
+use mancala_arena::run_folder::{GameRecord, RunKind};
 use mancala_arena::tournament::config::RunConfig;
 use mancala_arena::tournament::runner::{self, RunMode, RunPlan, Steer};
 use mancala_arena::tournament::schedule::Format;
@@ -189,8 +190,8 @@ fn bot_table(mut table: toml::Table) -> Result<(FileBot, Extra)> {
             .with_context(|| format!("bot `{name}`: `band` must be a string like \"1000 ± 50\""))?;
         extra.band = Some(parse_band(text).with_context(|| format!("bot `{name}`"))?);
     }
-    let bot = FileBot::deserialize(toml::Value::Table(table))
-        .with_context(|| format!("bot `{name}`"))?;
+    let bot =
+        FileBot::deserialize(toml::Value::Table(table)).with_context(|| format!("bot `{name}`"))?;
     Ok((bot, extra))
 }
 
@@ -365,6 +366,15 @@ pub fn run(args: &GateArgs) -> Result<ExitCode> {
             dir.display()
         );
     }
+    if dir.join("run.json").exists() || dir.join("games.csv").exists() {
+        bail!(
+            "{} already holds a run: choose another --out",
+            dir.display()
+        );
+    }
+    std::fs::create_dir_all(&dir)?;
+    // Held for the whole gate: gate.json is written beside the games after the run.
+    let _lock = RunLock::acquire(&dir)?;
     let names: Vec<String> = gate.levels.iter().map(|l| l.spec.name.clone()).collect();
     let mut tracker = PairTracker::default();
     let quiet = args.quiet;
@@ -413,13 +423,17 @@ pub fn run(args: &GateArgs) -> Result<ExitCode> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    let outcome = runtime.block_on(runner::run_observed(
-        &plan,
-        &RunMode::default(),
-        &mut observer,
-    ))?;
-    if outcome.interrupted {
-        bail!("interrupted (results so far in {})", dir.display());
+    let mode = RunMode {
+        locked: true,
+        kind: RunKind::Gate,
+        ..RunMode::default()
+    };
+    let outcome = runtime.block_on(runner::run_observed(&plan, &mode, &mut observer))?;
+    if let Some(signal) = outcome.interrupted {
+        bail!(
+            "interrupted ({signal}): the games so far are in {}",
+            dir.display()
+        );
     }
     if !outcome.dropped.is_empty() {
         bail!(
@@ -560,7 +574,10 @@ mod tests {
                 tolerance: 50.0
             }
         );
-        assert_eq!(gate.levels[0].spec.options, vec![("Level".into(), "easy".into())]);
+        assert_eq!(
+            gate.levels[0].spec.options,
+            vec![("Level".into(), "easy".into())]
+        );
         let names: Vec<&str> = gate.pool.iter().map(|r| r.name.as_str()).collect();
         assert_eq!(names, ["easy", "normal", "deep"]);
         assert_eq!(gate.pool[2].elo, Some(1551.0));
@@ -575,7 +592,14 @@ mod tests {
     fn flags_override_the_file() {
         let gate = parse(
             FILE,
-            &["--alpha", "0.02", "--max-pairs", "9", "--bot", "ci/new-ab --fast"],
+            &[
+                "--alpha",
+                "0.02",
+                "--max-pairs",
+                "9",
+                "--bot",
+                "ci/new-ab --fast",
+            ],
         )
         .unwrap();
         assert_eq!(gate.settings.alpha, 0.02);

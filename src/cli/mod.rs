@@ -34,6 +34,7 @@ mod plot;
 mod pool;
 mod rate;
 mod replay;
+mod serve;
 mod solve;
 mod sprt;
 mod tournament;
@@ -76,6 +77,8 @@ pub enum Command {
     Merge(merge::MergeArgs),
     /// Find the knob value at which a bot rates at each target Elo against a fixed reference pool.
     Calibrate(calibrate::CalibrateArgs),
+    /// A live web dashboard over run folders (read-only; loopback by default).
+    Serve(serve::ServeArgs),
     /// Play a tournament (round robin or gauntlet) and write a results folder.
     #[command(visible_alias = "tournament")]
     Run(tournament::RunArgs),
@@ -103,6 +106,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Merge(args) => merge::run(&args).map(|()| ExitCode::SUCCESS),
         Command::CheckBot(args) => check_bot::run(&args),
         Command::Calibrate(args) => calibrate::run(&args).map(|()| ExitCode::SUCCESS),
+        Command::Serve(args) => serve::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Run(args) => tournament::main(&args).map(|()| ExitCode::SUCCESS),
     }
 }

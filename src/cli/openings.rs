@@ -14,8 +14,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use mancala_arena::openings::{
-    self, default_db_seeds, format_value, positions, solvable, value_all, Method, Selection,
-    Valuer,
+    self, default_db_seeds, format_value, positions, solvable, value_all, Method, Selection, Valuer,
 };
 use mancala_arena::rules::Ruleset;
 use mancala_arena::solver::BoardSpec;

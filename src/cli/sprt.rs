@@ -11,8 +11,9 @@ use std::process::ExitCode;
 use anyhow::Result;
 use mancala_arena::rating::sprt::{PairTracker, Sprt, SprtModel, SprtResult, SprtStatus};
 use mancala_arena::report::rate::{rate_dir, RateOptions};
+use mancala_arena::run_folder::lock::RunLock;
 use mancala_arena::run_folder::sprt::{SprtFile, SprtTrace};
-use mancala_arena::run_folder::GameRecord;
+use mancala_arena::run_folder::{GameRecord, RunKind};
 use mancala_arena::tournament::config::RunConfig;
 use mancala_arena::tournament::runner::{self, RunMode, RunPlan, Steer};
 use mancala_arena::tournament::schedule::Format;
@@ -119,7 +120,15 @@ pub fn run(args: &SprtArgs) -> Result<ExitCode> {
         args.max_pairs,
         dir.display()
     );
+    if dir.join("run.json").exists() || dir.join("games.csv").exists() {
+        anyhow::bail!(
+            "{} already holds a run: choose another --out",
+            dir.display()
+        );
+    }
     std::fs::create_dir_all(&dir)?;
+    // Held for the whole test: sprt.csv and sprt.json are written beside the games.
+    let _lock = RunLock::acquire(&dir)?;
     let mut trace = SprtTrace::create(&dir)?;
     let mut tracker = PairTracker::default();
     let mut last: Option<SprtStatus> = None;
@@ -167,10 +176,17 @@ pub fn run(args: &SprtArgs) -> Result<ExitCode> {
             Steer::Continue
         }
     };
-    let mode = RunMode::default();
+    let mode = RunMode {
+        locked: true,
+        kind: RunKind::Sprt,
+        ..RunMode::default()
+    };
     let outcome = runtime.block_on(runner::run_observed(&plan, &mode, &mut observer))?;
-    if outcome.interrupted {
-        anyhow::bail!("interrupted");
+    if let Some(signal) = outcome.interrupted {
+        anyhow::bail!(
+            "interrupted ({signal}): the games so far are in {}",
+            dir.display()
+        );
     }
     let penta = tracker.penta();
     let status = last.unwrap_or_else(|| sprt.status(&penta));

@@ -7,10 +7,10 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use serde::Deserialize;
 
-use mancala_arena::engine::{BotSpec, Program};
+use mancala_arena::engine::{BotSpec, Program, DEFAULT_LOG_CAP};
 use mancala_arena::openings;
 use mancala_arena::rules::Ruleset;
-use mancala_arena::run_folder::RunFile;
+use mancala_arena::run_folder::{RunFile, RunKind};
 use mancala_arena::tournament::config::{Clock, OpeningSource, RunConfig, TimeControl};
 use mancala_arena::tournament::runner::{self, RunMode, RunPlan};
 use mancala_arena::tournament::schedule::Format;
@@ -89,6 +89,9 @@ impl GameFlags {
         }
         time.depth = self.depth;
         time.nodes = self.nodes;
+        if self.concurrency == Some(0) {
+            bail!("--concurrency must be at least 1");
+        }
         Ok(GameSettings {
             rules,
             openings,
@@ -169,6 +172,14 @@ pub struct RunArgs {
     /// Drop a player after this many failed starts in a row [default: 3].
     #[arg(long)]
     pub max_start_failures: Option<u32>,
+    /// Play without the players whose bot cannot start before the first game (otherwise that
+    /// is an error naming them).
+    #[arg(long)]
+    pub drop_unstartable: bool,
+    /// Most of each player's stderr kept in its log for the whole run: bytes, or with a K, M or
+    /// G suffix; the first and the last part are kept [default: 16M].
+    #[arg(long, value_name = "SIZE")]
+    pub log_cap: Option<String>,
     /// Play only the game pairs with id ≡ I (mod N): `I/N`, zero-based.
     #[arg(long, value_name = "I/N")]
     pub shard: Option<String>,
@@ -427,7 +438,24 @@ pub fn build_plan(args: &RunArgs) -> Result<RunPlan> {
         players.push(parse_bot_arg(words)?);
     }
     if players.is_empty() {
+        if let Some(path) = &args.config {
+            bail!(
+                "{} has no players: add [[bot]] tables (see tournament.example.toml) or --bot flags",
+                path.display()
+            );
+        }
         players = default_field()?;
+    }
+    for p in &players {
+        if let Some(dir) = &p.dir {
+            if !dir.is_dir() {
+                bail!(
+                    "player `{}`: its working directory {} does not exist",
+                    p.name,
+                    dir.display()
+                );
+            }
+        }
     }
 
     let gauntlet_names = if args.gauntlet.is_empty() {
@@ -466,6 +494,9 @@ pub fn build_plan(args: &RunArgs) -> Result<RunPlan> {
                 .map(|s| s.to_string_lossy().into_owned())
         })
         .unwrap_or_else(|| "arena".to_string());
+    if name.is_empty() || name.contains(['/', '\\']) || name == "." || name == ".." {
+        bail!("--name `{name}`: a run name is one folder name (no `/`, `\\`, `.` or `..`)");
+    }
     let config = RunConfig {
         name: name.clone(),
         rules: game.rules,
@@ -551,10 +582,70 @@ pub fn parse_shard(text: &str) -> Result<(u64, u64)> {
     }
 }
 
+/// The flags `--resume` cannot honour: the run goes on as its `run.json` says.
+fn ignored_by_resume(args: &RunArgs) -> Vec<&'static str> {
+    let g = &args.game;
+    [
+        ("--rules", g.rules.is_some()),
+        ("--opening-plies", g.opening_plies.is_some()),
+        ("--openings", g.openings.is_some()),
+        ("--movetime", g.movetime.is_some()),
+        ("--tc", g.tc.is_some()),
+        ("--depth", g.depth.is_some()),
+        ("--nodes", g.nodes.is_some()),
+        ("--gauntlet", !args.gauntlet.is_empty()),
+        ("--pairs", args.pairs.is_some()),
+        ("--seed", args.seed.is_some()),
+        ("--margin", args.margin.is_some()),
+        ("--handshake-timeout", args.handshake_timeout.is_some()),
+        ("--adjudicate", args.adjudicate),
+        ("--name", args.name.is_some()),
+        ("--max-start-failures", args.max_start_failures.is_some()),
+    ]
+    .into_iter()
+    .filter_map(|(flag, given)| given.then_some(flag))
+    .collect()
+}
+
+/// `--log-cap`: `16M`, `512K`, `1G` or plain bytes.
+fn parse_size(text: &str) -> Result<u64> {
+    let text = text.trim();
+    let (digits, unit) = match text.char_indices().find(|(_, c)| !c.is_ascii_digit()) {
+        Some((i, _)) => text.split_at(i),
+        None => (text, ""),
+    };
+    let scale: u64 = match unit.to_ascii_uppercase().as_str() {
+        "" | "B" => 1,
+        "K" | "KB" | "KIB" => 1 << 10,
+        "M" | "MB" | "MIB" => 1 << 20,
+        "G" | "GB" | "GIB" => 1 << 30,
+        _ => bail!("--log-cap `{text}`: expected a size such as 16M, 512K or 1048576"),
+    };
+    let n: u64 = digits
+        .parse()
+        .map_err(|_| anyhow::anyhow!("--log-cap `{text}`: expected a size such as 16M"))?;
+    match n.checked_mul(scale) {
+        Some(bytes) if bytes >= 4096 => Ok(bytes),
+        _ => bail!("--log-cap `{text}`: at least 4K and at most a few gigabytes"),
+    }
+}
+
 /// `arena run`: builds (or, with --resume, reads) the plan and plays the tournament.
 pub async fn run(args: &RunArgs) -> Result<(RunPlan, runner::RunOutcome)> {
     let (plan, shard) = match &args.resume {
         Some(dir) => {
+            let ignored = ignored_by_resume(args);
+            if !ignored.is_empty() {
+                bail!(
+                    "--resume finishes the run as {}'s run.json says: {} would be ignored; drop {}",
+                    dir.display(),
+                    ignored.join(", "),
+                    if ignored.len() == 1 { "it" } else { "them" }
+                );
+            }
+            if args.game.concurrency == Some(0) {
+                bail!("--concurrency must be at least 1");
+            }
             let run_file = RunFile::read(dir)?;
             let plan = RunPlan {
                 config: run_file.config,
@@ -568,10 +659,27 @@ pub async fn run(args: &RunArgs) -> Result<(RunPlan, runner::RunOutcome)> {
             (build_plan(args)?, shard)
         }
     };
+    // Rating settings are checked before a game is played, not after the last.
+    let rating = args.rating.options()?;
+    rating.config(
+        &plan
+            .config
+            .players
+            .iter()
+            .map(|p| p.name.clone())
+            .collect::<Vec<_>>(),
+    )?;
     let mode = RunMode {
         resume: args.resume.is_some(),
         shard,
         progress: !args.quiet,
+        drop_unstartable: args.drop_unstartable,
+        log_cap: match &args.log_cap {
+            Some(text) => parse_size(text)?,
+            None => DEFAULT_LOG_CAP,
+        },
+        kind: RunKind::Tournament,
+        ..RunMode::default()
     };
     if !args.quiet {
         let config = &plan.config;
@@ -606,7 +714,7 @@ pub fn main(args: &RunArgs) -> Result<()> {
             dir.display()
         );
     }
-    if outcome.played + outcome.skipped > 0 || dir.join("games.csv").exists() {
+    if outcome.played > 0 || outcome.skipped > 0 || dir.join("games.csv").exists() {
         let opts = args.rating.options()?;
         match mancala_arena::report::rate::rate_dir(&dir, &opts) {
             Ok(rated) => {
@@ -621,11 +729,26 @@ pub fn main(args: &RunArgs) -> Result<()> {
             Err(err) => eprintln!("no ratings: {err:#}"),
         }
     }
-    if outcome.interrupted {
+    if let Some(signal) = outcome.interrupted {
         bail!(
-            "interrupted: resume with `arena run --resume {}`",
+            "interrupted ({signal}): resume with `arena run --resume {}`",
             dir.display()
         );
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn log_cap_sizes() {
+        assert_eq!(parse_size("16M").unwrap(), 16 << 20);
+        assert_eq!(parse_size("512k").unwrap(), 512 << 10);
+        assert_eq!(parse_size("100000").unwrap(), 100_000);
+        assert!(parse_size("12").is_err());
+        assert!(parse_size("lots").is_err());
+        assert!(parse_size("99999999999G").is_err());
+    }
 }

@@ -8,14 +8,14 @@
 //! stray `bestmove` fails the check in progress, an unknown line warns (once per check). After a
 //! failed check the bot is restarted so the next one sees a clean process.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use super::{Engine, Fault, FaultKind, Program, Violation};
+use super::{BotLog, Engine, Fault, FaultKind, Program, StartError, Violation, DEFAULT_LOG_CAP};
 use crate::protocol::{FromBot, GoLimits, OptionKind, PositionStart, Score, ToBot};
 use crate::rules::{Move, Position, Ruleset, Side};
 
@@ -29,8 +29,10 @@ pub struct CheckConfig {
     pub timeout: Duration,
     pub margin: Duration,
     pub seed: u64,
-    /// Where the transcript goes.
+    /// Where the transcript goes (the caller creates the file).
     pub transcript: PathBuf,
+    /// Where the bot's stderr goes (the caller creates the file).
+    pub stderr_log: PathBuf,
 }
 
 pub const DEFAULT_RULESETS: [&str; 5] = [
@@ -182,7 +184,7 @@ impl Verdict {
 /// The bot under test and the verdict of the check in progress.
 struct Checker<'a> {
     config: &'a CheckConfig,
-    stderr_log: PathBuf,
+    stderr_log: BotLog,
     engine: Engine,
     /// The transcript of the bot's earlier processes (it restarts after a failed check).
     transcript: Vec<String>,
@@ -190,9 +192,8 @@ struct Checker<'a> {
 }
 
 /// Runs every check. `Err` only when the bot cannot be started at all.
-pub async fn check_bot(config: &CheckConfig) -> Result<Report, Fault> {
-    let stderr_log = config.transcript.with_extension("stderr.log");
-    let _ = std::fs::remove_file(&stderr_log);
+pub async fn check_bot(config: &CheckConfig) -> Result<Report, StartError> {
+    let stderr_log = BotLog::new(&config.stderr_log, DEFAULT_LOG_CAP);
     let mut c = Checker {
         engine: spawn(config, &stderr_log)?,
         config,
@@ -238,7 +239,8 @@ pub async fn check_bot(config: &CheckConfig) -> Result<Report, Fault> {
     let mut text = c.transcript.join("\n");
     text.push('\n');
     let _ = std::fs::write(&config.transcript, text);
-    let stderr_bytes = std::fs::metadata(&c.stderr_log)
+    c.stderr_log.flush();
+    let stderr_bytes = std::fs::metadata(&config.stderr_log)
         .map(|m| m.len())
         .unwrap_or(0);
     Ok(Report {
@@ -249,7 +251,7 @@ pub async fn check_bot(config: &CheckConfig) -> Result<Report, Fault> {
     })
 }
 
-fn spawn(config: &CheckConfig, stderr_log: &Path) -> Result<Engine, Fault> {
+fn spawn(config: &CheckConfig, stderr_log: &BotLog) -> Result<Engine, StartError> {
     let engine = Engine::spawn(&config.program, None, stderr_log, READY)?;
     Ok(engine.strict().with_transcript())
 }

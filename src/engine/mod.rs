@@ -12,6 +12,7 @@
 //! message types are [`crate::protocol`].
 
 pub mod check;
+mod log;
 mod process;
 
 use std::path::{Path, PathBuf};
@@ -21,11 +22,14 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 
-use crate::protocol::{FromBot, GoLimits, IdKey, OptionDecl, ParseError, PositionStart, ToBot};
+use crate::protocol::{
+    FromBot, GoLimits, IdKey, OptionDecl, OptionValueError, ParseError, PositionStart, ToBot,
+};
 use crate::rules::{Move, Ruleset};
 
-pub use process::become_subreaper;
+pub use log::{BotLog, DEFAULT_LOG_CAP};
 use process::BotProcess;
+pub use process::{become_subreaper, kill_orphans};
 
 /// How many non-protocol lines a bot may print while one answer is due before it counts as
 /// flooding (garbage) rather than chatter.
@@ -162,6 +166,30 @@ impl Fault {
     }
 }
 
+/// Why a bot could not be started and made ready.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// The bot's own failure (a missing program, an exit, no handshake): a fault of the bot.
+    #[error(transparent)]
+    Bot(Fault),
+    /// The arena ran out of something (open files, memory, process slots, disk): not the bot's
+    /// fault, never a forfeit.
+    #[error("the arena could not start `{program}`: {error} (not the bot's fault)")]
+    Arena {
+        program: String,
+        error: std::io::Error,
+    },
+    /// A configured option does not fit what the bot declared: the user's to fix.
+    #[error(transparent)]
+    Option(OptionValueError),
+}
+
+impl From<Fault> for StartError {
+    fn from(fault: Fault) -> Self {
+        StartError::Bot(fault)
+    }
+}
+
 /// What the bot told about itself during the handshake, kept whole (repeats and problems
 /// included) so that `check-bot` can judge it.
 #[derive(Clone, Debug, Default)]
@@ -234,33 +262,59 @@ pub struct Engine {
     violations: Option<Vec<Violation>>,
     /// Every line in both directions, when recording.
     transcript: Option<Vec<String>>,
+    /// The player's stderr log, where the arena notes what it discarded.
+    log: BotLog,
 }
 
 impl Engine {
-    /// Starts the bot, runs the handshake (`mancala` … `mancalaok`), sends the options and waits
-    /// for `readyok`. The bot's stderr is appended to `stderr_log`. Whatever goes wrong after the
-    /// process started is a [`FaultKind::Handshake`] (or the fault of a broken line), and the bot
-    /// is killed.
+    /// Starts the bot, runs the handshake (`mancala` … `mancalaok`), sends the options (checked
+    /// against the bot's declarations) and waits for `readyok`. The bot's stderr goes to `log`.
+    /// Whatever goes wrong after the process started is a [`FaultKind::Handshake`] (or the fault
+    /// of a broken line), and the bot is killed.
     pub async fn start(
         spec: &BotSpec,
-        stderr_log: &Path,
+        log: &BotLog,
         handshake_timeout: Duration,
-    ) -> Result<Engine, Fault> {
+    ) -> Result<Engine, StartError> {
         let program = &spec.program;
-        let mut engine =
-            Engine::spawn(program, spec.dir.as_deref(), stderr_log, handshake_timeout)?;
+        let mut engine = Engine::spawn(program, spec.dir.as_deref(), log, handshake_timeout)?;
+        if let Err(fault) = engine.handshake().await {
+            engine.kill().await;
+            return Err(StartError::Bot(as_handshake(fault)));
+        }
+        let options = match engine.checked_options(&spec.options) {
+            Ok(options) => options,
+            Err(err) => {
+                engine.kill().await;
+                return Err(StartError::Option(err));
+            }
+        };
         let ready = async {
-            engine.handshake().await?;
-            engine.set_options(&spec.options).await?;
+            engine.set_options(&options).await?;
             engine.sync().await
         };
         match ready.await {
             Ok(()) => Ok(engine),
             Err(fault) => {
                 engine.kill().await;
-                Err(as_handshake(fault))
+                Err(StartError::Bot(as_handshake(fault)))
             }
         }
+    }
+
+    /// The user's `(name, value)` options as the bot declared them: names in the declared
+    /// spelling (matched ignoring case, as UCI does), values checked against the declaration.
+    pub fn checked_options(
+        &self,
+        options: &[(String, String)],
+    ) -> Result<Vec<(String, String)>, OptionValueError> {
+        options
+            .iter()
+            .map(|(name, value)| {
+                let decl = OptionDecl::find(&self.info.options, name)?;
+                Ok((decl.name.clone(), decl.accept(value)?.unwrap_or_default()))
+            })
+            .collect()
     }
 
     /// Starts the bot's process in `dir` and sends nothing. `handshake_timeout` bounds the
@@ -268,12 +322,13 @@ impl Engine {
     pub fn spawn(
         program: &Program,
         dir: Option<&Path>,
-        stderr_log: &Path,
+        log: &BotLog,
         handshake_timeout: Duration,
-    ) -> Result<Engine, Fault> {
-        let process = BotProcess::spawn(program, dir, stderr_log)?;
+    ) -> Result<Engine, StartError> {
+        let process = BotProcess::spawn(program, dir, log)?;
         Ok(Engine {
             process,
+            log: log.clone(),
             info: BotInfo::default(),
             handshake_timeout,
             spawned: Instant::now(),
@@ -390,6 +445,7 @@ impl Engine {
             start: start.clone(),
             moves: moves.to_vec(),
         };
+        self.drain()?;
         self.write(&[position, ToBot::Go(limits)]).await?;
         let started = Instant::now();
         let deadline = started + limit;
@@ -453,6 +509,11 @@ impl Engine {
         deadline: Instant,
     ) -> Result<(String, Result<FromBot, ParseError>), Fault> {
         let line = self.process.read_line(deadline).await?;
+        Ok(self.take_line(line))
+    }
+
+    /// Logs, parses and judges a line read from the bot (see [`Engine::next_line`]).
+    fn take_line(&mut self, line: String) -> (String, Result<FromBot, ParseError>) {
         self.log('<', &line);
         let parsed = FromBot::parse(&line);
         let violation = match &parsed {
@@ -463,10 +524,24 @@ impl Engine {
             Err(err) => Some(Violation::Malformed(err.clone())),
             Ok(_) => None,
         };
+        if let Some(Violation::StrayBestMove(mv)) = &violation {
+            self.log.note(&format!(
+                "discarded `bestmove {mv}`: no `go` was waiting for it"
+            ));
+        }
         if let (Some(violations), Some(violation)) = (self.violations.as_mut(), violation) {
             violations.push(violation);
         }
-        Ok((line, parsed))
+        (line, parsed)
+    }
+
+    /// Reads what the bot already wrote, without waiting, so that a late or stray `bestmove`
+    /// cannot answer the `go` about to be sent. A broken line is the bot's fault.
+    fn drain(&mut self) -> Result<(), Fault> {
+        while let Some(line) = self.process.try_read_line() {
+            let _ = self.take_line(line?);
+        }
+        Ok(())
     }
 
     /// Reads the next protocol message before `deadline`. Unknown lines are skipped (up to
@@ -480,8 +555,11 @@ impl Engine {
     ) -> Result<FromBot, Fault> {
         let mut unknown = 0usize;
         loop {
+            let pending = self.go_pending;
             match self.next_line(deadline).await? {
                 (_, Ok(FromBot::Unknown(_))) => {}
+                // A `bestmove` no `go` asked for (noted in the log): not an answer.
+                (_, Ok(FromBot::BestMove(_))) if !pending => {}
                 (_, Ok(msg)) => return Ok(msg),
                 (line, Err(err)) if is_bestmove(&line) => {
                     return Err(Fault::new(FaultKind::Malformed, format!("{err}")))
@@ -556,7 +634,8 @@ mod tests {
 
     /// A scripted bot: `script` run by `sh -c`.
     fn scripted(script: &str) -> Engine {
-        let log = std::env::temp_dir().join(format!("arena-engine-{}.log", std::process::id()));
+        let path = std::env::temp_dir().join(format!("arena-engine-{}.log", std::process::id()));
+        let log = BotLog::new(&path, DEFAULT_LOG_CAP);
         let command = script.to_string();
         let timeout = Duration::from_secs(10);
         Engine::spawn(&Program::Shell { command }, None, &log, timeout).expect("spawn sh")

@@ -1,19 +1,40 @@
 //! The operating-system side of a bot: its own process group, piped stdin/stdout, stderr copied
-//! to a capped log file, and a reader task that turns stdout into bounded lines.
+//! to the player's capped log ([`BotLog`]), and a reader task that turns stdout into bounded
+//! lines. Every live bot's pid is registered, so that processes a bot left behind outside its
+//! process group (a double fork, `setsid`), which the kernel re-parents to the arena (a child
+//! subreaper), can be told apart and killed when a bot's life ends ([`kill_orphans`]).
 
+use std::collections::HashSet;
 use std::path::Path;
 use std::process::Stdio;
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::process::{Child, ChildStdin, Command};
 use tokio::sync::mpsc;
 
-use super::{line_channel, Fault, FaultKind, LineResult, Program};
+use super::log::BotLog;
+use super::{line_channel, Fault, FaultKind, LineResult, Program, StartError};
 use crate::protocol::{LineBuffer, LineError, MAX_LINE_LEN};
 
-/// How much of one bot process's stderr is kept in its log; the rest is read and dropped.
-const STDERR_LOG_CAP: u64 = 8 << 20;
+/// The pids of the bot processes alive now (started, not yet reaped).
+static LIVE: Mutex<Option<HashSet<u32>>> = Mutex::new(None);
+
+fn live() -> std::sync::MutexGuard<'static, Option<HashSet<u32>>> {
+    LIVE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Whether a failed `spawn` is the arena's own trouble (no file descriptors, memory or process
+/// slots, a full disk) rather than the bot's (a missing or broken program).
+fn arena_side(e: &std::io::Error) -> bool {
+    matches!(
+        e.raw_os_error(),
+        Some(
+            libc::EMFILE | libc::ENFILE | libc::ENOMEM | libc::EAGAIN | libc::ENOSPC | libc::EDQUOT
+        )
+    )
+}
 
 /// A spawned bot: the child, its stdin, and the lines its stdout produced.
 pub struct BotProcess {
@@ -29,8 +50,8 @@ impl BotProcess {
     pub fn spawn(
         program: &Program,
         dir: Option<&Path>,
-        stderr_log: &Path,
-    ) -> Result<BotProcess, Fault> {
+        log: &BotLog,
+    ) -> Result<BotProcess, StartError> {
         let mut cmd = match program {
             Program::Exec { program, args } => {
                 let mut cmd = Command::new(program);
@@ -44,6 +65,12 @@ impl BotProcess {
             }
         };
         if let Some(dir) = dir {
+            if !dir.is_dir() {
+                return Err(StartError::Bot(Fault::new(
+                    FaultKind::Spawn,
+                    format!("its working directory {} does not exist", dir.display()),
+                )));
+            }
             cmd.current_dir(dir);
         }
         cmd.stdin(Stdio::piped())
@@ -52,21 +79,34 @@ impl BotProcess {
             .kill_on_drop(true);
         #[cfg(unix)]
         cmd.process_group(0);
+        // The registry stays locked from the fork to the record, so that `kill_orphans` on
+        // another thread never takes a bot being born for an orphan.
+        let mut registry = live();
         let mut child = cmd.spawn().map_err(|e| {
-            Fault::new(
-                FaultKind::Spawn,
-                format!("cannot start `{}`: {e}", program.display()),
-            )
+            if arena_side(&e) {
+                StartError::Arena {
+                    program: program.display(),
+                    error: e,
+                }
+            } else {
+                StartError::Bot(Fault::new(
+                    FaultKind::Spawn,
+                    format!("cannot start `{}`: {e}", program.display()),
+                ))
+            }
         })?;
         let pid = child.id();
+        if let Some(pid) = pid {
+            registry.get_or_insert_with(HashSet::new).insert(pid);
+        }
+        drop(registry);
         let stdin = child.stdin.take();
         let (tx, lines) = line_channel();
         if let Some(stdout) = child.stdout.take() {
             tokio::spawn(read_lines(stdout, tx));
         }
         if let Some(stderr) = child.stderr.take() {
-            let log = stderr_log.to_path_buf();
-            tokio::spawn(copy_stderr(stderr, log));
+            tokio::spawn(copy_stderr(stderr, log.clone()));
         }
         Ok(BotProcess {
             child,
@@ -94,23 +134,47 @@ impl BotProcess {
             .map_err(|e| self.exit_fault(format!("cannot write to the bot: {e}")))
     }
 
-    /// The next line from stdout, or the fault that prevents one before `deadline`.
+    /// The next line from stdout, or the fault that prevents one before `deadline`. A bot that
+    /// exits is a crash at once, even when a process it started still holds its stdout open.
     pub async fn read_line(&mut self, deadline: Instant) -> Result<String, Fault> {
         let deadline = tokio::time::Instant::from_std(deadline);
-        match tokio::time::timeout_at(deadline, self.lines.recv()).await {
-            Err(_) => Err(Fault::new(FaultKind::Timeout, "no answer in time")),
-            Ok(Some(line)) => line,
-            Ok(None) => {
-                // stdout closed: the bot exited or closed it. Give the exit status a moment.
-                let status =
-                    tokio::time::timeout(Duration::from_millis(200), self.child.wait()).await;
-                let detail = match status {
-                    Ok(Ok(status)) => format!("exited ({status})"),
-                    _ => "closed its stdout".to_string(),
-                };
-                Err(Fault::new(FaultKind::Crash, detail))
+        tokio::select! {
+            biased;
+            line = self.lines.recv() => match line {
+                Some(line) => line,
+                None => {
+                    // stdout closed: the bot exited or closed it. Give the exit status a moment.
+                    let status =
+                        tokio::time::timeout(Duration::from_millis(200), self.child.wait()).await;
+                    let detail = match status {
+                        Ok(Ok(status)) => format!("exited ({status})"),
+                        _ => "closed its stdout".to_string(),
+                    };
+                    Err(Fault::new(FaultKind::Crash, detail))
+                }
+            },
+            status = self.child.wait() => {
+                // Lines it wrote just before exiting are still owed to the caller.
+                match tokio::time::timeout(Duration::from_millis(50), self.lines.recv()).await {
+                    Ok(Some(line)) => line,
+                    _ => Err(Fault::new(
+                        FaultKind::Crash,
+                        match status {
+                            Ok(status) => format!("exited ({status})"),
+                            Err(e) => format!("exited ({e})"),
+                        },
+                    )),
+                }
+            },
+            _ = tokio::time::sleep_until(deadline) => {
+                Err(Fault::new(FaultKind::Timeout, "no answer in time"))
             }
         }
+    }
+
+    /// A line the bot already wrote, without waiting; `None` if there is none (yet).
+    pub fn try_read_line(&mut self) -> Option<Result<String, Fault>> {
+        self.lines.try_recv().ok()
     }
 
     fn exit_fault(&mut self, detail: String) -> Fault {
@@ -123,7 +187,17 @@ impl BotProcess {
     /// Waits for the process to exit (no timeout: wrap it in one).
     pub async fn wait(&mut self) -> Option<std::process::ExitStatus> {
         self.stdin = None;
-        self.child.wait().await.ok()
+        let status = self.child.wait().await.ok();
+        #[cfg(unix)]
+        if let Some(pid) = self.pid {
+            // SAFETY: kill(2) on the process group created at spawn; ESRCH is fine.
+            unsafe {
+                libc::kill(-(pid as libc::pid_t), libc::SIGKILL);
+            }
+            reap_group(pid).await;
+        }
+        self.forget();
+        status
     }
 
     /// Kills the whole process group with SIGKILL and reaps the child.
@@ -143,7 +217,80 @@ impl BotProcess {
         if let Some(pid) = self.pid {
             reap_group(pid).await;
         }
+        self.forget();
     }
+
+    /// The process is gone: no longer a live bot, and what it left outside its group dies.
+    fn forget(&mut self) {
+        if let Some(pid) = self.pid.take() {
+            if let Some(set) = live().as_mut() {
+                set.remove(&pid);
+            }
+            kill_orphans();
+        }
+    }
+}
+
+impl Drop for BotProcess {
+    fn drop(&mut self) {
+        if let Some(pid) = self.pid {
+            // kill_on_drop kills the leader; the group and the registry are ours to tidy.
+            // SAFETY: kill(2) on the process group created at spawn; no memory preconditions.
+            #[cfg(unix)]
+            unsafe {
+                libc::kill(-(pid as libc::pid_t), libc::SIGKILL);
+            }
+        }
+        self.forget();
+    }
+}
+
+/// Kills the processes the kernel re-parented to the arena that are not bots it started:
+/// whatever a bot left behind outside its process group (a double fork, a `setsid` daemon),
+/// and reaps them. Linux only (`/proc`); elsewhere a no-op.
+pub fn kill_orphans() {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: getpid has no preconditions.
+        let me = unsafe { libc::getpid() } as u32;
+        let Ok(entries) = std::fs::read_dir("/proc") else {
+            return;
+        };
+        let registry = live();
+        let live = registry.as_ref().cloned().unwrap_or_default();
+        for entry in entries.flatten() {
+            let Some(pid) = entry
+                .file_name()
+                .to_str()
+                .and_then(|n| n.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            if live.contains(&pid) || parent_of(pid) != Some(me) {
+                continue;
+            }
+            // SAFETY: signals and waitpid on a process that is our child; no memory is shared.
+            unsafe {
+                libc::kill(-(pid as libc::pid_t), libc::SIGKILL);
+                libc::kill(pid as libc::pid_t, libc::SIGKILL);
+                for _ in 0..50 {
+                    let mut status = 0;
+                    if libc::waitpid(pid as libc::pid_t, &mut status, libc::WNOHANG) != 0 {
+                        break;
+                    }
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+            }
+        }
+    }
+}
+
+/// The parent pid of `pid`, from `/proc/PID/stat` (the field after the command name).
+#[cfg(target_os = "linux")]
+fn parent_of(pid: u32) -> Option<u32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let after_name = &stat[stat.rfind(')')? + 1..];
+    after_name.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// Makes this process the reaper of orphaned descendants (Linux), so that a bot's own children,
@@ -205,34 +352,15 @@ async fn read_lines(mut stdout: tokio::process::ChildStdout, tx: mpsc::Sender<Li
     }
 }
 
-/// Appends stderr to the bot's log, up to [`STDERR_LOG_CAP`] bytes, and drains the rest so the
-/// bot never blocks on a full pipe.
-async fn copy_stderr(mut stderr: tokio::process::ChildStderr, log: std::path::PathBuf) {
-    let mut file = tokio::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&log)
-        .await
-        .ok();
-    let mut written = 0u64;
+/// Copies stderr to the player's log (which caps it) and drains it to the end, so the bot never
+/// blocks on a full pipe.
+async fn copy_stderr(mut stderr: tokio::process::ChildStderr, log: BotLog) {
     let mut chunk = vec![0u8; 8192];
     loop {
         match stderr.read(&mut chunk).await {
             Ok(0) | Err(_) => break,
-            Ok(n) => {
-                if let Some(f) = file.as_mut() {
-                    if written < STDERR_LOG_CAP {
-                        let keep = n.min((STDERR_LOG_CAP - written) as usize);
-                        if f.write_all(&chunk[..keep]).await.is_err() {
-                            file = None;
-                        }
-                        written += keep as u64;
-                    }
-                }
-            }
+            Ok(n) => log.write(&chunk[..n]),
         }
     }
-    if let Some(mut f) = file {
-        let _ = f.flush().await;
-    }
+    log.flush();
 }

@@ -15,6 +15,7 @@ use super::plots::{
     SprtPlot, ThinkTimePlot,
 };
 use super::rate::{RateOptions, Rated};
+use super::viewer::ViewerGames;
 use crate::run_folder::analysis::{read_analysis, MistakeRow};
 use crate::run_folder::games::{rated_games, read_games, read_records, Termination};
 use crate::run_folder::gate::GateFile;
@@ -64,6 +65,8 @@ pub struct ReportInput<'a> {
     pub terminations: Vec<(Termination, usize)>,
     /// `analysis.csv` (the mistake meter), if `arena analyse` wrote one.
     pub analysis: Option<Vec<MistakeRow>>,
+    /// The games for the viewer (from `games.jsonl`), if the folder has move lists.
+    pub viewer: Option<ViewerGames>,
 }
 
 /// What [`write_report`] wrote, and which figures it could not draw.
@@ -175,13 +178,15 @@ pub fn write_report(
         opts,
         &mut out,
     ));
+    let records = read_records(dir);
     figures.push(figure(
         dir,
         "Think time",
         "think_time",
-        read_records(dir)
+        records
+            .as_ref()
             .map_err(|e| PlotError::NoData(format!("{e:#}")))
-            .and_then(|records| ThinkTimePlot::from_records(names, &records)),
+            .and_then(|records| ThinkTimePlot::from_records(names, records)),
         opts,
         &mut out,
     ));
@@ -196,6 +201,10 @@ pub fn write_report(
         figures,
         terminations: summary.terminations.clone(),
         analysis: read_analysis(dir)?,
+        viewer: records
+            .ok()
+            .filter(|r| !r.is_empty())
+            .map(|r| ViewerGames::new(&r)),
     };
     let html_path = dir.join(REPORT_HTML);
     std::fs::write(&html_path, super::html::render(&input))

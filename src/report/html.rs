@@ -1,11 +1,14 @@
-//! `report.html`: one self-contained static page per results folder. No network, no scripts, no
-//! external CSS: the figures are inlined as SVG, the style sheet is in the page.
+//! `report.html`: one self-contained page per results folder. No network, no external script or
+//! CSS: the figures are inlined as SVG, the style sheet is in the page, and the one script is the
+//! game viewer's (inlined; it only draws positions the arena computed, see [`super::viewer`]).
 //!
 //! Sections (each an element with this `id`): `summary` (ratings with intervals, first-mover
 //! advantage, warnings, game ends), `sprt` (only for SPRT runs), `gate` (only for `arena gate`
-//! runs), `pairwise`, `mistakes` (only after `arena analyse`), `plots`,
+//! runs), `pairwise`, `mistakes` (only after `arena analyse`), `plots`, `games` (the viewer, when
+//! the folder has `games.jsonl`),
 //! `configuration` (run.json), `reproduce` (the command lines). Every piece of text from the
-//! folder (player names, commands, run.json) goes through [`escape`].
+//! folder (player names, commands, run.json) goes through [`escape`], and the viewer's data
+//! through [`json_for_script`].
 
 use std::fmt::Write as _;
 
@@ -15,6 +18,7 @@ use super::tables::{
     gate_table, gate_words, mistakes_table, pairwise_table, ratings_table, signed,
     terminations_table,
 };
+use super::viewer::{json_for_script, ViewerGames, VIEWER_CSS, VIEWER_JS};
 use crate::run_folder::analysis::MistakeRow;
 
 /// Escapes text for HTML element content and attribute values.
@@ -34,7 +38,7 @@ pub fn escape(s: &str) -> String {
 }
 
 /// Strips the XML prolog, if any, so the SVG can sit inside the page.
-fn inline_svg(svg: &str) -> &str {
+pub fn inline_svg(svg: &str) -> &str {
     let svg = svg.trim_start();
     match svg.strip_prefix("<?xml") {
         Some(rest) => rest.find("?>").map_or(svg, |i| rest[i + 2..].trim_start()),
@@ -66,7 +70,7 @@ pub fn render(input: &ReportInput<'_>) -> String {
         h,
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <title>{} – mancala-arena report</title>\n<style>{STYLE}</style>\n</head>\n<body>\n",
+         <title>{} – mancala-arena report</title>\n<style>{STYLE}{VIEWER_CSS}</style>\n</head>\n<body>\n",
         escape(&name)
     );
     let _ = writeln!(h, "<h1>{} – mancala-arena report</h1>", escape(&name));
@@ -190,6 +194,10 @@ pub fn render(input: &ReportInput<'_>) -> String {
     }
     h.push_str("</section>\n");
 
+    if let Some(viewer) = &input.viewer {
+        games_section(&mut h, viewer);
+    }
+
     // Configuration.
     h.push_str("<section id=\"configuration\">\n<h2>Configuration</h2>\n");
     match &input.run_json {
@@ -223,6 +231,33 @@ pub fn render(input: &ReportInput<'_>) -> String {
     );
     h.push_str("</section>\n</body>\n</html>\n");
     h
+}
+
+/// The game viewer over the embedded games (see [`super::viewer`] for the data and the cap).
+fn games_section(h: &mut String, viewer: &ViewerGames) {
+    let shown = viewer.games.len();
+    let _ = writeln!(
+        h,
+        "<section id=\"games\">\n<h2>Games</h2>\n<p>Every position as the arena replayed it: \
+         step with the buttons, the slider or the arrow keys (click the board first); the \
+         pit last sown from is ringed. {}</p>",
+        if shown < viewer.total {
+            format!(
+                "{shown} of the {} games are embedded (the first by game id); \
+                 <code>arena serve</code> shows them all.",
+                viewer.total
+            )
+        } else {
+            format!("All {shown} games.")
+        }
+    );
+    let _ = writeln!(
+        h,
+        "<div data-viewer data-games=\"viewer-games\"></div>\n\
+         <script type=\"application/json\" id=\"viewer-games\">{}</script>\n\
+         <script>{VIEWER_JS}</script>\n</section>",
+        json_for_script(viewer)
+    );
 }
 
 /// The mistake meter (`arena analyse`): each player's sows against perfect play.

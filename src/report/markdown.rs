@@ -6,7 +6,9 @@
 use std::fmt::Write as _;
 
 use super::documents::{command_line, ReportInput};
-use super::tables::{gate_table, gate_words, mistakes_table, pairwise_table, ratings_table, signed};
+use super::tables::{
+    gate_table, gate_words, mistakes_table, pairwise_table, ratings_table, signed,
+};
 
 /// Escapes the characters that would break a table cell or start markup.
 pub fn escape(s: &str) -> String {

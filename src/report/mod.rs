@@ -1,7 +1,8 @@
 //! Documents for people: the terminal tables and the rating run of a results folder ([`rate`],
 //! [`tables`]), its figures ([`plots`]), and the two documents made from them, `report.html`
 //! ([`html`]) and `summary.md` ([`markdown`]), written together by
-//! [`documents::write_report`]. The files of the folder are read and written through
+//! [`documents::write_report`]. The game viewer's data is [`viewer`]'s (shared with
+//! `arena serve`). The files of the folder are read and written through
 //! [`crate::run_folder`]; the maths is [`crate::rating`]. Formatting only.
 
 pub mod calibration;
@@ -11,3 +12,4 @@ pub mod markdown;
 pub mod plots;
 pub mod rate;
 pub mod tables;
+pub mod viewer;

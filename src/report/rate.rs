@@ -14,7 +14,7 @@ use super::tables::{pairwise_table, ratings_table, signed};
 use crate::rating::fit::Anchor;
 use crate::rating::{analyse, RatedGame, RatingConfig, RatingReport};
 use crate::run_folder::games::{
-    player_names, rated_games, read_games, termination_counts, GAMES_JSONL,
+    player_names, rated_games, read_games, schedule_warnings, termination_counts, GAMES_JSONL,
 };
 use crate::run_folder::pgn::{write_pgn, GAMES_PGN};
 use crate::run_folder::ratings::{write_rating_files, Summary};
@@ -105,6 +105,11 @@ pub fn rate_dir(dir: &Path, opts: &RateOptions) -> Result<Rated> {
             "{} holds no finished games (no games.csv rows)",
             dir.display()
         );
+    }
+    if let Ok(run) = RunFile::read(dir) {
+        for warning in schedule_warnings(&run, &rows, 5) {
+            eprintln!("warning: {}: {warning}", dir.display());
+        }
     }
     let names = player_names(dir, &rows);
     let games = rated_games(&rows, &names, opts.exclude_forfeits)?;

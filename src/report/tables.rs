@@ -7,11 +7,11 @@ use std::fmt::Write as _;
 
 use super::html::escape as html_escape;
 use super::markdown::escape as md_escape;
-use crate::rating::rows::{PairwiseRow, RatingRow};
 use crate::rating::gate::{EdgeState, EdgeTest, GateVerdict};
+use crate::rating::rows::{PairwiseRow, RatingRow};
 use crate::run_folder::analysis::MistakeRow;
-use crate::run_folder::gate::GateFile;
 use crate::run_folder::games::Termination;
+use crate::run_folder::gate::GateFile;
 
 /// How a column lines up: names left, numbers right.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -25,6 +25,12 @@ pub const CALIBRATION_JSON: &str = "calibration.json";
 pub const CALIBRATED_TOML: &str = "calibrated.toml";
 pub const BANDS_TOML: &str = "bands.toml";
 pub const TABLE_TXT: &str = "table.txt";
+/// The reference pool's round robin, inside the calibration folder.
+pub const REFERENCE_DIR: &str = "reference";
+/// The calibrated bot's player name inside the step folders.
+pub const CANDIDATE: &str = "candidate";
+/// Each batch's run folder is `step-NN-<knob>-<value>`.
+pub const STEP_PREFIX: &str = "step-";
 
 /// Writes the four files into the calibration folder `dir`. `cmd` and `fixed` are the
 /// candidate's command line and fixed options (`NAME=VALUE`), `pool` the reference pool in words.
@@ -106,7 +112,10 @@ pub fn bands_toml(
     settings: &[(String, toml::Value)],
     tolerance: f64,
 ) -> String {
-    let names: Vec<String> = pool.iter().map(|r| format!("{}={:.0}", r.name, r.elo)).collect();
+    let names: Vec<String> = pool
+        .iter()
+        .map(|r| format!("{}={:.0}", r.name, r.elo))
+        .collect();
     let mut s = heading(cal, &names.join(", "));
     s.push_str(
         "# An `arena gate` bands file: each level's Elo on the pool's scale ± its tolerance, the\n\
@@ -134,7 +143,11 @@ pub fn bands_toml(
             }
         }
         if let Some(dir) = &spec.dir {
-            let _ = writeln!(s, "dir = {}", toml::Value::String(dir.display().to_string()));
+            let _ = writeln!(
+                s,
+                "dir = {}",
+                toml::Value::String(dir.display().to_string())
+            );
         }
         if !spec.options.is_empty() {
             let _ = writeln!(s, "options = {{ {} }}", inline_options(&spec.options));
@@ -210,4 +223,42 @@ fn toml_key(k: &str) -> String {
     } else {
         toml::Value::String(k.to_string()).to_string()
     }
+}
+
+/// The folder's `calibration.json` (written when the calibration ends), `None` if it has none.
+pub fn read_calibration(dir: &Path) -> Result<Option<Calibration>> {
+    let path = dir.join(CALIBRATION_JSON);
+    if !path.exists() {
+        return Ok(None);
+    }
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    serde_json::from_str(&text)
+        .map(Some)
+        .with_context(|| format!("{} is not readable", path.display()))
+}
+
+/// The run folders of a calibration folder: `reference/` (if the pool was rated) and the
+/// `step-*` batches in order.
+pub fn calibration_runs(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut runs: Vec<std::path::PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .filter(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            name == REFERENCE_DIR || name.starts_with(STEP_PREFIX)
+        })
+        .map(|e| e.path())
+        .filter(|p| super::RunFile::exists(p))
+        .collect();
+    // `reference` sorts after `step-`: put it first.
+    runs.sort_by_key(|p| (!p.ends_with(REFERENCE_DIR), p.clone()));
+    runs
+}
+
+/// Whether `dir` is a calibration folder: it has `calibration.json`, or the run folders of one.
+pub fn is_calibration_dir(dir: &Path) -> bool {
+    dir.join(CALIBRATION_JSON).exists() || !calibration_runs(dir).is_empty()
 }

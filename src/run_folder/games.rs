@@ -22,7 +22,7 @@
 use std::collections::{BTreeSet, HashMap};
 use std::fmt;
 use std::fs::{self, File, OpenOptions};
-use std::io::{BufRead, BufReader, Seek, SeekFrom, Write};
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 use std::str::FromStr;
 
@@ -381,19 +381,198 @@ pub fn read_records(dir: &Path) -> Result<Vec<GameRecord>> {
     let (mut seen, mut rows) = (Seen::default(), Vec::new());
     for (i, line) in BufReader::new(file).lines().enumerate() {
         let line = line?;
-        if line.trim().is_empty() {
+        let Some(rec) = GameRecord::from_line(line.as_bytes())
+            .map_err(|e| anyhow::anyhow!("{}: line {} is malformed: {e}", path.display(), i + 1))?
+        else {
             continue;
-        }
-        let mut rec: GameRecord = serde_json::from_str(&line)
-            .with_context(|| format!("{}: line {} is malformed", path.display(), i + 1))?;
-        rec.fill_movers()
-            .map_err(|e| anyhow::anyhow!("{}: line {}: {e}", path.display(), i + 1))?;
+        };
         if seen.keep(&path, i as u64 + 1, &rec.row, &rows, &mut Vec::new())? {
             rows.push(rec.row.clone());
             out.push(rec);
         }
     }
     Ok(out)
+}
+
+/// Reads what a growing run folder appends to `games.csv` and `games.jsonl`, a piece at a
+/// time: each call parses only the complete lines written since the previous one, so a reader
+/// that watches a 100,000-game folder (`arena serve`) never parses a game twice. A line still
+/// being written (no line end yet) is left for the next call; a file that became shorter than
+/// what was read (rewritten by `--resume`'s repair) is reported as [`Tail::Rewritten`] and the
+/// caller starts again with a fresh reader.
+#[derive(Debug, Default)]
+pub struct GamesTail {
+    csv_offset: u64,
+    headers: Option<csv::StringRecord>,
+    /// A CSV record whose quoted field spans a line end, so far.
+    pending: Vec<u8>,
+    /// Game ids read from `games.csv` (a second copy of a row is skipped, as [`read_games`]
+    /// does).
+    ids: std::collections::HashSet<u64>,
+    jsonl_offset: u64,
+}
+
+/// What one read of a [`GamesTail`] found.
+#[derive(Debug)]
+pub enum Tail<T> {
+    /// The items appended since the last read (possibly none).
+    New(Vec<T>),
+    /// The file is shorter than what was already read: start again.
+    Rewritten,
+}
+
+impl GamesTail {
+    /// The `games.csv` rows appended since the last call (a game id seen before is skipped).
+    pub fn new_rows(&mut self, dir: &Path) -> Result<Tail<GameRow>> {
+        let path = dir.join(GAMES_CSV);
+        let mut rows = Vec::new();
+        let mut error = None;
+        let read = complete_lines(&path, self.csv_offset, |_, line| {
+            if error.is_some() {
+                return false;
+            }
+            self.pending.extend_from_slice(line);
+            // An odd number of quotes: a quoted field goes on past this line end.
+            if self.pending.iter().filter(|&&b| b == b'"').count() % 2 == 1 {
+                return true;
+            }
+            let bytes = std::mem::take(&mut self.pending);
+            let mut reader = csv::ReaderBuilder::new()
+                .has_headers(false)
+                .from_reader(bytes.as_slice());
+            let mut record = csv::StringRecord::new();
+            match reader.read_record(&mut record) {
+                Ok(true) => {}
+                Ok(false) => return true,
+                Err(e) => {
+                    error = Some(format!("{}: {e}", path.display()));
+                    return false;
+                }
+            }
+            let Some(headers) = &self.headers else {
+                self.headers = Some(record);
+                return true;
+            };
+            match record.deserialize::<GameRow>(Some(headers)) {
+                Ok(row) => {
+                    if self.ids.insert(row.game_id) {
+                        rows.push(row);
+                    }
+                    true
+                }
+                Err(e) => {
+                    error = Some(format!("{}: a malformed row: {e}", path.display()));
+                    false
+                }
+            }
+        })?;
+        if let Some(e) = error {
+            bail!(e);
+        }
+        match read {
+            Some(offset) => {
+                // Complete lines consumed; a record spanning lines waits in `pending`.
+                self.csv_offset = offset;
+                Ok(Tail::New(rows))
+            }
+            None => Ok(Tail::Rewritten),
+        }
+    }
+
+    /// The `games.jsonl` records appended since the last call, each with the byte offset of its
+    /// line (for [`read_record_at`]) and its `movers` filled in.
+    pub fn new_records(
+        &mut self,
+        dir: &Path,
+        mut each: impl FnMut(u64, GameRecord),
+    ) -> Result<Tail<()>> {
+        let path = dir.join(GAMES_JSONL);
+        let mut error = None;
+        let read = complete_lines(&path, self.jsonl_offset, |offset, line| {
+            match GameRecord::from_line(line) {
+                Ok(Some(rec)) => each(offset, rec),
+                Ok(None) => {}
+                Err(e) => {
+                    error = Some(format!("{} at byte {offset}: {e}", path.display()));
+                    return false;
+                }
+            }
+            true
+        })?;
+        if let Some(e) = error {
+            bail!(e);
+        }
+        match read {
+            Some(offset) => {
+                self.jsonl_offset = offset;
+                Ok(Tail::New(Vec::new()))
+            }
+            None => Ok(Tail::Rewritten),
+        }
+    }
+}
+
+impl GameRecord {
+    /// One `games.jsonl` line as a record with its `movers` (`None` for a blank line).
+    pub fn from_line(line: &[u8]) -> Result<Option<GameRecord>, String> {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            return Ok(None);
+        }
+        let mut rec: GameRecord = serde_json::from_slice(line).map_err(|e| e.to_string())?;
+        rec.fill_movers()?;
+        Ok(Some(rec))
+    }
+}
+
+/// The `games.jsonl` record whose line starts at byte `offset` (as [`GamesTail::new_records`]
+/// reported it).
+pub fn read_record_at(dir: &Path, offset: u64) -> Result<GameRecord> {
+    let path = dir.join(GAMES_JSONL);
+    let mut file = File::open(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    file.seek(SeekFrom::Start(offset))?;
+    let mut line = Vec::new();
+    BufReader::new(file).read_until(b'\n', &mut line)?;
+    GameRecord::from_line(&line)
+        .map_err(|e| anyhow::anyhow!("{} at byte {offset}: {e}", path.display()))?
+        .with_context(|| format!("{}: no game at byte {offset}", path.display()))
+}
+
+/// Calls `each(offset, line)` for every complete line of `path` from byte `from` on (line end
+/// included), until it returns false or a line has no end yet. Returns the offset after the last
+/// line handed over, `Some(from)` for a missing file, or `None` when the file is shorter than
+/// `from`.
+fn complete_lines(
+    path: &Path,
+    from: u64,
+    mut each: impl FnMut(u64, &[u8]) -> bool,
+) -> Result<Option<u64>> {
+    let file = match File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Some(from)),
+        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+    };
+    let len = file.metadata()?.len();
+    if len < from {
+        return Ok(None);
+    }
+    let mut reader = BufReader::with_capacity(1 << 16, file);
+    reader.seek(SeekFrom::Start(from))?;
+    // Only what was there when we looked: a writer appending meanwhile is read next time.
+    let mut reader = reader.take(len - from);
+    let mut offset = from;
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let n = reader.read_until(b'\n', &mut line)?;
+        if n == 0 || line.last() != Some(&b'\n') {
+            break;
+        }
+        if !each(offset, &line) {
+            break;
+        }
+        offset += n as u64;
+    }
+    Ok(Some(offset))
 }
 
 /// Cuts a file back to its last complete line. Returns whether anything was cut.
@@ -483,6 +662,53 @@ pub fn player_names(dir: &Path, rows: &[GameRow]) -> Vec<String> {
         }
     }
     names
+}
+
+/// What in `rows` the run's schedule (`run.json`) does not contain: players it does not list,
+/// game ids past its end or played by other players than it schedules. At most `limit`
+/// examples, then a count.
+pub fn schedule_warnings(run: &RunFile, rows: &[GameRow], limit: usize) -> Vec<String> {
+    let config = &run.config;
+    let schedule = crate::tournament::schedule::Schedule::new(
+        config.players.len(),
+        &config.format,
+        config.pairs,
+    );
+    let known: std::collections::HashSet<&str> =
+        config.players.iter().map(|p| p.name.as_str()).collect();
+    let mut strangers: Vec<&str> = Vec::new();
+    let mut odd = Vec::new();
+    for row in rows {
+        for name in [&row.first, &row.second] {
+            if !known.contains(name.as_str()) && !strangers.contains(&name.as_str()) {
+                strangers.push(name);
+            }
+        }
+        let fits = row.game_id < schedule.game_count() && {
+            let p = schedule.pairing(row.game_id);
+            config.players[p.first].name == row.first && config.players[p.second].name == row.second
+        };
+        if !fits {
+            odd.push(row.game_id);
+        }
+    }
+    let mut warnings = Vec::new();
+    if !strangers.is_empty() {
+        warnings.push(format!(
+            "players not in run.json: {} (their games are rated all the same)",
+            strangers.join(", ")
+        ));
+    }
+    if !odd.is_empty() {
+        let shown: Vec<String> = odd.iter().take(limit).map(u64::to_string).collect();
+        warnings.push(format!(
+            "{} game(s) not in run.json's schedule (game ids {}{}): another run's games?",
+            odd.len(),
+            shown.join(", "),
+            if odd.len() > limit { ", ..." } else { "" }
+        ));
+    }
+    warnings
 }
 
 /// The rows as rating games among `names` (indices into it), in game-id order; forfeits left out

@@ -2,8 +2,9 @@
 //! command line: enough to rerun it, resume it or merge its shards.
 //!
 //! # Format
-//! A pretty-printed JSON object: `arena_version`, `started` (RFC 3339), `command` (the argv
-//! words), `shard` (`[index, count]`, only for a shard) and `config`, the
+//! A pretty-printed JSON object: `arena_version`, `kind` (see [`RunKind`]; files written before
+//! it existed read as `tournament`), `started` (RFC 3339), `command` (the argv words), `shard`
+//! (`[index, count]`, only for a shard) and `config`, the
 //! [`RunConfig`](crate::tournament::config::RunConfig) serialised field by field.
 
 use std::path::Path;
@@ -15,10 +16,46 @@ use crate::tournament::config::RunConfig;
 
 pub const RUN_JSON: &str = "run.json";
 
+/// Which command played a run folder, for the dashboard and the reader: the games are the same
+/// kind of games whatever the command.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RunKind {
+    /// `arena run`.
+    #[default]
+    Tournament,
+    /// `arena sprt` (the folder also holds `sprt.csv` and, once decided, `sprt.json`).
+    Sprt,
+    /// `arena calibrate`'s round robin rating the reference pool (`reference/`).
+    CalibrationReference,
+    /// One batch of `arena calibrate` (`step-NN-...`): the candidate at one knob value.
+    CalibrationStep,
+    /// `arena merge`'s output.
+    Merge,
+    /// `arena gate` (the folder also holds `gate.json` once the gate ended).
+    Gate,
+}
+
+impl RunKind {
+    /// The word in `run.json`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunKind::Tournament => "tournament",
+            RunKind::Sprt => "sprt",
+            RunKind::CalibrationReference => "calibration-reference",
+            RunKind::CalibrationStep => "calibration-step",
+            RunKind::Merge => "merge",
+            RunKind::Gate => "gate",
+        }
+    }
+}
+
 /// What `run.json` holds.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunFile {
     pub arena_version: String,
+    #[serde(default)]
+    pub kind: RunKind,
     pub started: String,
     pub command: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -27,10 +64,11 @@ pub struct RunFile {
 }
 
 impl RunFile {
-    /// A run starting now, by this process's command line.
-    pub fn new(config: RunConfig, shard: Option<(u64, u64)>) -> RunFile {
+    /// A run of `kind` starting now, by this process's command line.
+    pub fn new(kind: RunKind, config: RunConfig, shard: Option<(u64, u64)>) -> RunFile {
         RunFile {
             arena_version: env!("CARGO_PKG_VERSION").to_string(),
+            kind,
             started: chrono::Local::now().to_rfc3339(),
             command: std::env::args().collect(),
             shard,

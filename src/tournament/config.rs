@@ -54,6 +54,9 @@ impl Clock {
             if !(v.is_finite() && v >= 0.0) {
                 return Err(format!("invalid time `{s}` in --tc `{text}`"));
             }
+            if v * 1000.0 > MAX_TIME_MS as f64 {
+                return Err(format!("time `{s}` in --tc `{text}` is more than a week"));
+            }
             Ok((v * 1000.0).round() as u64)
         };
         let clock = Clock {
@@ -90,7 +93,36 @@ pub const DEFAULT_HANDSHAKE_MS: u64 = 10_000;
 /// Hang detection when only depth/nodes limits are given.
 pub const DEFAULT_HANG_MS: u64 = 60_000;
 
+/// The longest time limit of any kind: a week, far past any real budget and far from an
+/// overflow when limits are added up.
+pub const MAX_TIME_MS: u64 = 7 * 24 * 3600 * 1000;
+
 impl TimeControl {
+    /// Every limit positive where it must be, and none absurdly large.
+    pub fn validate(&self) -> Result<(), String> {
+        let check = |what: &str, ms: u64, zero_ok: bool| {
+            if ms == 0 && !zero_ok {
+                Err(format!("{what} must be positive"))
+            } else if ms > MAX_TIME_MS {
+                Err(format!(
+                    "{what} of {ms} ms is more than a week ({MAX_TIME_MS} ms)"
+                ))
+            } else {
+                Ok(())
+            }
+        };
+        if let Some(ms) = self.movetime_ms {
+            check("--movetime", ms, false)?;
+        }
+        if let Some(c) = self.clock {
+            check("--tc's base time", c.base_ms, true)?;
+            check("--tc's increment", c.inc_ms, true)?;
+        }
+        check("--margin", self.margin_ms, true)?;
+        check("--handshake-timeout", self.handshake_ms, false)?;
+        check("the hang timeout", self.hang_ms, false)
+    }
+
     /// The protocol limits for one `go`, given the mover's remaining clock.
     pub fn go_limits(&self, remaining_ms: Option<u64>) -> crate::protocol::GoLimits {
         crate::protocol::GoLimits {
@@ -111,7 +143,7 @@ impl TimeControl {
             (None, Some(r)) => r,
             (None, None) => return Duration::from_millis(self.hang_ms),
         };
-        Duration::from_millis(budget + self.margin_ms)
+        Duration::from_millis(budget.saturating_add(self.margin_ms))
     }
 }
 
@@ -228,6 +260,30 @@ pub mod opening_line {
     }
 }
 
+/// The longest player name, in characters.
+pub const MAX_NAME_LEN: usize = 64;
+
+/// A player name must be non-empty, at most [`MAX_NAME_LEN`] characters and free of control
+/// characters (a newline would break `games.pgn`, a NUL every tool reading the files).
+pub fn check_name(name: &str) -> Result<(), String> {
+    if name.is_empty() {
+        return Err("a player has an empty name".to_string());
+    }
+    if name.chars().count() > MAX_NAME_LEN {
+        return Err(format!(
+            "the player name `{}…` is longer than {MAX_NAME_LEN} characters",
+            name.chars().take(20).collect::<String>()
+        ));
+    }
+    if let Some(c) = name.chars().find(|c| c.is_control()) {
+        return Err(format!(
+            "the player name {name:?} contains the control character {:?}",
+            c
+        ));
+    }
+    Ok(())
+}
+
 /// Everything that determines a run's games. Stored as `run.json`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunConfig {
@@ -258,9 +314,7 @@ impl RunConfig {
         }
         let mut names = std::collections::HashSet::new();
         for p in &self.players {
-            if p.name.is_empty() {
-                return Err("a player has an empty name".to_string());
-            }
+            check_name(&p.name)?;
             if !names.insert(p.name.as_str()) {
                 return Err(format!(
                     "two players are named `{}`: names must be unique",
@@ -279,9 +333,7 @@ impl RunConfig {
         if self.pairs == 0 {
             return Err("--pairs must be at least 1".to_string());
         }
-        if self.time.movetime_ms == Some(0) {
-            return Err("--movetime must be positive".to_string());
-        }
+        self.time.validate()?;
         Ok(())
     }
 }

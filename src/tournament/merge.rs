@@ -15,7 +15,8 @@ use crate::rating::consistency::{shard_consistency, Consistency};
 use crate::rating::fit::{fit, FitConfig};
 use crate::rating::GameTable;
 use crate::run_folder::games::{self, rated_games, repair, GameRecord, ResultsWriter};
-use crate::run_folder::{pgn, RunFile};
+use crate::run_folder::lock::RunLock;
+use crate::run_folder::{pgn, RunFile, RunKind};
 
 /// What a merge did.
 #[derive(Debug)]
@@ -23,7 +24,7 @@ pub struct Merged {
     pub games: usize,
     pub duplicates: usize,
     /// Expected game count of the whole schedule, and which shards of `N` were seen.
-    pub expected_games: usize,
+    pub expected_games: u64,
     pub shards_seen: Vec<(u64, u64)>,
     pub consistency: Option<Consistency>,
 }
@@ -127,8 +128,10 @@ pub fn merge(out: &Path, dirs: &[PathBuf]) -> Result<Merged> {
     }
 
     std::fs::create_dir_all(out).with_context(|| format!("cannot create {}", out.display()))?;
+    let _lock = RunLock::acquire(out)?;
     let mut run_file = RunFile::read(&dirs[0])?;
     run_file.shard = None;
+    run_file.kind = RunKind::Merge;
     run_file.command = std::env::args().collect();
     run_file.write(out)?;
     let mut writer = ResultsWriter::open(out)?;
@@ -166,12 +169,12 @@ pub fn merge(out: &Path, dirs: &[PathBuf]) -> Result<Merged> {
     } else {
         None
     };
-    let pairings =
-        super::schedule::pairings(names.len(), &run_file.config.format, run_file.config.pairs);
+    let schedule =
+        super::schedule::Schedule::new(names.len(), &run_file.config.format, run_file.config.pairs);
     Ok(Merged {
         games: by_id.len(),
         duplicates,
-        expected_games: pairings.len(),
+        expected_games: schedule.game_count(),
         shards_seen: runs.iter().filter_map(|r| r.shard).collect(),
         consistency,
     })

@@ -2,7 +2,9 @@
 //! results appended as games finish, and resume. See docs/tournament.md.
 
 pub mod config;
+pub mod dispatch;
 pub mod merge;
+pub mod pool;
 pub mod progress;
 pub mod referee;
 pub mod runner;

@@ -15,8 +15,8 @@ const PLAIN_EVERY: Duration = Duration::from_secs(10);
 pub struct Progress {
     bar: Option<ProgressBar>,
     enabled: bool,
-    total: usize,
-    done: usize,
+    total: u64,
+    done: u64,
     started: Instant,
     last_line: Instant,
     /// Points and games per player, for the live table.
@@ -24,16 +24,16 @@ pub struct Progress {
 }
 
 impl Progress {
-    pub fn new(total: usize, already_done: usize, enabled: bool) -> Progress {
+    pub fn new(total: u64, already_done: u64, enabled: bool) -> Progress {
         let bar = (enabled && std::io::stderr().is_terminal()).then(|| {
-            let bar = ProgressBar::new(total as u64);
+            let bar = ProgressBar::new(total);
             bar.set_style(
                 ProgressStyle::with_template(
                     "{bar:30} {pos}/{len} games  {elapsed_precise} ETA {eta}  {msg}",
                 )
                 .unwrap_or_else(|_| ProgressStyle::default_bar()),
             );
-            bar.set_position(already_done as u64);
+            bar.set_position(already_done);
             bar
         });
         Progress {
@@ -57,7 +57,7 @@ impl Progress {
         second.0 += 1.0 - points;
         second.1 += 1;
         if let Some(bar) = &self.bar {
-            bar.set_position(self.done as u64);
+            bar.set_position(self.done);
             bar.set_message(self.leaders());
         } else if self.enabled
             && (self.last_line.elapsed() >= PLAIN_EVERY || self.done == self.total)

@@ -31,6 +31,23 @@ pub fn decided(pos: &Position) -> Option<Option<Side>> {
     }
 }
 
+/// `text` with its control characters written as escapes (`\\0`, `\\x1b`): a fault's detail
+/// may quote what a bot printed, and a NUL or a newline has no place in `games.csv`.
+pub fn printable(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '\0' => out.push_str("\\0"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 /// What a game needs besides the engines.
 pub struct GameSetup<'a> {
     pub game_id: u64,
@@ -161,7 +178,7 @@ impl GameState {
                         },
                         Termination::Forfeit(fault.kind),
                         Some(setup.names[*player].to_string()),
-                        fault.detail.clone(),
+                        printable(&fault.detail),
                         Some(*player),
                     ),
                 }
@@ -253,4 +270,16 @@ async fn run(
 pub fn start_failure(setup: &GameSetup<'_>, player: usize, fault: Fault) -> Played {
     let game = GameState::new(setup);
     game.finish(setup, Err(Early::Forfeit { player, fault }), Duration::ZERO)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::printable;
+
+    #[test]
+    fn control_bytes_become_escapes() {
+        assert_eq!(printable("bestmove\0 7\n"), "bestmove\\0 7\\n");
+        assert_eq!(printable("\u{1b}[31mred"), "\\x1b[31mred");
+        assert_eq!(printable("plain é"), "plain é");
+    }
 }

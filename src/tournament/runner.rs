@@ -1,13 +1,20 @@
-//! Runs a tournament: workers take games from the schedule, each with its own bot processes,
-//! and send finished games to the one task that writes the results folder.
+//! Runs a tournament: workers take games from the [`Dispatcher`], each with its own pool of bot
+//! processes, and send finished games to the one task that writes the results folder.
 //!
-//! A worker keeps one process per player and reuses it across games; a bot that faulted is
-//! killed (with its process group) and started afresh when next needed. A player whose bot fails
+//! Before the first game (docs/tournament.md, "Before the first game"): the folder is locked
+//! (`.arena.lock`), the soft open-file limit is raised to the hard one, and every player's bot
+//! is started once, through the handshake and its options: a player that cannot is an error
+//! naming it (or, with `drop_unstartable`, dropped), and `run.json` is written only after that.
+//!
+//! During the run a worker keeps at most [`pool_size`] bots alive (started on demand, the least
+//! recently used one stopped to make room) and reuses them across games; a bot that faulted is
+//! killed with its process group and started afresh when next needed. A player whose bot fails
 //! to start `max_start_failures` times in a row is dropped: its remaining games are skipped (and
-//! a later `--resume` plays them). Ctrl-C stops the workers, kills every bot and leaves the folder
-//! ready for `--resume`.
+//! a later `--resume` plays them). What fails on the arena's side (no file descriptors, memory,
+//! process slots, disk) is never a bot's forfeit: the start is retried, and if it keeps failing
+//! the run stops, saying why. SIGINT and SIGTERM stop the workers, kill every bot, flush the
+//! files and leave the folder ready for `--resume`.
 
-use std::collections::{HashMap, VecDeque};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -15,15 +22,18 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use tokio::sync::{mpsc, watch};
 
-use super::config::{Opening, OpeningSource, RunConfig};
+use super::config::{Opening, RunConfig};
+use super::dispatch::Dispatcher;
+use super::pool::Pool;
 use super::progress::Progress;
 use super::referee::{self, GameSetup, Played};
 use super::schedule::{self, Pairing};
-use crate::engine::{Engine, Fault, FaultKind};
-use crate::rules::Ruleset;
-use crate::run_folder::games::{self, GameRecord, ResultsWriter};
-use crate::run_folder::logs::{logs_dir, stderr_log_path};
-use crate::run_folder::{pgn, RunFile};
+use crate::engine::{kill_orphans, BotLog, Engine, Fault, FaultKind, StartError, DEFAULT_LOG_CAP};
+use crate::run_folder::games::{self, GameRecord, ResultsWriter, Termination};
+use crate::run_folder::lock::{RunLock, LOCK_FILE};
+use crate::run_folder::logs::{logs_dir, stderr_log_path, LOGS_DIR};
+use crate::run_folder::sprt::{SPRT_CSV, SPRT_JSON};
+use crate::run_folder::{pgn, RunFile, RunKind};
 
 /// A run ready to play: the checked configuration (what `run.json` stores), how many games to
 /// play at once, and the run folder. `arena run`, `sprt` and `calibrate` each build one from
@@ -35,9 +45,8 @@ pub struct RunPlan {
     pub out: PathBuf,
 }
 
-/// How a plan is carried out this time; none of it changes which games are played or their
-/// results.
-#[derive(Clone, Debug, Default)]
+/// How a plan is carried out this time; none of it changes the games played or their results.
+#[derive(Clone, Debug)]
 pub struct RunMode {
     /// Continue a run folder: play exactly the games it is missing.
     pub resume: bool,
@@ -45,53 +54,41 @@ pub struct RunMode {
     pub shard: Option<(u64, u64)>,
     /// Print progress (a bar on a terminal, plain lines otherwise).
     pub progress: bool,
+    /// Which command plays it (recorded in a new folder's `run.json`).
+    pub kind: RunKind,
+    /// The caller already holds the folder's lock (`arena sprt` writes files of its own).
+    pub locked: bool,
+    /// Drop a player whose bot cannot start before the first game instead of stopping.
+    pub drop_unstartable: bool,
+    /// Most bytes of each player's stderr kept in its log, for the whole run.
+    pub log_cap: u64,
+}
+
+impl Default for RunMode {
+    fn default() -> Self {
+        RunMode {
+            resume: false,
+            shard: None,
+            progress: false,
+            kind: RunKind::Tournament,
+            locked: false,
+            drop_unstartable: false,
+            log_cap: DEFAULT_LOG_CAP,
+        }
+    }
 }
 
 /// What a finished (or interrupted) run did.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 pub struct RunOutcome {
     pub played: usize,
-    pub skipped: usize,
-    pub interrupted: bool,
+    pub skipped: u64,
+    /// The signal that stopped the run (`SIGINT`, `SIGTERM`), if one did.
+    pub interrupted: Option<&'static str>,
     /// The observer ended the run early.
     pub stopped: bool,
     pub dropped: Vec<String>,
     pub forfeits: usize,
-}
-
-/// Every game of the run with the opening it starts from, in game-id order.
-pub fn schedule_games(
-    config: &RunConfig,
-    ruleset: Ruleset,
-) -> Result<Vec<(Pairing, Arc<Opening>)>> {
-    let pairings = schedule::pairings(config.players.len(), &config.format, config.pairs);
-    let pair_count = pairings.len() / 2;
-    let openings: Vec<Arc<Opening>> = match &config.openings {
-        OpeningSource::Random { plies } => {
-            schedule::random_openings(ruleset, *plies, pair_count, config.seed)
-                .into_iter()
-                .map(|moves| Arc::new(Opening { state: None, moves }))
-                .collect()
-        }
-        OpeningSource::List { file, openings } => {
-            if openings.is_empty() {
-                bail!("the openings file {file} holds no openings");
-            }
-            // Checked here too, not only when the file was read: run.json may have been edited.
-            for (i, opening) in openings.iter().enumerate() {
-                opening
-                    .position(ruleset)
-                    .map_err(|e| anyhow::anyhow!("opening {} of {file}: {e}", i + 1))?;
-            }
-            (0..pair_count)
-                .map(|p| Arc::new(openings[p % openings.len()].clone()))
-                .collect()
-        }
-    };
-    Ok(pairings
-        .into_iter()
-        .map(|g| (g, openings[g.pair_id as usize].clone()))
-        .collect())
 }
 
 /// What the run does next, as an observer of [`run_observed`] decides after each game.
@@ -121,53 +118,76 @@ pub async fn run_observed(
 ) -> Result<RunOutcome> {
     let config = &plan.config;
     config.validate().map_err(anyhow::Error::msg)?;
-    let ruleset = config.rules;
+    if plan.concurrency == 0 {
+        bail!("--concurrency must be at least 1");
+    }
     let dir = &plan.out;
+    if !mode.resume {
+        check_new_folder(dir)?;
+    }
     std::fs::create_dir_all(logs_dir(dir))
         .with_context(|| format!("cannot create {}", dir.display()))?;
+    let _lock = if mode.locked {
+        None
+    } else {
+        Some(RunLock::acquire(dir)?)
+    };
+    let files = raise_open_file_limit();
 
-    let done = if mode.resume {
-        let (done, notes) = games::repair(dir)?;
+    let done_rows = if mode.resume {
+        let (_, notes) = games::repair(dir)?;
         for note in notes {
             eprintln!("resume: {note}");
         }
-        done
+        games::read_games(dir)?
     } else {
-        if !games::read_games(dir).unwrap_or_default().is_empty() || RunFile::exists(dir) {
-            bail!(
-                "{} already holds a run: use `--resume {}` to finish it, or choose another --out",
-                dir.display(),
-                dir.display()
-            );
-        }
-        RunFile::new(config.clone(), mode.shard).write(dir)?;
-        Default::default()
+        Vec::new()
     };
+    let dispatcher = Dispatcher::new(config, mode.shard, &done_rows)?;
+    let total = dispatcher.total();
+    let done = done_rows.len() as u64;
+    drop(done_rows);
 
-    let all = schedule_games(config, ruleset)?;
-    let in_shard = |g: &Pairing| mode.shard.map_or(true, |(i, n)| g.pair_id % n == i);
-    let total = all.iter().filter(|(g, _)| in_shard(g)).count();
-    let queue: VecDeque<_> = all
-        .into_iter()
-        .filter(|(g, _)| in_shard(g) && !done.contains(&g.game_id))
+    let logs: Vec<BotLog> = config
+        .players
+        .iter()
+        .map(|p| BotLog::new(&stderr_log_path(&logs_dir(dir), &p.name), mode.log_cap))
         .collect();
-    let todo = queue.len();
+    let (stop_tx, stop_rx) = watch::channel(None::<&'static str>);
+    let signals = tokio::spawn(watch_signals(stop_tx.clone()));
+    let dropped = tokio::select! {
+        checked = preflight(config, &logs, plan.concurrency, mode.drop_unstartable) => checked,
+        signal = wait_for_stop(stop_rx.clone()) => Err(anyhow::anyhow!(
+            "interrupted ({signal}) while starting the bots: nothing was played"
+        )),
+    };
+    let dropped = match dropped {
+        Ok(dropped) => dropped,
+        Err(err) => {
+            signals.abort();
+            flush_logs(&logs);
+            return Err(err);
+        }
+    };
+    if !mode.resume {
+        RunFile::new(mode.kind, config.clone(), mode.shard).write(dir)?;
+    }
 
     let shared = Arc::new(Shared {
         config: config.clone(),
-        ruleset,
-        logs: logs_dir(dir),
-        queue: Mutex::new(queue),
+        logs,
+        queue: Mutex::new(dispatcher),
+        pool_size: pool_size(files, plan.concurrency),
         health: Mutex::new(Health {
             failures: vec![0; config.players.len()],
-            dropped: vec![false; config.players.len()],
             retired: vec![false; config.players.len()],
+            dropped,
         }),
     });
-    let (tx, mut rx) = mpsc::channel::<GameRecord>(64);
-    let (stop_tx, stop_rx) = watch::channel(false);
+    let (tx, mut rx) = mpsc::channel::<WorkerEvent>(64);
     let mut workers = Vec::new();
-    for _ in 0..plan.concurrency.max(1).min(todo.max(1)) {
+    let todo = total.saturating_sub(done);
+    for _ in 0..(plan.concurrency as u64).min(todo.max(1)) {
         workers.push(tokio::spawn(worker(
             shared.clone(),
             tx.clone(),
@@ -177,21 +197,22 @@ pub async fn run_observed(
     drop(tx);
 
     let mut writer = ResultsWriter::open(dir)?;
-    let mut progress = Progress::new(total, done.len(), mode.progress);
-    let mut outcome = RunOutcome {
-        played: 0,
-        skipped: 0,
-        interrupted: false,
-        stopped: false,
-        dropped: Vec::new(),
-        forfeits: 0,
-    };
-    let mut ctrl_c = std::pin::pin!(tokio::signal::ctrl_c());
+    let mut progress = Progress::new(total, done, mode.progress);
+    let mut outcome = RunOutcome::default();
+    let mut failure: Option<anyhow::Error> = None;
+    let mut stop_seen = stop_rx.clone();
     loop {
         tokio::select! {
-            record = rx.recv() => match record {
-                Some(record) => {
-                    writer.append(&record)?;
+            event = rx.recv() => match event {
+                Some(WorkerEvent::Game(record)) => {
+                    if let Err(err) = writer.append(&record) {
+                        failure.get_or_insert(err.context(format!(
+                            "cannot write the results of game {} (the disk may be full)",
+                            record.row.game_id
+                        )));
+                        let _ = stop_tx.send(Some("error"));
+                        continue;
+                    }
                     outcome.played += 1;
                     if record.row.forfeit.is_some() {
                         outcome.forfeits += 1;
@@ -201,7 +222,7 @@ pub async fn run_observed(
                         match observer(&record) {
                             Steer::Continue => {}
                             Steer::Retire(players) => {
-                                let mut health = shared.health.lock().expect("health lock");
+                                let mut health = shared.health();
                                 for p in players {
                                     if let Some(r) = health.retired.get_mut(p) {
                                         *r = true;
@@ -210,26 +231,38 @@ pub async fn run_observed(
                             }
                             Steer::Stop => {
                                 outcome.stopped = true;
-                                let _ = stop_tx.send(true);
+                                let _ = stop_tx.send(Some("done"));
                             }
                         }
                     }
                 }
+                Some(WorkerEvent::Failed(err)) => {
+                    failure.get_or_insert(err);
+                    let _ = stop_tx.send(Some("error"));
+                }
                 None => break,
             },
-            _ = &mut ctrl_c, if !outcome.interrupted => {
-                outcome.interrupted = true;
-                let _ = stop_tx.send(true);
-                eprintln!("\ninterrupted: stopping the bots; finish the run with `arena run --resume {}`", dir.display());
-            }
+            Ok(()) = stop_seen.changed() => note_signal(*stop_seen.borrow(), &mut outcome, dir),
         }
     }
+    // The workers may all have stopped before the loop saw the signal.
+    note_signal(*stop_rx.borrow(), &mut outcome, dir);
+    signals.abort();
     for w in workers {
         w.await.context("a worker task panicked")?;
     }
     progress.finish();
+    flush_logs(&shared.logs);
+    kill_orphans();
     pgn::write_pgn(dir)?;
-    let health = shared.health.lock().expect("health lock");
+    if let Some(err) = failure {
+        return Err(err.context(format!(
+            "the run stopped; the games finished so far are in {}: finish it with `arena run --resume {}`",
+            dir.display(),
+            dir.display()
+        )));
+    }
+    let health = shared.health.lock().unwrap_or_else(|e| e.into_inner());
     outcome.dropped = config
         .players
         .iter()
@@ -237,16 +270,219 @@ pub async fn run_observed(
         .filter(|(_, d)| **d)
         .map(|(p, _)| p.name.clone())
         .collect();
-    outcome.skipped = todo - outcome.played;
+    outcome.skipped = todo - outcome.played as u64;
     Ok(outcome)
+}
+
+/// Records (and says, once) that a signal stopped the run.
+fn note_signal(stop: Option<&'static str>, outcome: &mut RunOutcome, dir: &std::path::Path) {
+    if let Some(signal @ ("SIGINT" | "SIGTERM")) = stop {
+        if outcome.interrupted.is_none() {
+            outcome.interrupted = Some(signal);
+            eprintln!(
+                "\n{signal}: stopping the bots; finish the run with `arena run --resume {}`",
+                dir.display()
+            );
+        }
+    }
+}
+
+/// A new run's folder: absent, empty, or refused (a run is already there, or other files are).
+fn check_new_folder(dir: &std::path::Path) -> Result<()> {
+    if RunFile::exists(dir) || !games::read_games(dir).unwrap_or_default().is_empty() {
+        bail!(
+            "{} already holds a run: use `--resume {}` to finish it, or choose another --out",
+            dir.display(),
+            dir.display()
+        );
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(());
+    };
+    let foreign: Vec<String> = entries
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        // What a run writes before its run.json: the lock, the logs, an SPRT's trace.
+        .filter(|name| ![LOCK_FILE, LOGS_DIR, SPRT_CSV, SPRT_JSON].contains(&name.as_str()))
+        .collect();
+    if !foreign.is_empty() {
+        bail!(
+            "{} is not empty and is not a run folder (it holds {}): choose a new or empty --out",
+            dir.display(),
+            foreign
+                .iter()
+                .take(5)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    Ok(())
+}
+
+/// Raises the soft limit of open files to the hard one (a bot costs the arena three pipes and
+/// its log); returns the limit now in force.
+fn raise_open_file_limit() -> u64 {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit/setrlimit with a valid pointer to an rlimit of our own.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) != 0 {
+            return 1024;
+        }
+        if limit.rlim_cur < limit.rlim_max {
+            let raised = libc::rlimit {
+                rlim_cur: limit.rlim_max,
+                rlim_max: limit.rlim_max,
+            };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
+                limit.rlim_cur = limit.rlim_max;
+            }
+        }
+    }
+    limit.rlim_cur
+}
+
+/// How many bots one worker keeps alive: at most 32, and no more than the open-file limit
+/// allows for every worker (five descriptors per bot, 64 kept for the arena's own files).
+pub fn pool_size(open_files: u64, workers: usize) -> usize {
+    let per_worker = open_files.saturating_sub(64) / 5 / workers.max(1) as u64;
+    (per_worker as usize).clamp(2, 32)
+}
+
+/// Starts every player's bot once (handshake, options, `isready`), a few at a time, and stops
+/// it. Returns which players are dropped; an error names every player that cannot start, unless
+/// `drop_unstartable` (a bad option or the arena's own trouble is always an error).
+async fn preflight(
+    config: &RunConfig,
+    logs: &[BotLog],
+    concurrency: usize,
+    drop_unstartable: bool,
+) -> Result<Vec<bool>> {
+    let timeout = Duration::from_millis(config.time.handshake_ms);
+    let mut results = Vec::with_capacity(config.players.len());
+    for chunk in config
+        .players
+        .iter()
+        .zip(logs)
+        .collect::<Vec<_>>()
+        .chunks(concurrency.max(1))
+    {
+        let starts = chunk.iter().map(|(spec, log)| async move {
+            let engine = Engine::start(spec, log, timeout).await?;
+            engine.quit(Duration::from_secs(1)).await;
+            Ok::<(), StartError>(())
+        });
+        results.extend(join_all(starts).await);
+    }
+    let mut dropped = vec![false; config.players.len()];
+    let mut errors = Vec::new();
+    for (player, ((spec, log), result)) in config.players.iter().zip(logs).zip(results).enumerate()
+    {
+        let Err(err) = result else { continue };
+        let message = format!(
+            "player `{}` cannot start: {err} (its stderr: {})",
+            spec.name,
+            log.path().display()
+        );
+        match err {
+            StartError::Bot(_) if drop_unstartable => {
+                eprintln!("dropping {message}");
+                dropped[player] = true;
+            }
+            _ => errors.push(message),
+        }
+    }
+    if !errors.is_empty() {
+        bail!(
+            "{}{}",
+            errors.join("\n"),
+            if drop_unstartable {
+                ""
+            } else {
+                "\n(--drop-unstartable plays the run without players that cannot start)"
+            }
+        );
+    }
+    if config.players.len() - dropped.iter().filter(|d| **d).count() < 2 {
+        bail!("fewer than two players can start: nothing to play");
+    }
+    Ok(dropped)
+}
+
+/// Runs the futures at once (each waits on its own bot) and returns their results in order.
+async fn join_all<F: std::future::Future>(futures: impl Iterator<Item = F>) -> Vec<F::Output> {
+    let mut pending: Vec<_> = futures.map(|f| Some(Box::pin(f))).collect();
+    let mut results: Vec<Option<F::Output>> = pending.iter().map(|_| None).collect();
+    std::future::poll_fn(|cx| {
+        for (slot, result) in pending.iter_mut().zip(results.iter_mut()) {
+            if let Some(fut) = slot {
+                if let std::task::Poll::Ready(r) = fut.as_mut().poll(cx) {
+                    *result = Some(r);
+                    *slot = None;
+                }
+            }
+        }
+        if pending.iter().all(Option::is_none) {
+            std::task::Poll::Ready(())
+        } else {
+            std::task::Poll::Pending
+        }
+    })
+    .await;
+    results.into_iter().flatten().collect()
+}
+
+/// Sends `SIGINT`/`SIGTERM` into `stop` when they arrive.
+async fn watch_signals(stop: watch::Sender<Option<&'static str>>) {
+    use tokio::signal::unix::{signal, SignalKind};
+    let (Ok(mut int), Ok(mut term)) = (
+        signal(SignalKind::interrupt()),
+        signal(SignalKind::terminate()),
+    ) else {
+        return;
+    };
+    loop {
+        let name = tokio::select! {
+            _ = int.recv() => "SIGINT",
+            _ = term.recv() => "SIGTERM",
+        };
+        let _ = stop.send(Some(name));
+    }
+}
+
+/// Waits until `stop` is set; returns why.
+async fn wait_for_stop(mut stop: watch::Receiver<Option<&'static str>>) -> &'static str {
+    loop {
+        if let Some(why) = *stop.borrow() {
+            return why;
+        }
+        if stop.changed().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    }
+}
+
+fn flush_logs(logs: &[BotLog]) {
+    for log in logs {
+        log.flush();
+    }
 }
 
 struct Shared {
     config: RunConfig,
-    ruleset: Ruleset,
-    logs: PathBuf,
-    queue: Mutex<VecDeque<(Pairing, Arc<Opening>)>>,
+    logs: Vec<BotLog>,
+    queue: Mutex<Dispatcher>,
+    pool_size: usize,
     health: Mutex<Health>,
+}
+
+impl Shared {
+    fn health(&self) -> std::sync::MutexGuard<'_, Health> {
+        self.health.lock().unwrap_or_else(|e| e.into_inner())
+    }
 }
 
 /// Consecutive start failures per player, who has been dropped, and who the observer retired.
@@ -265,63 +501,92 @@ impl Health {
     }
 }
 
+/// What a worker reports to the writer.
+enum WorkerEvent {
+    Game(Box<GameRecord>),
+    /// The run cannot go on (the arena's own trouble, or a schedule that does not match).
+    Failed(anyhow::Error),
+}
+
 async fn worker(
     shared: Arc<Shared>,
-    tx: mpsc::Sender<GameRecord>,
-    mut stop: watch::Receiver<bool>,
+    tx: mpsc::Sender<WorkerEvent>,
+    mut stop: watch::Receiver<Option<&'static str>>,
 ) {
-    let mut engines: HashMap<usize, Engine> = HashMap::new();
+    let mut pool = Pool::new(shared.pool_size);
     loop {
-        if *stop.borrow() {
+        if stop.borrow().is_some() {
             break;
         }
-        let Some((pairing, opening)) = shared.queue.lock().expect("queue lock").pop_front() else {
-            break;
+        let next = shared
+            .queue
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .next_game();
+        let (pairing, opening) = match next {
+            Ok(Some(game)) => game,
+            Ok(None) => break,
+            Err(err) => {
+                let _ = tx.send(WorkerEvent::Failed(err)).await;
+                break;
+            }
         };
-        if !shared.health.lock().expect("health lock").plays(&pairing) {
+        if !shared.health().plays(&pairing) {
             continue;
         }
         let played = tokio::select! {
-            played = play_one(&shared, &mut engines, pairing, &opening) => played,
-            _ = stop.changed() => None,
+            played = play_one(&shared, &mut pool, pairing, &opening) => played,
+            _ = stop.changed() => break,
         };
-        match played {
-            Some(played) => {
-                if let Some(faulty) = played.faulty {
-                    let player = if faulty == 0 {
-                        pairing.first
-                    } else {
-                        pairing.second
+        let event = match played {
+            Ok(Some(played)) => {
+                if played.record.row.termination == Termination::Forfeit(FaultKind::Crash) {
+                    // Schedulers (Slurm's requeue and time limit, Kubernetes' eviction) signal
+                    // every process of the job at once: a bot that died may have died of the
+                    // arena's own stop. Wait a moment for it before blaming the bot.
+                    let stopping = tokio::select! {
+                        _ = stop.changed() => true,
+                        _ = tokio::time::sleep(CRASH_GRACE) => stop.borrow().is_some(),
                     };
-                    if let Some(mut engine) = engines.remove(&player) {
-                        engine.kill().await;
+                    if stopping {
+                        break;
                     }
                 }
-                if tx.send(played.record).await.is_err() {
-                    break;
+                if let Some(faulty) = played.faulty {
+                    let player = [pairing.first, pairing.second][faulty];
+                    pool.kill(player).await;
                 }
+                WorkerEvent::Game(Box::new(played.record))
             }
-            None => break,
+            Ok(None) => continue,
+            Err(err) => WorkerEvent::Failed(err),
+        };
+        if tx.send(event).await.is_err() {
+            break;
         }
     }
-    for (_, engine) in engines.drain() {
-        if *stop.borrow() {
-            let mut engine = engine;
-            engine.kill().await;
-        } else {
-            engine.quit(Duration::from_secs(1)).await;
-        }
+    if stop.borrow().is_some() {
+        pool.kill_all().await;
+    } else {
+        pool.quit_all().await;
     }
 }
 
-/// Plays one game, starting the players' bots if needed. `None` when the game could not be
-/// played because a player has just been dropped.
+/// How long a bot's crash waits for a stop signal to the arena before it counts as a forfeit.
+const CRASH_GRACE: Duration = Duration::from_millis(500);
+
+/// How often, and how long apart, a start that failed on the arena's side is tried again.
+const ARENA_RETRIES: u32 = 3;
+const ARENA_RETRY_WAIT: Duration = Duration::from_secs(2);
+
+/// Plays one game, starting the players' bots if needed. `Ok(None)` when the game could not be
+/// played because a player has just been dropped; `Err` when the arena itself cannot go on.
 async fn play_one(
     shared: &Shared,
-    engines: &mut HashMap<usize, Engine>,
+    pool: &mut Pool,
     pairing: Pairing,
     opening: &Opening,
-) -> Option<Played> {
+) -> Result<Option<Played>> {
     let config = &shared.config;
     let players = [pairing.first, pairing.second];
     let names = players.map(|p| config.players[p].name.as_str());
@@ -329,7 +594,7 @@ async fn play_one(
         game_id: pairing.game_id,
         pair_id: pairing.pair_id,
         round: pairing.round,
-        ruleset: shared.ruleset,
+        ruleset: config.rules,
         opening,
         time: &config.time,
         adjudicate: config.adjudicate,
@@ -339,21 +604,41 @@ async fn play_one(
             schedule::bot_seed(config.seed, pairing.game_id, false),
         ],
     };
+    let timeout = Duration::from_millis(config.time.handshake_ms);
     for (slot, &player) in players.iter().enumerate() {
-        if engines.contains_key(&player) {
+        if pool.has(player) {
             continue;
         }
+        pool.make_room(&players).await;
         let spec = &config.players[player];
-        let log = stderr_log_path(&shared.logs, &spec.name);
-        match Engine::start(spec, &log, Duration::from_millis(config.time.handshake_ms)).await {
-            Ok(engine) => {
-                shared.health.lock().expect("health lock").failures[player] = 0;
-                engines.insert(player, engine);
+        let log = &shared.logs[player];
+        let mut attempt = 0;
+        let started = loop {
+            match Engine::start(spec, log, timeout).await {
+                Err(StartError::Arena { program, error }) if attempt < ARENA_RETRIES => {
+                    attempt += 1;
+                    eprintln!(
+                        "the arena could not start `{program}` for `{}`: {error}; not the bot's fault: trying again in {} s",
+                        spec.name,
+                        ARENA_RETRY_WAIT.as_secs()
+                    );
+                    // Free what the arena holds before trying again.
+                    pool.quit_all().await;
+                    kill_orphans();
+                    tokio::time::sleep(ARENA_RETRY_WAIT).await;
+                }
+                other => break other,
             }
-            Err(fault) => {
-                let mut health = shared.health.lock().expect("health lock");
+        };
+        match started {
+            Ok(engine) => {
+                shared.health().failures[player] = 0;
+                pool.insert(player, engine);
+            }
+            Err(StartError::Bot(fault)) => {
+                let mut health = shared.health();
                 if health.dropped[player] {
-                    return None;
+                    return Ok(None);
                 }
                 health.failures[player] += 1;
                 if health.failures[player] >= config.max_start_failures {
@@ -362,19 +647,20 @@ async fn play_one(
                         "dropping `{}` from the run: its bot failed to start {} times in a row (last: {fault}); see {}",
                         spec.name,
                         health.failures[player],
-                        log.display()
+                        log.path().display()
                     );
                 }
-                return Some(referee::start_failure(&setup, slot, start_fault(fault)));
+                return Ok(Some(referee::start_failure(
+                    &setup,
+                    slot,
+                    start_fault(fault),
+                )));
             }
+            Err(err) => bail!("player `{}`: {err}", spec.name),
         }
     }
-    let mut first = engines.remove(&players[0])?;
-    let mut second = engines.remove(&players[1])?;
-    let played = referee::play_game(&setup, [&mut first, &mut second]).await;
-    engines.insert(players[0], first);
-    engines.insert(players[1], second);
-    Some(played)
+    let [first, second] = pool.pair(players[0], players[1]);
+    Ok(Some(referee::play_game(&setup, [first, second]).await))
 }
 
 /// A start failure keeps its kind (spawn or handshake); anything else during start is reported
@@ -383,5 +669,18 @@ fn start_fault(fault: Fault) -> Fault {
     match fault.kind {
         FaultKind::Spawn | FaultKind::Handshake => fault,
         _ => Fault::new(FaultKind::Handshake, fault.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_pool_fits_the_open_file_limit() {
+        assert_eq!(pool_size(1_048_576, 2), 32);
+        assert_eq!(pool_size(1024, 2), 32);
+        assert_eq!(pool_size(256, 2), (256 - 64) / 5 / 2);
+        assert_eq!(pool_size(128, 8), 2);
     }
 }

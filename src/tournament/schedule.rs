@@ -59,31 +59,69 @@ pub fn encounters(players: usize, format: &Format) -> Vec<(usize, usize)> {
     out
 }
 
-/// Every game of the run, in game-id order: `pairs` rounds, each playing one pair per encounter.
-pub fn pairings(players: usize, format: &Format, pairs: u32) -> Vec<Pairing> {
-    let encounters = encounters(players, format);
-    let mut out = Vec::with_capacity(encounters.len() * pairs as usize * 2);
-    let mut pair_id = 0u64;
-    for round in 0..pairs {
-        for &(a, b) in &encounters {
-            out.push(Pairing {
-                game_id: 2 * pair_id,
-                pair_id,
-                round,
-                first: a,
-                second: b,
-            });
-            out.push(Pairing {
-                game_id: 2 * pair_id + 1,
-                pair_id,
-                round,
-                first: b,
-                second: a,
-            });
-            pair_id += 1;
+/// The games of a run as a function of their ids: `pairs` rounds, each playing one pair per
+/// encounter, pair `p` being encounter `p mod E` of round `p / E`. Nothing is stored per game,
+/// so a schedule of billions of games costs the encounters' list and nothing more.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Schedule {
+    encounters: Vec<(usize, usize)>,
+    pairs: u32,
+}
+
+impl Schedule {
+    pub fn new(players: usize, format: &Format, pairs: u32) -> Schedule {
+        Schedule {
+            encounters: encounters(players, format),
+            pairs,
         }
     }
-    out
+
+    /// Game pairs in the whole schedule.
+    pub fn pair_count(&self) -> u64 {
+        self.encounters.len() as u64 * u64::from(self.pairs)
+    }
+
+    /// Games in the whole schedule.
+    pub fn game_count(&self) -> u64 {
+        2 * self.pair_count()
+    }
+
+    /// Games in shard `index` of `count` (the pairs whose id ≡ index mod count), or in the whole
+    /// schedule.
+    pub fn games_in_shard(&self, shard: Option<(u64, u64)>) -> u64 {
+        match shard {
+            None => self.game_count(),
+            Some((index, count)) => {
+                let pairs = self.pair_count();
+                2 * (pairs / count + u64::from(pairs % count > index))
+            }
+        }
+    }
+
+    /// Game `game_id` (below [`Schedule::game_count`]).
+    pub fn pairing(&self, game_id: u64) -> Pairing {
+        let pair_id = game_id / 2;
+        let e = self.encounters.len() as u64;
+        let (a, b) = self.encounters[(pair_id % e) as usize];
+        let (first, second) = if game_id % 2 == 0 { (a, b) } else { (b, a) };
+        Pairing {
+            game_id,
+            pair_id,
+            round: (pair_id / e) as u32,
+            first,
+            second,
+        }
+    }
+
+    /// Every game in game-id order.
+    pub fn iter(&self) -> impl Iterator<Item = Pairing> + '_ {
+        (0..self.game_count()).map(|g| self.pairing(g))
+    }
+}
+
+/// Every game of the run, in game-id order (see [`Schedule`]).
+pub fn pairings(players: usize, format: &Format, pairs: u32) -> Vec<Pairing> {
+    Schedule::new(players, format, pairs).iter().collect()
 }
 
 /// SplitMix64 finaliser: derives independent 64-bit seeds from the run seed and ids.
@@ -113,30 +151,57 @@ pub fn bot_seed(run_seed: u64, game_id: u64, first_player: bool) -> u64 {
     )
 }
 
-/// `count` openings of `plies` random legal sows each (never `swap`, never a finished game), no
-/// opening used twice unless the space of openings is too small. Opening `p` is for pair `p`.
+/// `count` openings of `plies` random legal sows each (see [`RandomOpenings`]). Opening `p` is
+/// for pair `p`.
 pub fn random_openings(
     ruleset: Ruleset,
     plies: u32,
     count: usize,
     run_seed: u64,
 ) -> Vec<Vec<Move>> {
-    let mut rng = ChaCha8Rng::seed_from_u64(derive_seed(run_seed, stream::OPENINGS, 0));
-    let mut seen = std::collections::HashSet::new();
-    let mut out = Vec::with_capacity(count);
+    let mut stream = RandomOpenings::new(ruleset, plies, run_seed);
+    (0..count).map(|_| stream.next_opening()).collect()
+}
+
+/// The random openings of a run, pair by pair: one seeded stream, each opening `plies` random
+/// legal sows (never `swap`, never a finished game), not used before unless 64 tries found
+/// nothing new (the space of short openings is small). Generated as the pairs are played, so a
+/// run of billions of pairs starts at once; the memory of openings already used stops growing at
+/// [`RandomOpenings::MEMORY`] distinct openings (after that, repeats are possible).
+pub struct RandomOpenings {
+    ruleset: Ruleset,
+    plies: u32,
+    rng: ChaCha8Rng,
+    seen: std::collections::HashSet<Vec<Move>>,
+}
+
+impl RandomOpenings {
+    pub const MEMORY: usize = 1 << 20;
     const TRIES: usize = 64;
-    for _ in 0..count {
-        let mut opening = random_opening(ruleset, plies, &mut rng);
-        for _ in 0..TRIES {
-            if !seen.contains(&opening) {
+
+    pub fn new(ruleset: Ruleset, plies: u32, run_seed: u64) -> RandomOpenings {
+        RandomOpenings {
+            ruleset,
+            plies,
+            rng: ChaCha8Rng::seed_from_u64(derive_seed(run_seed, stream::OPENINGS, 0)),
+            seen: std::collections::HashSet::new(),
+        }
+    }
+
+    /// The next pair's opening.
+    pub fn next_opening(&mut self) -> Vec<Move> {
+        let mut opening = random_opening(self.ruleset, self.plies, &mut self.rng);
+        for _ in 0..Self::TRIES {
+            if !self.seen.contains(&opening) {
                 break;
             }
-            opening = random_opening(ruleset, plies, &mut rng);
+            opening = random_opening(self.ruleset, self.plies, &mut self.rng);
         }
-        seen.insert(opening.clone());
-        out.push(opening);
+        if self.seen.len() < Self::MEMORY {
+            self.seen.insert(opening.clone());
+        }
+        opening
     }
-    out
 }
 
 fn random_opening(ruleset: Ruleset, plies: u32, rng: &mut ChaCha8Rng) -> Vec<Move> {
@@ -211,6 +276,30 @@ mod tests {
             }
             assert!(!pos.is_over());
         }
+    }
+
+    #[test]
+    fn the_schedule_is_a_function_of_the_ids() {
+        let s = Schedule::new(4, &Format::RoundRobin, 3);
+        assert_eq!(s.game_count(), 6 * 3 * 2);
+        let all: Vec<Pairing> = s.iter().collect();
+        for g in &all {
+            assert_eq!(s.pairing(g.game_id), *g);
+        }
+        // Shards split the pairs without overlap or gap.
+        for n in 1..=5 {
+            let total: u64 = (0..n).map(|i| s.games_in_shard(Some((i, n)))).sum();
+            assert_eq!(total, s.game_count());
+            for i in 0..n {
+                let counted = all.iter().filter(|g| g.pair_id % n == i).count() as u64;
+                assert_eq!(s.games_in_shard(Some((i, n))), counted);
+            }
+        }
+        // A schedule of billions of games is cheap to make and to index.
+        let huge = Schedule::new(6, &Format::RoundRobin, u32::MAX);
+        assert_eq!(huge.game_count(), 2 * 15 * u64::from(u32::MAX));
+        let last = huge.pairing(huge.game_count() - 1);
+        assert_eq!((last.round, last.first, last.second), (u32::MAX - 1, 5, 4));
     }
 
     #[test]

@@ -16,9 +16,19 @@ misbehaves as MODE says:
   slow           answers correctly but 1.5 s late
   no-handshake   never says `mancalaok` (MODE applies at start; --after is ignored)
   exit-at-start  exits at once with status 1 (--after is ignored)
+  stray          answers every `isready` with `readyok` and then `bestmove 6`, never a `go`
+  double         answers each `go` with its `bestmove` twice (both lines in one write)
+  flood-crash    writes 9 MiB to stderr, then exits with status 3
+  crash-keep-out exits with status 3, leaving a child process that holds its stdout open
+  daemon         behaves, but first leaves a double-forked `setsid` daemon behind
+  malformed-nul  answers `bestmove ` and a NUL byte
   behave         never misbehaves
 
 With --pid-file PATH it first writes its own pid and the child's to PATH (for zombie checks).
+With --delay MS it waits that long before answering each `go` (a slow but otherwise correct bot).
+With --start-ok N --state FILE the start-time modes (no-handshake, exit-at-start) spare the first
+N starts (counted in FILE), so a bot can pass the arena's check before the first game and fail to
+start later.
 """
 
 import os
@@ -38,8 +48,32 @@ def main() -> None:
     if "--after" in args:
         after = int(args[args.index("--after") + 1])
 
+    if "--start-ok" in args:
+        state = args[args.index("--state") + 1]
+        try:
+            starts = int(open(state).read() or 0)
+        except FileNotFoundError:
+            starts = 0
+        with open(state, "w") as f:
+            f.write(str(starts + 1))
+        if starts < int(args[args.index("--start-ok") + 1]) and mode in ("no-handshake", "exit-at-start"):
+            mode = "behave"
+
     if mode == "exit-at-start":
         sys.exit(1)
+
+    if mode == "daemon":
+        # Double fork: the grandchild leaves the process group and is re-parented away.
+        if os.fork() == 0:
+            os.setsid()
+            if os.fork() == 0:
+                if "--pid-file" in args:
+                    with open(args[args.index("--pid-file") + 1], "a") as f:
+                        f.write(f"{os.getpid()}\n")
+                os.closerange(0, 3)
+                time.sleep(3600)
+            os._exit(0)
+        os.wait()
 
     child = None
     if child_cmd:
@@ -66,7 +100,11 @@ def main() -> None:
             answer = child.stdout.readline()
             if not answer:
                 sys.exit(4)
-            say(answer.rstrip("\n"))
+            if mode == "double" and answer.startswith("bestmove"):
+                out.write(answer + answer)
+                out.flush()
+            else:
+                say(answer.rstrip("\n"))
             if answer.startswith(until):
                 return
 
@@ -87,9 +125,22 @@ def main() -> None:
                 ask_child(line, "readyok")
             else:
                 say("readyok")
+            if mode == "stray":
+                say("bestmove 6")
         elif word == "go":
             gos += 1
+            if "--delay" in args:
+                time.sleep(int(args[args.index("--delay") + 1]) / 1000)
+            if mode == "stray":
+                continue
             if gos > after:
+                if mode == "flood-crash":
+                    sys.stderr.write("e" * (9 << 20))
+                    sys.stderr.flush()
+                    sys.exit(3)
+                if mode == "crash-keep-out":
+                    subprocess.Popen(["sleep", "30"])
+                    sys.exit(3)
                 if mode == "crash-on-go":
                     sys.exit(3)
                 if mode == "hang":
@@ -100,6 +151,9 @@ def main() -> None:
                     continue
                 if mode == "malformed":
                     say("bestmove banana")
+                    continue
+                if mode == "malformed-nul":
+                    say("bestmove \x00")
                     continue
                 if mode == "garbage":
                     out.buffer.write(b"\xff\xfe\x00garbage\xc3\x28\n")
@@ -116,6 +170,7 @@ def main() -> None:
                 ask_child(line, "bestmove")
             else:
                 say("bestmove 1")
+
         elif word == "quit":
             if child:
                 ask_child(line, "")

@@ -120,6 +120,95 @@ impl OptionKind {
     }
 }
 
+/// Why a user's value for an option does not fit what the bot declared.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum OptionValueError {
+    /// No option of that name (ignoring case) was declared.
+    #[error("the bot declares no option `{name}` (it declares: {declared})")]
+    Undeclared {
+        /// The name the user gave.
+        name: String,
+        /// The declared names, for the message.
+        declared: String,
+    },
+    /// The value does not fit the declaration.
+    #[error("option `{name}`: `{value}` is not {expected}")]
+    Invalid {
+        /// The declared name.
+        name: String,
+        /// The value the user gave.
+        value: String,
+        /// What would fit, in words.
+        expected: String,
+    },
+}
+
+impl OptionDecl {
+    /// The declaration matching `name` the way UCI matches option names: ignoring ASCII case.
+    pub fn find<'a>(
+        declared: &'a [OptionDecl],
+        name: &str,
+    ) -> Result<&'a OptionDecl, OptionValueError> {
+        declared
+            .iter()
+            .find(|d| d.name.eq_ignore_ascii_case(name))
+            .ok_or_else(|| OptionValueError::Undeclared {
+                name: name.to_string(),
+                declared: if declared.is_empty() {
+                    "none".to_string()
+                } else {
+                    declared
+                        .iter()
+                        .map(|d| d.describe())
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                },
+            })
+    }
+
+    /// `value` as the bot must receive it, if it fits: a spin within `min..=max`, a check
+    /// `true`/`false`, a combo one of its `var`s (ignoring case; sent with the declared
+    /// spelling), any string; a button takes no value (`None`).
+    pub fn accept(&self, value: &str) -> Result<Option<String>, OptionValueError> {
+        let invalid = |expected: String| OptionValueError::Invalid {
+            name: self.name.clone(),
+            value: value.to_string(),
+            expected,
+        };
+        match &self.kind {
+            OptionKind::Spin { min, max, .. } => match value.trim().parse::<i64>() {
+                Ok(v) if (*min..=*max).contains(&v) => Ok(Some(v.to_string())),
+                _ => Err(invalid(format!("a whole number from {min} to {max}"))),
+            },
+            OptionKind::Check { .. } => match value.trim().to_ascii_lowercase().as_str() {
+                "true" => Ok(Some("true".into())),
+                "false" => Ok(Some("false".into())),
+                _ => Err(invalid("true or false".into())),
+            },
+            OptionKind::Combo { vars, .. } => vars
+                .iter()
+                .find(|v| v.eq_ignore_ascii_case(value.trim()))
+                .map(|v| Some(v.clone()))
+                .ok_or_else(|| invalid(format!("one of {}", vars.join(", ")))),
+            OptionKind::String { .. } => Ok(Some(value.to_string())),
+            OptionKind::Button => Err(invalid("anything: a button takes no value".into())),
+        }
+    }
+
+    /// `Level (combo: easy, normal, hard)`, for messages.
+    pub fn describe(&self) -> String {
+        let detail = match &self.kind {
+            OptionKind::Spin { min, max, .. } => format!("spin {min}..{max}"),
+            OptionKind::Check { .. } => "check".to_string(),
+            OptionKind::String { .. } => "string".to_string(),
+            OptionKind::Combo { vars, .. } => format!("combo: {}", vars.join(", ")),
+            OptionKind::Button => "button".to_string(),
+        };
+        format!("{} ({detail})", self.name)
+    }
+}
+
 /// A search score, always from the point of view of the side to move.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Score {

@@ -43,7 +43,7 @@ mod tests;
 
 use std::fmt;
 
-pub use from_bot::{FromBot, IdKey, Info, OptionDecl, OptionKind, Score};
+pub use from_bot::{FromBot, IdKey, Info, OptionDecl, OptionKind, OptionValueError, Score};
 pub use line::{LineBuffer, LineError, MAX_LINE_LEN};
 pub use to_bot::{GoLimits, PositionStart, ToBot};
 

@@ -851,3 +851,43 @@ fn doc_transcripts_parse() {
     }
     assert!(checked > 40, "only {checked} transcript lines found");
 }
+
+#[test]
+fn option_values_are_checked_against_the_declaration() {
+    let decl = |line: &str| match FromBot::parse(line).unwrap() {
+        FromBot::Option(d) => d,
+        other => panic!("{other:?}"),
+    };
+    let declared = vec![
+        decl("option name Level type combo default Hard var Easy var Normal var Hard"),
+        decl("option name Depth type spin default 6 min 1 max 40"),
+        decl("option name Ponder type check default false"),
+        decl("option name Book File type string default <empty>"),
+    ];
+    // Names match ignoring case; values come back with the declared spelling.
+    let level = OptionDecl::find(&declared, "level").unwrap();
+    assert_eq!(level.name, "Level");
+    assert_eq!(level.accept("easy").unwrap().as_deref(), Some("Easy"));
+    let err = level.accept("impossible").unwrap_err().to_string();
+    assert!(
+        err.contains("Level") && err.contains("Easy, Normal, Hard"),
+        "{err}"
+    );
+    let depth = OptionDecl::find(&declared, "DEPTH").unwrap();
+    assert_eq!(depth.accept("40").unwrap().as_deref(), Some("40"));
+    assert!(depth
+        .accept("41")
+        .unwrap_err()
+        .to_string()
+        .contains("from 1 to 40"));
+    assert!(depth.accept("deep").is_err());
+    let ponder = OptionDecl::find(&declared, "Ponder").unwrap();
+    assert_eq!(ponder.accept("TRUE").unwrap().as_deref(), Some("true"));
+    assert!(ponder.accept("yes").is_err());
+    assert!(OptionDecl::find(&declared, "book file").is_ok());
+    let err = OptionDecl::find(&declared, "Hash").unwrap_err().to_string();
+    assert!(
+        err.contains("`Hash`") && err.contains("Depth (spin 1..40)"),
+        "{err}"
+    );
+}

@@ -250,8 +250,9 @@ fn parse(ruleset: Ruleset, s: &str) -> Result<Position, PositionErrorKind> {
         (true, None) if sows == 0 && mover == Some(Side::South) => Pie::Pending,
         (true, None) => Pie::Declined,
     };
-    if pie == Pie::Offered && mover != Some(Side::North) {
-        return Err(inconsistent("pie=offer but North is not to move"));
+    // A first turn that ends the game leaves the offer standing (and moot): `x/.../pie=offer`.
+    if pie == Pie::Offered && mover == Some(Side::South) {
+        return Err(inconsistent("pie=offer but South is to move"));
     }
     if pie == Pie::Pending && mover == Some(Side::North) {
         return Err(inconsistent("pie=pending but North is to move"));

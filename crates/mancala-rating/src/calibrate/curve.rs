@@ -15,7 +15,7 @@
 //! inverse of the negative Hessian is the covariance, and `Var E(x) = φ(x)ᵀ Σ φ(x)` (delta
 //! method). The degree (1..=max) is chosen by AIC among those the distinct knob values support.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// `ln 10 / 400`: Elo to natural-log odds.
 pub const C: f64 = std::f64::consts::LN_10 / 400.0;
@@ -25,7 +25,7 @@ pub const C: f64 = std::f64::consts::LN_10 / 400.0;
 const PRIOR_SD: f64 = 3000.0;
 
 /// One game of the candidate, from the candidate's side.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Observation {
     /// The knob value the candidate played with.
     pub x: f64,
@@ -38,7 +38,7 @@ pub struct Observation {
 }
 
 /// The fitted curve.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Curve {
     /// Knob range used for the rescaling `t = 2(x − lo)/(hi − lo) − 1`.
     pub lo: f64,
@@ -138,7 +138,7 @@ impl Curve {
 }
 
 /// Where the curve meets a target.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Inverse {
     pub x: f64,
     /// False when the curve does not reach the target inside the knob range (`x` is then the

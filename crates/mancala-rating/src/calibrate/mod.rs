@@ -22,13 +22,13 @@ pub mod sim;
 #[cfg(test)]
 mod tests;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use statrs::distribution::{ContinuousCDF, Normal};
 
 pub use curve::{fit_curve, point_estimate, Curve, Observation};
 
 /// The knob being calibrated: a bot option over a numeric range.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Knob {
     /// The option's name as the bot knows it (`Noise`, `Depth`).
     pub name: String,
@@ -101,7 +101,7 @@ impl Knob {
 }
 
 /// What the calibration aims for and how much it may spend.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Settings {
     /// Target Elos on the pool's scale.
     pub targets: Vec<f64>,
@@ -143,7 +143,7 @@ pub trait Player {
 }
 
 /// One batch the calibration played.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Step {
     pub step: usize,
     pub x: f64,
@@ -155,7 +155,7 @@ pub struct Step {
 
 /// Everything evaluated at one knob value, rated on its own (one-parameter fit against the
 /// fixed pool).
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Point {
     pub x: f64,
     pub games: usize,
@@ -167,7 +167,7 @@ pub struct Point {
 }
 
 /// A neighbouring integer of an integer knob's crossing, with the curve's Elo there.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Neighbour {
     pub x: f64,
     pub elo: f64,
@@ -175,7 +175,7 @@ pub struct Neighbour {
 }
 
 /// The answer for one target.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TargetResult {
     pub target: f64,
     /// The knob value to use (for integer knobs the nearer integer).
@@ -193,7 +193,7 @@ pub struct TargetResult {
     pub neighbours: Vec<Neighbour>,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Stop {
     /// Every target converged.
@@ -203,7 +203,7 @@ pub enum Stop {
 }
 
 /// The result of a calibration.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Calibration {
     pub knob: Knob,
     pub settings: Settings,

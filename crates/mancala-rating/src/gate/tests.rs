@@ -140,7 +140,10 @@ fn parameters_are_checked() {
 fn gate_verdict_of_levels() {
     use Verdict::*;
     assert_eq!(GateVerdict::of(&[Inside, Inside]), GateVerdict::Pass);
-    assert_eq!(GateVerdict::of(&[Inside, Undecided]), GateVerdict::Undecided);
+    assert_eq!(
+        GateVerdict::of(&[Inside, Undecided]),
+        GateVerdict::Undecided
+    );
     assert_eq!(GateVerdict::of(&[Undecided, Below]), GateVerdict::Fail);
     assert_eq!(GateVerdict::of(&[Above, Inside]), GateVerdict::Fail);
 }
@@ -201,7 +204,9 @@ fn check_error_rates(runs: usize, seed: u64, print: bool) {
     let s = settings();
     for levels in [1, 3] {
         let beta_level = s.beta / levels as f64;
-        for truth in [850.0, 925.0, 950.0, 975.0, 1000.0, 1025.0, 1050.0, 1075.0, 1150.0] {
+        for truth in [
+            850.0, 925.0, 950.0, 975.0, 1000.0, 1025.0, 1050.0, 1075.0, 1150.0,
+        ] {
             let r = simulate(truth, levels, runs, seed + truth as u64);
             if print {
                 println!(
@@ -220,7 +225,10 @@ fn check_error_rates(runs: usize, seed: u64, print: bool) {
                 assert!(within(r.pass(), s.alpha, runs, 2.5), "truth {truth}: {r:?}");
             }
             if inside_by_margin {
-                assert!(within(r.fail(), beta_level, runs, 2.5), "truth {truth}: {r:?}");
+                assert!(
+                    within(r.fail(), beta_level, runs, 2.5),
+                    "truth {truth}: {r:?}"
+                );
             }
         }
     }

@@ -1,0 +1,532 @@
+//! `arena serve`: a local, read-only web dashboard over run folders (docs/dashboard.md).
+//!
+//! It shows every run folder under the folders it was given, from the files the runs write
+//! ([`crate::run_folder`] reads them), whoever started the runs and wherever. Routes are thin:
+//! [`catalog`] finds the folders, [`live`] keeps each one's state between requests (reading a
+//! growing folder only where it grew), [`pages`] renders HTML with the report's tables and plots,
+//! and the game viewer's data is [`crate::report::viewer`]'s.
+//!
+//! Safety: it binds to loopback unless told otherwise, answers only GET (and HEAD), refuses a
+//! request whose `Host` is not a loopback name while bound to loopback (DNS rebinding), names runs
+//! by catalog ids rather than paths, reads only files whose real path is inside the given folders,
+//! escapes every text from a folder, and sends a Content-Security-Policy that allows only its own
+//! script and style files. It never starts, stops or writes anything.
+
+pub mod catalog;
+pub mod live;
+pub mod pages;
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime};
+
+use anyhow::{Context, Result};
+use axum::extract::{Query, Request, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use serde::Deserialize;
+
+use self::catalog::{Catalog, Entry, FolderKind};
+use self::live::{Progress, RunCache, RunState, Sections};
+use self::pages::RunLine;
+use crate::report::viewer::{GameView, VIEWER_CSS, VIEWER_JS};
+use crate::run_folder::calibration::{calibration_runs, read_calibration};
+use crate::run_folder::logs::read_log_tail;
+use crate::run_folder::RunKind;
+
+/// The policy every response carries: nothing from elsewhere, no inline script or style, no
+/// framing, forms only to this server.
+pub const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+
+/// At most this much of a bot's log is shown (its end).
+const LOG_TAIL: u64 = 256 * 1024;
+/// The folders are walked again at most this often.
+const RESCAN_EVERY: Duration = Duration::from_secs(2);
+
+const STYLE_CSS: &str = include_str!("assets/style.css");
+const APP_JS: &str = include_str!("assets/app.js");
+
+/// What `arena serve` was asked to do.
+#[derive(Clone, Debug)]
+pub struct ServeOptions {
+    pub roots: Vec<PathBuf>,
+    pub bind: SocketAddr,
+}
+
+/// The server's state: the catalog of folders and one cache per run folder.
+pub struct App {
+    roots: Vec<PathBuf>,
+    /// Bound to a loopback address: only loopback `Host` names are answered.
+    loopback: bool,
+    catalog: Mutex<(Option<Instant>, Arc<Catalog>)>,
+    runs: Mutex<HashMap<String, Arc<Mutex<RunCache>>>>,
+}
+
+impl App {
+    pub fn new(roots: Vec<PathBuf>, loopback: bool) -> App {
+        App {
+            roots,
+            loopback,
+            catalog: Mutex::new((None, Arc::new(Catalog::default()))),
+            runs: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The catalog, walked again if it is older than [`RESCAN_EVERY`] (or if `force`).
+    fn catalog(&self, force: bool) -> Arc<Catalog> {
+        let mut c = self.catalog.lock().unwrap_or_else(|p| p.into_inner());
+        if force || c.0.map_or(true, |t| t.elapsed() >= RESCAN_EVERY) {
+            *c = (Some(Instant::now()), Arc::new(Catalog::scan(&self.roots)));
+        }
+        c.1.clone()
+    }
+
+    /// The folder with this id (a run started since the last walk is found by walking again).
+    fn entry(&self, id: &str) -> Option<Entry> {
+        if let Some(e) = self.catalog(false).get(id) {
+            return Some(e.clone());
+        }
+        self.catalog(true).get(id).cloned()
+    }
+
+    fn cache(&self, entry: &Entry) -> Arc<Mutex<RunCache>> {
+        let mut runs = self.runs.lock().unwrap_or_else(|p| p.into_inner());
+        runs.entry(entry.id.clone())
+            .or_insert_with(|| {
+                Arc::new(Mutex::new(RunCache::new(
+                    entry.dir.clone(),
+                    entry.root.clone(),
+                )))
+            })
+            .clone()
+    }
+
+    fn progress(&self, entry: &Entry, now: SystemTime) -> Progress {
+        let cache = self.cache(entry);
+        let mut cache = cache.lock().unwrap_or_else(|p| p.into_inner());
+        cache.refresh();
+        cache.progress(now)
+    }
+
+    /// The runs page's lines, newest first.
+    fn lines(&self) -> Vec<RunLine> {
+        let now = SystemTime::now();
+        let catalog = self.catalog(false);
+        let mut lines: Vec<RunLine> = catalog
+            .entries
+            .values()
+            .map(|e| match e.kind {
+                FolderKind::Run => {
+                    let progress = self.progress(e, now);
+                    RunLine {
+                        id: e.id.clone(),
+                        kind: progress.kind.as_str().to_string(),
+                        progress,
+                    }
+                }
+                FolderKind::Calibration => RunLine {
+                    id: e.id.clone(),
+                    kind: "calibration".to_string(),
+                    progress: self.calibration_progress(e, &catalog, now),
+                },
+            })
+            .collect();
+        lines.sort_by(|a, b| {
+            b.progress
+                .started
+                .cmp(&a.progress.started)
+                .then(a.id.cmp(&b.id))
+        });
+        lines
+    }
+
+    /// The run folders of a calibration folder, as catalog entries.
+    fn calibration_steps<'a>(&self, entry: &Entry, catalog: &'a Catalog) -> Vec<&'a Entry> {
+        let dirs = calibration_runs(&entry.dir);
+        catalog
+            .entries
+            .values()
+            .filter(|e| e.kind == FolderKind::Run && dirs.iter().any(|d| d == &e.dir))
+            .collect()
+    }
+
+    /// A calibration as a whole: finished once `calibration.json` exists, running while one of
+    /// its run folders is; its games are theirs.
+    fn calibration_progress(&self, entry: &Entry, catalog: &Catalog, now: SystemTime) -> Progress {
+        let steps: Vec<Progress> = self
+            .calibration_steps(entry, catalog)
+            .into_iter()
+            .map(|e| self.progress(e, now))
+            .collect();
+        let finished = matches!(read_calibration(&entry.dir), Ok(Some(_)));
+        let state = if finished {
+            RunState::Finished
+        } else if steps.iter().any(|p| p.state == RunState::Running) {
+            RunState::Running
+        } else {
+            RunState::Interrupted
+        };
+        let done = steps.iter().map(|p| p.done).sum();
+        Progress {
+            kind: RunKind::CalibrationStep,
+            name: String::new(),
+            state,
+            done,
+            total: if finished { done } else { 0 },
+            started: steps.iter().filter_map(|p| p.started).min(),
+            elapsed: Some(steps.iter().filter_map(|p| p.elapsed).sum()),
+            remaining: None,
+            resume: None,
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct RunQuery {
+    id: String,
+    /// The version the page already shows (`/api/run`).
+    v: Option<u64>,
+}
+
+#[derive(Deserialize)]
+struct GameQuery {
+    run: String,
+    id: u64,
+}
+
+#[derive(Deserialize)]
+struct LogQuery {
+    run: String,
+    player: String,
+}
+
+fn html(status: StatusCode, body: String) -> Response {
+    (
+        status,
+        [(header::CONTENT_TYPE, "text/html; charset=utf-8")],
+        body,
+    )
+        .into_response()
+}
+
+fn not_found(what: &str) -> Response {
+    html(StatusCode::NOT_FOUND, pages::not_found(what))
+}
+
+/// Runs `f` on the blocking pool (it reads files and may rate thousands of games).
+async fn blocking(app: Arc<App>, f: impl FnOnce(&App) -> Response + Send + 'static) -> Response {
+    tokio::task::spawn_blocking(move || f(&app))
+        .await
+        .unwrap_or_else(|_| (StatusCode::INTERNAL_SERVER_ERROR, "internal error").into_response())
+}
+
+async fn index(State(app): State<Arc<App>>) -> Response {
+    blocking(app, |app| {
+        let roots: Vec<String> = app.roots.iter().map(|r| r.display().to_string()).collect();
+        html(
+            StatusCode::OK,
+            pages::runs_page(&app.lines(), &roots.join(", ")),
+        )
+    })
+    .await
+}
+
+async fn api_runs(State(app): State<Arc<App>>) -> Response {
+    blocking(app, |app| {
+        Json(serde_json::json!({ "html": pages::runs_table(&app.lines()) })).into_response()
+    })
+    .await
+}
+
+/// The run page's progress line, its sections (unless the client already shows version
+/// `known`), their version and the folder's error.
+fn run_state(
+    app: &App,
+    entry: &Entry,
+    known: Option<u64>,
+) -> (Progress, Option<Sections>, u64, Option<String>) {
+    let cache = app.cache(entry);
+    let mut cache = cache.lock().unwrap_or_else(|p| p.into_inner());
+    let (progress, version) = cache.poll(SystemTime::now());
+    let error = cache.error().map(str::to_string);
+    if known == Some(version) {
+        return (progress, None, version, error);
+    }
+    let sections = match &cache.rendered {
+        Some((v, sections)) if *v == version => sections.clone(),
+        _ => {
+            let sections = Arc::new(pages::run_sections(
+                &entry.id,
+                &cache.view(progress.clone()),
+            ));
+            cache.rendered = Some((version, sections.clone()));
+            sections
+        }
+    };
+    (progress, Some(sections), version, error)
+}
+
+async fn run_page(State(app): State<Arc<App>>, Query(q): Query<RunQuery>) -> Response {
+    blocking(app, move |app| {
+        let Some(entry) = app.entry(&q.id) else {
+            return not_found(&format!("No run folder `{}` here.", q.id));
+        };
+        if entry.kind == FolderKind::Calibration {
+            let catalog = app.catalog(false);
+            let now = SystemTime::now();
+            let steps: Vec<RunLine> = app
+                .calibration_steps(&entry, &catalog)
+                .into_iter()
+                .map(|e| {
+                    let progress = app.progress(e, now);
+                    RunLine {
+                        id: e.id.clone(),
+                        kind: progress.kind.as_str().to_string(),
+                        progress,
+                    }
+                })
+                .collect();
+            let cal = read_calibration(&entry.dir)
+                .map_err(|e| format!("{e:#}"))
+                .transpose();
+            return html(
+                StatusCode::OK,
+                pages::calibration_page(&entry.id, &steps, cal),
+            );
+        }
+        let (progress, sections, version, error) = run_state(app, &entry, None);
+        html(
+            StatusCode::OK,
+            pages::run_page(
+                &entry.id,
+                &progress,
+                sections.as_deref().map_or(&[][..], Vec::as_slice),
+                version,
+                error.as_deref(),
+            ),
+        )
+    })
+    .await
+}
+
+async fn api_run(State(app): State<Arc<App>>, Query(q): Query<RunQuery>) -> Response {
+    blocking(app, move |app| {
+        let Some(entry) = app.entry(&q.id).filter(|e| e.kind == FolderKind::Run) else {
+            return (
+                StatusCode::NOT_FOUND,
+                Json(serde_json::json!({"error": "no such run"})),
+            )
+                .into_response();
+        };
+        let (progress, sections, version, _) = run_state(app, &entry, q.v);
+        Json(serde_json::json!({
+            "version": version,
+            "games": progress.done,
+            "state": progress.state.as_str(),
+            "progress": pages::progress_html(&progress),
+            "sections": sections.as_deref(),
+        }))
+        .into_response()
+    })
+    .await
+}
+
+/// The game's positions, or a response saying why there are none.
+fn game_view(app: &App, q: &GameQuery) -> Result<(Entry, GameView), Box<Response>> {
+    let entry = app
+        .entry(&q.run)
+        .filter(|e| e.kind == FolderKind::Run)
+        .ok_or_else(|| Box::new(not_found(&format!("No run folder `{}` here.", q.run))))?;
+    let cache = app.cache(&entry);
+    let record = cache
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .record(q.id)
+        .ok_or_else(|| not_found(&format!("{} has no game {} in games.jsonl.", q.run, q.id)))?
+        .map_err(|e| {
+            html(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                pages::not_found(&format!("{e:#}")),
+            )
+        })?;
+    Ok((entry, GameView::new(&record)))
+}
+
+async fn game_page(State(app): State<Arc<App>>, Query(q): Query<GameQuery>) -> Response {
+    blocking(app, move |app| match game_view(app, &q) {
+        Ok((entry, view)) => html(StatusCode::OK, pages::viewer_page(&entry.id, &view)),
+        Err(response) => *response,
+    })
+    .await
+}
+
+async fn api_game(State(app): State<Arc<App>>, Query(q): Query<GameQuery>) -> Response {
+    blocking(app, move |app| match game_view(app, &q) {
+        Ok((_, view)) => Json(view).into_response(),
+        Err(response) => *response,
+    })
+    .await
+}
+
+async fn log_page(State(app): State<Arc<App>>, Query(q): Query<LogQuery>) -> Response {
+    blocking(app, move |app| {
+        let Some(entry) = app.entry(&q.run).filter(|e| e.kind == FolderKind::Run) else {
+            return not_found(&format!("No run folder `{}` here.", q.run));
+        };
+        let cache = app.cache(&entry);
+        let path = cache
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .log_path(&q.player);
+        match path.map(|p| read_log_tail(&p, LOG_TAIL)) {
+            Some(Ok((text, cut))) => html(
+                StatusCode::OK,
+                pages::log_page(&entry.id, &q.player, &text, cut),
+            ),
+            _ => not_found(&format!("{} has no stderr log for `{}`.", q.run, q.player)),
+        }
+    })
+    .await
+}
+
+fn asset(content_type: &'static str, body: String) -> Response {
+    ([(header::CONTENT_TYPE, content_type)], body).into_response()
+}
+
+async fn style() -> Response {
+    asset(
+        "text/css; charset=utf-8",
+        format!("{STYLE_CSS}{VIEWER_CSS}"),
+    )
+}
+
+async fn app_js() -> Response {
+    asset("text/javascript; charset=utf-8", APP_JS.to_string())
+}
+
+async fn viewer_js() -> Response {
+    asset("text/javascript; charset=utf-8", VIEWER_JS.to_string())
+}
+
+async fn fallback() -> Response {
+    not_found("No such page.")
+}
+
+/// Whether a `Host` header names this machine's loopback (or is absent).
+fn loopback_host(headers: &HeaderMap) -> bool {
+    let Some(host) = headers.get(header::HOST) else {
+        return true;
+    };
+    let Ok(host) = host.to_str() else {
+        return false;
+    };
+    let name = if let Some(rest) = host.strip_prefix('[') {
+        rest.split(']').next().unwrap_or("")
+    } else {
+        host.rsplit_once(':').map_or(host, |(h, _)| h)
+    };
+    name.eq_ignore_ascii_case("localhost")
+        || name
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+/// Refuses foreign `Host` names on loopback, and adds the security headers to every response.
+async fn guard(State(app): State<Arc<App>>, req: Request, next: Next) -> Response {
+    let mut response = if app.loopback && !loopback_host(req.headers()) {
+        (
+            StatusCode::MISDIRECTED_REQUEST,
+            "this dashboard answers only to localhost names",
+        )
+            .into_response()
+    } else {
+        next.run(req).await
+    };
+    let h = response.headers_mut();
+    h.insert(
+        header::CONTENT_SECURITY_POLICY,
+        HeaderValue::from_static(CSP),
+    );
+    h.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
+    h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
+    h.insert(
+        header::REFERRER_POLICY,
+        HeaderValue::from_static("no-referrer"),
+    );
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}
+
+/// Every route (GET only: other methods get 405 Method Not Allowed).
+pub fn router(app: Arc<App>) -> Router {
+    Router::new()
+        .route("/", get(index))
+        .route("/run", get(run_page))
+        .route("/game", get(game_page))
+        .route("/log", get(log_page))
+        .route("/api/runs", get(api_runs))
+        .route("/api/run", get(api_run))
+        .route("/api/game", get(api_game))
+        .route("/static/style.css", get(style))
+        .route("/static/app.js", get(app_js))
+        .route("/static/viewer.js", get(viewer_js))
+        .fallback(fallback)
+        .layer(middleware::from_fn_with_state(app.clone(), guard))
+        .with_state(app)
+}
+
+/// Binds, calls `ready` with the address (the port may have been 0), and serves until Ctrl-C.
+pub async fn serve(opts: ServeOptions, ready: impl FnOnce(SocketAddr)) -> Result<()> {
+    let listener = tokio::net::TcpListener::bind(opts.bind)
+        .await
+        .with_context(|| format!("cannot listen on {}", opts.bind))?;
+    let addr = listener.local_addr()?;
+    ready(addr);
+    let app = Arc::new(App::new(opts.roots, addr.ip().is_loopback()));
+    axum::serve(listener, router(app))
+        .with_graceful_shutdown(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await
+        .context("the server stopped")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_loopback_host_names() {
+        let host = |h: &str| {
+            let mut m = HeaderMap::new();
+            m.insert(header::HOST, HeaderValue::from_str(h).unwrap());
+            loopback_host(&m)
+        };
+        for ok in [
+            "localhost:8080",
+            "127.0.0.1:8080",
+            "[::1]:8080",
+            "LOCALHOST",
+            "127.0.0.2",
+        ] {
+            assert!(host(ok), "{ok}");
+        }
+        for bad in [
+            "evil.example:8080",
+            "192.168.1.2:8080",
+            "localhost.evil.example",
+            "[::2]:80",
+        ] {
+            assert!(!host(bad), "{bad}");
+        }
+        assert!(loopback_host(&HeaderMap::new()));
+    }
+}

@@ -1,0 +1,608 @@
+//! Nothing lost, nothing misattributed (issue 15), with real processes and real file-system
+//! situations: the folder lock, bounded processes under a low open-file limit, the log cap, stray
+//! `bestmove`s, options checked before play, SIGTERM, orphaned daemons, huge schedules, and the
+//! input the arena refuses before playing.
+
+mod util;
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use util::*;
+
+fn bot_arg(name: &str, cmd: &str) -> Vec<String> {
+    vec!["--bot".into(), format!("name={name}"), format!("cmd={cmd}")]
+}
+
+/// `arena run --quiet --no-plots --out OUT EXTRA... BOTS...` as argument words.
+fn run_words(out: &Path, extra: &[&str], bots: &[Vec<String>]) -> Vec<String> {
+    let mut words: Vec<String> = ["run", "--quiet", "--no-plots", "--out"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    words.push(out.display().to_string());
+    words.extend(extra.iter().map(|s| s.to_string()));
+    for b in bots {
+        words.extend(b.iter().cloned());
+    }
+    words
+}
+
+fn arena_words(words: &[String]) -> std::process::Output {
+    let refs: Vec<&str> = words.iter().map(String::as_str).collect();
+    arena(&refs)
+}
+
+/// Starts `arena WORDS...` in the background.
+fn spawn_arena(words: &[String]) -> Child {
+    bin_dir();
+    Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(words)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start arena")
+}
+
+/// Waits (at most `limit`) until `check` holds.
+fn wait_until(limit: Duration, mut check: impl FnMut() -> bool) -> bool {
+    let start = Instant::now();
+    while start.elapsed() < limit {
+        if check() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    false
+}
+
+fn alive(pid: u32) -> bool {
+    // A zombie is dead for our purposes; /proc/PID/stat's third field is its state.
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .map(|s| {
+            !s.rsplit(')')
+                .next()
+                .unwrap_or("")
+                .trim_start()
+                .starts_with('Z')
+        })
+        .unwrap_or(false)
+}
+
+fn pids_in(path: &Path) -> Vec<u32> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .split_whitespace()
+        .filter_map(|p| p.parse().ok())
+        .collect()
+}
+
+fn signal(child: &Child, sig: i32) {
+    // SAFETY: kill(2) to a child we started.
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, sig);
+    }
+}
+
+#[test]
+fn one_writer_per_folder_and_sigterm_is_like_ctrl_c() {
+    let dir = Dir::new("rel-lock");
+    let out = dir.join("run");
+    let pids = dir.join("pids");
+    // A bot that hangs on its first `go` and ignores its closed stdin: only a kill stops it.
+    let hang = format!(
+        "python3 {} hang --pid-file {} -- {}",
+        misbehave(),
+        pids.display(),
+        bot("random")
+    );
+    let words = run_words(
+        &out,
+        &["--pairs", "2", "--movetime", "4000", "--concurrency", "1"],
+        &[bot_arg("hang", &hang), bot_arg("r", &bot("random"))],
+    );
+    let first = spawn_arena(&words);
+    assert!(
+        wait_until(Duration::from_secs(20), || out.join("run.json").exists()),
+        "the run did not start"
+    );
+    // A second writer, here a resume of the same folder, fails at once naming the first.
+    let started = Instant::now();
+    let second = arena(&["run", "--resume", out.to_str().unwrap(), "--quiet"]);
+    let err = text(&second.stderr);
+    assert!(!second.status.success(), "{err}");
+    assert!(err.contains(&format!("pid {}", first.id())), "{err}");
+    assert!(
+        started.elapsed() < Duration::from_secs(15),
+        "it waited instead of failing"
+    );
+    // SIGTERM (Slurm's and Kubernetes' first word) stops the run like Ctrl-C.
+    signal(&first, libc::SIGTERM);
+    let done = first.wait_timeout_or_kill(Duration::from_secs(20));
+    let err = text(&done.stderr);
+    assert!(!done.status.success(), "{err}");
+    assert!(err.contains("SIGTERM") && err.contains("--resume"), "{err}");
+    let all = pids_in(&pids);
+    assert!(!all.is_empty());
+    for pid in all {
+        assert!(!alive(pid), "bot process {pid} outlived the SIGTERM");
+    }
+    // The folder is not locked any more, and resumable.
+    let again = arena(&[
+        "run",
+        "--resume",
+        out.to_str().unwrap(),
+        "--quiet",
+        "--no-plots",
+    ]);
+    assert!(
+        !text(&again.stderr).contains("being written"),
+        "{}",
+        text(&again.stderr)
+    );
+}
+
+/// `Child::wait_with_output` with a deadline (then SIGKILL).
+trait WaitTimeout {
+    fn wait_timeout_or_kill(self, limit: Duration) -> std::process::Output;
+}
+
+impl WaitTimeout for Child {
+    fn wait_timeout_or_kill(mut self, limit: Duration) -> std::process::Output {
+        let start = Instant::now();
+        while start.elapsed() < limit {
+            if let Ok(Some(_)) = self.try_wait() {
+                return self.wait_with_output().expect("output");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.kill();
+        self.wait_with_output().expect("output")
+    }
+}
+
+#[test]
+fn many_players_under_a_low_open_file_limit_play_without_spawn_forfeits() {
+    let dir = Dir::new("rel-nofile");
+    let out = dir.join("run");
+    let random = bot("random");
+    let mut words = run_words(
+        &out,
+        &["--pairs", "1", "--concurrency", "2", "--depth", "1"],
+        &[],
+    );
+    for i in 0..24 {
+        words.extend(bot_arg(&format!("p{i:02}"), &random));
+    }
+    // Soft and hard limit 100: the arena cannot raise it, and must keep few bots alive.
+    let script = format!(
+        "ulimit -n 100 && exec {} {}",
+        env!("CARGO_BIN_EXE_arena"),
+        words
+            .iter()
+            .map(|w| format!("'{}'", w.replace('\'', "'\\''")))
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    bin_dir();
+    let o = Command::new("sh").args(["-c", &script]).output().unwrap();
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let rows = games(&out);
+    assert_eq!(rows.len(), 24 * 23);
+    assert!(
+        rows.iter().all(|r| r["forfeit"].is_empty()),
+        "{:?}",
+        rows.iter().find(|r| !r["forfeit"].is_empty())
+    );
+    // Far too low to start two bots: a clear error, nobody's loss.
+    let tiny = dir.join("tiny");
+    let words = run_words(
+        &tiny,
+        &["--pairs", "1"],
+        &[bot_arg("a", &random), bot_arg("b", &random)],
+    );
+    let script = format!(
+        "ulimit -n 14 && exec {} {}",
+        env!("CARGO_BIN_EXE_arena"),
+        words.join(" ")
+    );
+    let o = Command::new("sh").args(["-c", &script]).output().unwrap();
+    let err = text(&o.stderr);
+    assert!(!o.status.success(), "{err}");
+    assert!(
+        err.contains("not the bot's fault") || err.contains("Too many open files"),
+        "{err}"
+    );
+    if tiny.join("games.csv").exists() {
+        assert!(games(&tiny).iter().all(|r| r["termination"] != "spawn"));
+    }
+}
+
+#[test]
+fn a_flood_of_stderr_is_capped_per_run_with_head_and_tail() {
+    let dir = Dir::new("rel-logcap");
+    let out = dir.join("run");
+    let flood = format!("python3 {} flood-crash", misbehave());
+    let o = arena_words(&run_words(
+        &out,
+        &["--pairs", "3", "--log-cap", "1M"],
+        &[bot_arg("flood", &flood), bot_arg("r", &bot("random"))],
+    ));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    // Six games, six starts of 9 MiB each: one log of at most the cap plus its note.
+    let log = out.join("logs/flood.stderr.log");
+    let bytes = std::fs::read(&log).unwrap();
+    assert!(bytes.len() < (1 << 20) + 512, "{} bytes", bytes.len());
+    let text = String::from_utf8_lossy(&bytes);
+    assert!(
+        text.contains("bytes of stderr dropped"),
+        "no truncation note"
+    );
+    assert!(text.starts_with("eeee") && text.ends_with("eeee"));
+}
+
+#[test]
+fn stray_and_second_bestmoves_answer_nothing() {
+    let dir = Dir::new("rel-stray");
+    // `bestmove 6` after every `readyok`, and no answer to `go`: a timeout, never a move 6.
+    let out = dir.join("stray");
+    let stray = format!("python3 {} stray", misbehave());
+    let o = arena_words(&run_words(
+        &out,
+        &["--pairs", "1", "--movetime", "300"],
+        &[bot_arg("stray", &stray), bot_arg("r", &bot("random"))],
+    ));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    for row in games(&out) {
+        assert_eq!(row["termination"], "timeout", "{row:?}");
+        assert_eq!(row["forfeit"], "stray");
+    }
+    let log = std::fs::read_to_string(out.join("logs/stray.stderr.log")).unwrap();
+    assert!(log.contains("discarded `bestmove 6`"), "{log}");
+    // Every answer twice: the second copy must not answer the next position.
+    let out = dir.join("double");
+    let double = format!("python3 {} double -- {}", misbehave(), bot("greedy"));
+    let o = arena_words(&run_words(
+        &out,
+        &["--pairs", "3"],
+        &[bot_arg("double", &double), bot_arg("r", &bot("random"))],
+    ));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    for row in games(&out) {
+        assert_eq!(row["termination"], "normal", "{row:?}");
+    }
+}
+
+#[test]
+fn options_are_checked_against_the_declarations_before_play() {
+    let dir = Dir::new("rel-options");
+    let out = dir.join("run");
+    let bad = [
+        "--bot",
+        "name=hard",
+        "bundled=alphabeta",
+        "option.Level=impossible",
+    ];
+    let mut words = run_words(&out, &["--pairs", "1"], &[bot_arg("r", &bot("random"))]);
+    words.extend(bad.iter().map(|s| s.to_string()));
+    let o = arena_words(&words);
+    let err = text(&o.stderr);
+    assert!(!o.status.success(), "{err}");
+    assert!(
+        err.contains("player `hard`") && err.contains("impossible") && err.contains("Level"),
+        "{err}"
+    );
+    assert!(
+        err.contains("easy") || err.contains("Easy"),
+        "the declaration is shown: {err}"
+    );
+    assert!(!out.join("games.csv").exists());
+    let mut words = run_words(&out, &["--pairs", "1"], &[bot_arg("r", &bot("random"))]);
+    words.extend(
+        [
+            "--bot",
+            "name=x",
+            "bundled=alphabeta",
+            "option.NoSuchOption=1",
+        ]
+        .iter()
+        .map(|s| s.to_string()),
+    );
+    let err = text(&arena_words(&words).stderr);
+    assert!(err.contains("no option `NoSuchOption`"), "{err}");
+    // Names match ignoring case, as in UCI.
+    let ok = dir.join("ok");
+    let mut words = run_words(
+        &ok,
+        &["--pairs", "1", "--depth", "1"],
+        &[bot_arg("r", &bot("random"))],
+    );
+    words.extend(
+        ["--bot", "name=e", "bundled=alphabeta", "option.level=EASY"]
+            .iter()
+            .map(|s| s.to_string()),
+    );
+    let o = arena_words(&words);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+}
+
+#[test]
+fn daemons_a_bot_leaves_behind_die_with_it() {
+    let dir = Dir::new("rel-daemon");
+    let pids = dir.join("pids");
+    let daemon = format!(
+        "python3 {} daemon --pid-file {} -- {}",
+        misbehave(),
+        pids.display(),
+        bot("random")
+    );
+    let o = arena_words(&run_words(
+        &dir.join("run"),
+        &["--pairs", "1"],
+        &[bot_arg("d", &daemon), bot_arg("r", &bot("random"))],
+    ));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let daemons: Vec<u32> = std::fs::read_to_string(&pids)
+        .unwrap()
+        .lines()
+        .filter(|l| l.split_whitespace().count() == 1)
+        .filter_map(|l| l.trim().parse().ok())
+        .collect();
+    assert!(!daemons.is_empty(), "the daemons wrote their pids");
+    for pid in daemons {
+        assert!(!alive(pid), "daemon {pid} outlived the run");
+    }
+    // check-bot too.
+    std::fs::remove_file(&pids).unwrap();
+    let o = arena(&[
+        "check-bot",
+        "--margin-ms",
+        "1000",
+        "--ruleset",
+        "kalah",
+        "--",
+        "python3",
+        &misbehave(),
+        "daemon",
+        "--pid-file",
+        pids.to_str().unwrap(),
+        "--",
+        &bot("random"),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stdout));
+    let daemons: Vec<u32> = std::fs::read_to_string(&pids)
+        .unwrap()
+        .lines()
+        .filter(|l| l.split_whitespace().count() == 1)
+        .filter_map(|l| l.trim().parse().ok())
+        .collect();
+    for pid in daemons {
+        assert!(!alive(pid), "daemon {pid} outlived check-bot");
+    }
+}
+
+#[test]
+fn a_huge_schedule_starts_at_once_in_little_memory() {
+    let dir = Dir::new("rel-huge");
+    let out = dir.join("run");
+    let words = run_words(
+        &out,
+        &["--pairs", "4294967295", "--concurrency", "1"],
+        &[bot_arg("a", &bot("random")), bot_arg("b", &bot("random"))],
+    );
+    let child = spawn_arena(&words);
+    let played = wait_until(Duration::from_secs(30), || {
+        std::fs::read_to_string(out.join("games.csv")).is_ok_and(|t| t.lines().count() > 2)
+    });
+    let rss_kib: u64 = std::fs::read_to_string(format!("/proc/{}/status", child.id()))
+        .unwrap_or_default()
+        .lines()
+        .find(|l| l.starts_with("VmRSS:"))
+        .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        .unwrap_or(0);
+    signal(&child, libc::SIGINT);
+    let done = child.wait_timeout_or_kill(Duration::from_secs(20));
+    assert!(played, "no game in 30 s: {}", text(&done.stderr));
+    assert!(rss_kib < 200 * 1024, "the arena uses {rss_kib} KiB");
+    let err = text(&done.stderr);
+    assert!(err.contains("SIGINT") && err.contains("--resume"), "{err}");
+}
+
+#[test]
+fn input_the_arena_refuses_before_playing() {
+    let dir = Dir::new("rel-input");
+    let random = bot("random");
+    let two = [bot_arg("a", &random), bot_arg("b", &random)];
+    let refused = |name: &str, extra: &[&str], bots: &[Vec<String>], needle: &str| {
+        let out = dir.join(name);
+        let o = arena_words(&run_words(&out, extra, bots));
+        let err = text(&o.stderr);
+        assert!(!o.status.success(), "{name}: accepted");
+        assert!(err.contains(needle), "{name}: {err}");
+        assert!(!out.join("games.csv").exists(), "{name}: games were played");
+    };
+    refused("conc", &["--concurrency", "0"], &two, "--concurrency");
+    refused(
+        "movetime",
+        &["--movetime", "99999999999999"],
+        &two,
+        "more than a week",
+    );
+    refused("tc", &["--tc", "1e30+0"], &two, "more than a week");
+    refused(
+        "handshake",
+        &["--handshake-timeout", "0"],
+        &two,
+        "--handshake-timeout",
+    );
+    refused("level", &["--level", "1.5"], &two, "--level");
+    refused(
+        "anchor",
+        &["--anchor", "nobody=1200"],
+        &two,
+        "no player is named `nobody`",
+    );
+    refused("name", &["--name", "../escape"], &two, "--name");
+    let missing_dir = vec![
+        "--bot".to_string(),
+        "name=c".to_string(),
+        format!("cmd={random}"),
+        "dir=/nonexistent/folder".to_string(),
+    ];
+    refused(
+        "dir",
+        &[],
+        &[two[0].clone(), missing_dir],
+        "working directory /nonexistent/folder",
+    );
+    let newline = vec!["--bot".into(), "name=x\ny".into(), format!("cmd={random}")];
+    refused(
+        "newline",
+        &[],
+        &[two[0].clone(), newline],
+        "control character",
+    );
+    let long = vec![
+        "--bot".into(),
+        format!("name={}", "n".repeat(65)),
+        format!("cmd={random}"),
+    ];
+    refused("long", &[], &[two[0].clone(), long], "longer than 64");
+
+    // A tournament file without players.
+    let file = dir.join("empty.toml");
+    std::fs::write(&file, "pairs = 2\n").unwrap();
+    let o = arena(&[
+        "run",
+        file.to_str().unwrap(),
+        "--out",
+        dir.join("toml").to_str().unwrap(),
+    ]);
+    assert!(
+        text(&o.stderr).contains("has no players"),
+        "{}",
+        text(&o.stderr)
+    );
+
+    // --out at someone's own folder: refused, nothing overwritten.
+    let mine = dir.join("mine");
+    std::fs::create_dir_all(&mine).unwrap();
+    std::fs::write(mine.join("notes.txt"), "keep me").unwrap();
+    let o = arena_words(&run_words(&mine, &["--pairs", "1"], &two));
+    assert!(
+        text(&o.stderr).contains("not a run folder"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(mine.join("notes.txt")).unwrap(),
+        "keep me"
+    );
+    assert!(!mine.join("games.csv").exists());
+
+    // A finished run: resume flags that would be ignored, and a run.json that no longer matches.
+    let run = dir.join("run");
+    let o = arena_words(&run_words(&run, &["--pairs", "1", "--seed", "4"], &two));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let run_s = run.to_str().unwrap();
+    let o = arena(&["run", "--resume", run_s, "--seed", "5", "--pairs", "9"]);
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("--pairs") && err.contains("--seed") && err.contains("ignored"),
+        "{err}"
+    );
+    let json = std::fs::read_to_string(run.join("run.json")).unwrap();
+    std::fs::write(
+        run.join("run.json"),
+        json.replace("\"name\": \"a\"", "\"name\": \"z\""),
+    )
+    .unwrap();
+    let o = arena(&["run", "--resume", run_s, "--quiet"]);
+    let err = text(&o.stderr);
+    assert!(err.contains("no longer matches"), "{err}");
+}
+
+#[test]
+fn names_logs_and_bytes_stay_apart_and_printable() {
+    let dir = Dir::new("rel-names");
+    let out = dir.join("run");
+    let random = bot("random");
+    let nul = format!("python3 {} malformed-nul", misbehave());
+    let o = arena_words(&run_words(
+        &out,
+        &["--pairs", "1"],
+        &[
+            bot_arg("a/b", &random),
+            bot_arg("a b", &random),
+            bot_arg("a_b", &nul),
+        ],
+    ));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let logs: Vec<PathBuf> = std::fs::read_dir(out.join("logs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(logs.len(), 3, "{logs:?}");
+    let csv = std::fs::read(out.join("games.csv")).unwrap();
+    assert!(!csv.contains(&0u8), "a NUL byte reached games.csv");
+    assert!(
+        String::from_utf8_lossy(&csv).contains("\\0"),
+        "the NUL is written as \\0"
+    );
+    // `arena rate` says what the schedule does not contain.
+    let mut text_csv = String::from_utf8(csv).unwrap();
+    text_csv.push_str("999,499,0,ghost,a b,kalah,,1-0,30,18,10,normal,,,1,1,1,1,1\n");
+    std::fs::write(out.join("games.csv"), text_csv).unwrap();
+    let o = arena(&["rate", out.to_str().unwrap(), "--bootstrap", "0"]);
+    let err = text(&o.stderr);
+    assert!(err.contains("players not in run.json: ghost"), "{err}");
+    assert!(err.contains("game ids 999"), "{err}");
+}
+
+#[test]
+fn check_bot_transcripts_are_safe_and_a_grandchild_does_not_hide_a_crash() {
+    let dir = Dir::new("rel-check");
+    let o = arena(&[
+        "check-bot",
+        "--transcript",
+        "/nonexistent/folder/t.txt",
+        "--",
+        &bot("random"),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    assert!(text(&o.stderr).contains("does not exist"));
+    // Two runs, two new transcript files.
+    let path = |o: &std::process::Output| {
+        text(&o.stdout)
+            .lines()
+            .find_map(|l| l.split("transcript: ").nth(1).map(str::to_string))
+            .unwrap()
+    };
+    let args = [
+        "check-bot",
+        "--ruleset",
+        "kalah",
+        "--margin-ms",
+        "1000",
+        "--",
+        &bot("random"),
+    ];
+    let (a, b) = (arena(&args), arena(&args));
+    assert_ne!(path(&a), path(&b));
+    let _ = std::fs::remove_file(path(&a));
+    let _ = std::fs::remove_file(path(&b));
+    // The bot exits on `go` while a process it started keeps its stdout open: a crash, found
+    // when the bot exits, not a timeout after the whole (long) move time.
+    let out = dir.join("run");
+    let bad = format!("python3 {} crash-keep-out", misbehave());
+    let o = arena_words(&run_words(
+        &out,
+        &["--pairs", "1", "--movetime", "120000"],
+        &[bot_arg("bad", &bad), bot_arg("r", &bot("random"))],
+    ));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    for row in games(&out) {
+        assert_eq!(row["termination"], "crash", "{row:?}");
+    }
+}

@@ -1,0 +1,563 @@
+//! `arena serve` (issue 17), with real runs and real processes: the security tests (path
+//! traversal, symbolic links out of the folder, hostile bot names and log lines, the
+//! Content-Security-Policy, methods other than GET, foreign Host names, the warning off
+//! loopback), and a real browser (Debian's headless Chromium through chromedriver, over the
+//! WebDriver protocol) watching a tournament live and stepping through a game, checked against
+//! `arena replay --json`.
+
+mod util;
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use util::*;
+
+const HOSTILE: &str = "<script>alert(1)</script>";
+
+/// A child process killed when dropped.
+struct Killed(Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// `arena serve ROOT --bind BIND` started (its stderr kept in a pipe); returns the process and
+/// the address it printed.
+fn serve(root: &Path, bind: &str) -> (Killed, String) {
+    bin_dir();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(["serve", &root.display().to_string(), "--bind", bind])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start arena serve");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().expect("stdout"))
+        .read_line(&mut line)
+        .expect("read the address");
+    let addr = line
+        .trim()
+        .strip_prefix("listening on http://")
+        .and_then(|a| a.strip_suffix('/'))
+        .unwrap_or_else(|| panic!("unexpected first line `{line}`"))
+        .to_string();
+    (Killed(child), addr)
+}
+
+fn get(addr: &str, target: &str) -> HttpResponse {
+    http(addr, "GET", target, &[], "")
+}
+
+/// A finished tournament under `root/NAME` with a hostile name, a bot whose stderr is hostile,
+/// and a plain random bot.
+fn hostile_run(root: &Path, name: &str) -> std::path::PathBuf {
+    let out = root.join(name);
+    let out_s = out.display().to_string();
+    let loud = format!(
+        "cmd=echo '<script>alert(2)</script> & <b>log</b>' >&2; exec {}",
+        bot("random")
+    );
+    arena_ok(&[
+        "run",
+        "--quiet",
+        "--no-plots",
+        "--out",
+        &out_s,
+        "--pairs",
+        "2",
+        "--movetime",
+        "5000",
+        "--bootstrap",
+        "20",
+        "--bot",
+        "name=random",
+        &format!("cmd={}", bot("random")),
+        "--bot",
+        &format!("name={HOSTILE}"),
+        &format!("cmd={}", bot("greedy")),
+        "--bot",
+        "name=loud",
+        &loud,
+        "shell=true",
+    ]);
+    out
+}
+
+#[test]
+fn serves_only_the_run_folders_and_escapes_everything() {
+    let dir = Dir::new("serve-security");
+    let root = dir.join("results");
+    std::fs::create_dir_all(&root).unwrap();
+    let run = hostile_run(&root, "t");
+    // Outside the served folder: a secret, and a run folder reached by a symbolic link.
+    let outside = dir.join("outside");
+    std::fs::create_dir_all(outside.join("run")).unwrap();
+    std::fs::write(outside.join("secret.txt"), "TOP-SECRET\n").unwrap();
+    for f in ["run.json", "games.csv", "games.jsonl"] {
+        std::fs::copy(run.join(f), outside.join("run").join(f)).unwrap();
+    }
+    std::os::unix::fs::symlink(outside.join("run"), root.join("linked")).unwrap();
+    // A log inside the run folder that is a link to the secret.
+    let log = run.join("logs/random.stderr.log");
+    let _ = std::fs::remove_file(&log);
+    std::os::unix::fs::symlink(outside.join("secret.txt"), &log).unwrap();
+
+    let before = listing(&run);
+    let (_server, addr) = serve(&root, "127.0.0.1:0");
+    let secret_free = |r: &HttpResponse, what: &str| {
+        assert!(
+            !r.body.contains("TOP-SECRET") && !r.body.contains("root:x:0"),
+            "{what} leaked a file: {}",
+            r.body
+        );
+    };
+    for target in [
+        "/../../../etc/passwd",
+        "/static/../../../etc/passwd",
+        "/static/..%2f..%2f..%2fetc%2fpasswd",
+        "/%2e%2e/%2e%2e/%2e%2e/etc/passwd",
+        "/static/%2e%2e/%2e%2e/outside/secret.txt",
+        "//etc/passwd",
+        "/run?id=..%2Foutside%2Frun",
+        "/run?id=%2Fetc",
+        "/run?id=linked",
+        "/run?id=t%2F..%2F..%2Foutside%2Frun",
+        "/api/run?id=linked",
+        "/log?run=t&player=..%2F..%2F..%2Foutside%2Fsecret.txt",
+        "/log?run=t&player=%2Fetc%2Fpasswd",
+        "/log?run=..&player=random",
+        "/log?run=t&player=random",
+        "/game?run=..%2Foutside%2Frun&id=0",
+        "/game?run=linked&id=0",
+    ] {
+        let r = get(&addr, target);
+        assert!(
+            r.status == 404 || r.status == 400,
+            "{target}: status {} {}",
+            r.status,
+            r.body
+        );
+        secret_free(&r, target);
+    }
+    // The run folder behind a symbolic link is not listed.
+    let index = get(&addr, "/");
+    assert_eq!(index.status, 200);
+    assert!(index.body.contains("/run?id=t\""), "{}", index.body);
+    assert!(!index.body.contains("linked"), "{}", index.body);
+
+    // Every page escapes the hostile name and log lines; the security headers are everywhere.
+    let pages = [
+        "/",
+        "/api/runs",
+        "/run?id=t",
+        "/api/run?id=t",
+        "/game?run=t&id=2",
+        "/log?run=t&player=loud",
+        "/nowhere",
+        "/static/style.css",
+        "/static/viewer.js",
+    ];
+    for target in pages {
+        let r = get(&addr, target);
+        assert!(
+            r.status == 200 || target == "/nowhere",
+            "{target}: {}",
+            r.status
+        );
+        assert!(!r.body.contains(HOSTILE), "{target} holds the raw name");
+        assert!(
+            !r.body.contains("<script>alert(2)"),
+            "{target} holds a raw log line"
+        );
+        let csp = r.header("content-security-policy").unwrap_or("");
+        assert!(
+            csp.contains("default-src 'none'") && csp.contains("script-src 'self'"),
+            "{target}: CSP `{csp}`"
+        );
+        assert_eq!(r.header("x-content-type-options"), Some("nosniff"));
+    }
+    let page = get(&addr, "/run?id=t").body;
+    assert!(
+        page.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
+        "{page}"
+    );
+    let log = get(&addr, "/log?run=t&player=loud").body;
+    assert!(
+        log.contains("&lt;script&gt;alert(2)&lt;/script&gt; &amp; &lt;b&gt;log&lt;/b&gt;"),
+        "{log}"
+    );
+    let game = get(&addr, "/game?run=t&id=2").body;
+    assert!(
+        !game.contains("</script><"),
+        "the game data cannot close its block"
+    );
+    let api = get(&addr, "/api/game?run=t&id=2");
+    assert!(api
+        .header("content-type")
+        .unwrap()
+        .starts_with("application/json"));
+
+    // Only GET (and HEAD); a foreign Host is refused while bound to loopback.
+    for method in ["POST", "PUT", "DELETE", "PATCH", "OPTIONS"] {
+        for target in ["/", "/run?id=t", "/api/run?id=t"] {
+            let r = http(&addr, method, target, &[], "x=1");
+            assert_eq!(r.status, 405, "{method} {target}");
+            assert!(r.header("content-security-policy").is_some());
+        }
+    }
+    assert_eq!(http(&addr, "HEAD", "/", &[], "").status, 200);
+    let rebinding = http(&addr, "GET", "/", &[("Host", "evil.example:8080")], "");
+    assert_eq!(rebinding.status, 421);
+    assert!(!rebinding.body.contains("/run?id=t"));
+    // Serving changed nothing in the folder.
+    assert_eq!(
+        listing(&run),
+        before,
+        "the dashboard changed the run folder"
+    );
+}
+
+/// Every file under `dir` with its size and modification time.
+fn listing(dir: &Path) -> Vec<(std::path::PathBuf, u64, std::time::SystemTime)> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let meta = std::fs::symlink_metadata(&path).unwrap();
+        if meta.is_dir() {
+            out.extend(listing(&path));
+        } else {
+            out.push((path, meta.len(), meta.modified().unwrap()));
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn binding_off_loopback_warns() {
+    let dir = Dir::new("serve-bind");
+    let (mut server, _addr) = serve(dir.path(), "0.0.0.0:0");
+    let _ = server.0.kill();
+    let _ = server.0.wait();
+    let mut text = String::new();
+    use std::io::Read;
+    server
+        .0
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut text)
+        .unwrap();
+    assert!(
+        text.contains("warning: listening on 0.0.0.0:0, not a loopback address"),
+        "{text}"
+    );
+}
+
+/// A minimal WebDriver client (W3C protocol over HTTP) for chromedriver.
+struct Driver {
+    addr: String,
+    session: String,
+    _chromedriver: Killed,
+}
+
+const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
+
+impl Driver {
+    fn start(profile: &Path) -> Driver {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let child = Command::new("/usr/bin/chromedriver")
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start chromedriver");
+        let chromedriver = Killed(child);
+        let addr = format!("127.0.0.1:{port}");
+        let started = Instant::now();
+        while std::net::TcpStream::connect(&addr).is_err() {
+            assert!(
+                started.elapsed() < Duration::from_secs(30),
+                "chromedriver did not start"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let caps = json!({"capabilities": {"alwaysMatch": {"goog:chromeOptions": {
+            "binary": "/usr/bin/chromium",
+            "args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
+                     "--no-first-run", "--disable-background-networking",
+                     "--disable-component-update", "--disable-sync",
+                     "--window-size=1200,1600",
+                     format!("--user-data-dir={}", profile.display())]
+        }}}});
+        let r = http(
+            &addr,
+            "POST",
+            "/session",
+            &[("Content-Type", "application/json")],
+            &caps.to_string(),
+        );
+        let v: Value = serde_json::from_str(&r.body).expect("session JSON");
+        let session = v["value"]["sessionId"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no session: {}", r.body))
+            .to_string();
+        Driver {
+            addr,
+            session,
+            _chromedriver: chromedriver,
+        }
+    }
+
+    fn cmd(&self, method: &str, path: &str, body: Value) -> Value {
+        let r = http(
+            &self.addr,
+            method,
+            &format!("/session/{}{path}", self.session),
+            &[("Content-Type", "application/json")],
+            &body.to_string(),
+        );
+        let v: Value = serde_json::from_str(&r.body).expect("WebDriver JSON");
+        assert!(r.status == 200, "{method} {path}: {}", r.body);
+        v["value"].clone()
+    }
+
+    fn goto(&self, url: &str) {
+        self.cmd("POST", "/url", json!({ "url": url }));
+    }
+
+    fn js(&self, script: &str) -> Value {
+        self.cmd(
+            "POST",
+            "/execute/sync",
+            json!({ "script": script, "args": [] }),
+        )
+    }
+
+    fn find(&self, css: &str) -> String {
+        let v = self.cmd(
+            "POST",
+            "/element",
+            json!({"using": "css selector", "value": css}),
+        );
+        v[ELEMENT].as_str().expect("element id").to_string()
+    }
+
+    fn click(&self, css: &str) {
+        let el = self.find(css);
+        self.cmd("POST", &format!("/element/{el}/click"), json!({}));
+    }
+
+    fn keys(&self, css: &str, text: &str) {
+        let el = self.find(css);
+        self.cmd(
+            "POST",
+            &format!("/element/{el}/value"),
+            json!({ "text": text }),
+        );
+    }
+
+    /// Waits until `script` returns something truthy; returns it.
+    fn wait(&self, script: &str, what: &str) -> Value {
+        let started = Instant::now();
+        loop {
+            let v = self.js(script);
+            if !(v.is_null() || v == json!(false) || v == json!(0) || v == json!("")) {
+                return v;
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(90),
+                "timed out: {what}"
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = http(
+            &self.addr,
+            "DELETE",
+            &format!("/session/{}", self.session),
+            &[],
+            "",
+        );
+    }
+}
+
+/// The board the viewer shows, read from the SVG it drew.
+const BOARD_JS: &str = "
+    const side = s => [...document.querySelectorAll('svg.board g.pit[data-side=\"' + s + '\"]')]
+        .sort((a, b) => a.dataset.pit - b.dataset.pit)
+        .map(g => +g.querySelector('text.count').textContent);
+    const store = s => +document.querySelector('svg.board g.store[data-side=\"' + s + '\"] text').textContent;
+    const root = document.querySelector('.viewer');
+    return {south: side('south'), north: side('north'), stores: [store('south'), store('north')],
+            ply: +root.dataset.ply, end: document.querySelector('.viewer-end').textContent};";
+
+#[test]
+fn a_browser_watches_a_run_and_steps_through_a_game() {
+    let have =
+        Path::new("/usr/bin/chromium").exists() && Path::new("/usr/bin/chromedriver").exists();
+    if !have {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "CI must run the browser test: install chromium and chromium-driver"
+        );
+        eprintln!(
+            "SKIPPED a_browser_watches_a_run_and_steps_through_a_game: /usr/bin/chromium or \
+             /usr/bin/chromedriver is missing (apt-get install -y chromium chromium-driver)"
+        );
+        println!("SKIPPED: no chromium/chromedriver, the dashboard was not tested in a browser");
+        return;
+    }
+    let dir = Dir::new("serve-browser");
+    let root = dir.join("results");
+    std::fs::create_dir_all(&root).unwrap();
+    let (_server, addr) = serve(&root, "127.0.0.1:0");
+    // A tournament slow enough to watch: MCTS thinks 40 ms a sow, one game at a time.
+    let out = root.join("live");
+    let out_s = out.display().to_string();
+    let run = Killed(
+        Command::new(env!("CARGO_BIN_EXE_arena"))
+            .args([
+                "run",
+                "--quiet",
+                "--out",
+                &out_s,
+                "--pairs",
+                "10",
+                "--movetime",
+                "40",
+                "--concurrency",
+                "1",
+                "--seed",
+                "5",
+                "--bootstrap",
+                "20",
+                "--bot",
+                "name=mcts",
+                &format!("cmd={}", bot("mcts")),
+                "--bot",
+                "name=random",
+                &format!("cmd={}", bot("random")),
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start the tournament"),
+    );
+    let driver = Driver::start(&dir.join("profile"));
+    let base = format!("http://{addr}");
+    // The runs page lists the new run once it exists.
+    driver.goto(&format!("{base}/"));
+    driver.wait(
+        "return document.querySelector('#runs a[href=\"/run?id=live\"]') !== null",
+        "the runs page lists the run",
+    );
+    driver.click("#runs a[href=\"/run?id=live\"]");
+    let first = driver
+        .wait(
+            "const e = document.getElementById('games-done'); return e && e.textContent",
+            "the run page shows a game count",
+        )
+        .as_str()
+        .unwrap()
+        .parse::<u64>()
+        .unwrap();
+    assert!(
+        first < 20,
+        "the run finished before the page was shown ({first} games)"
+    );
+    let later = driver.wait(
+        &format!(
+            "const n = +document.getElementById('games-done').textContent; return n > {first} && n"
+        ),
+        "the game count rises while the run plays",
+    );
+    assert!(later.as_u64().unwrap() > first);
+    assert!(driver
+        .js("return document.querySelector('#ratings table') !== null")
+        .as_bool()
+        .unwrap());
+    // Wait for the end of the run, then open a finished game from the page.
+    driver.wait(
+        "return document.querySelector('#progress .state.finished') !== null",
+        "the run page shows the run finished",
+    );
+    drop(run);
+    driver.click("#recent a");
+    driver.wait(
+        "return document.querySelector('.viewer svg.board') !== null",
+        "the viewer",
+    );
+    let start = driver.js(BOARD_JS);
+    assert_eq!(start["ply"], 0);
+    assert_eq!(start["south"], json!([4, 4, 4, 4, 4, 4]));
+    for _ in 0..3 {
+        driver.click("button[data-step=next]");
+    }
+    assert_eq!(driver.js(BOARD_JS)["ply"], 3);
+    driver.keys(".viewer", "\u{E012}"); // ArrowLeft
+    assert_eq!(driver.js(BOARD_JS)["ply"], 2);
+    driver.keys(".viewer", "\u{E010}"); // End
+    let shown = driver.js(BOARD_JS);
+    let game_id: u64 = driver
+        .js("return new URLSearchParams(location.search).get('id')")
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    // The same game's moves from games.jsonl, replayed by `arena replay --json`.
+    let jsonl = std::fs::read_to_string(out.join("games.jsonl")).unwrap();
+    let record: Value = jsonl
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .find(|r| r["game_id"] == game_id)
+        .expect("the game in games.jsonl");
+    let moves: Vec<String> = record["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(shown["ply"].as_u64().unwrap() as usize, moves.len());
+    let mut args = vec!["replay", "--json", "--rules", "kalah"];
+    args.extend(moves.iter().map(String::as_str));
+    let replay: Value = serde_json::from_str(&arena_ok(&args)).unwrap();
+    assert_eq!(shown["south"], replay["pits"]["south"], "south's pits");
+    assert_eq!(shown["north"], replay["pits"]["north"], "north's pits");
+    assert_eq!(
+        shown["stores"],
+        json!([replay["stores"]["south"], replay["stores"]["north"]])
+    );
+    let end = shown["end"].as_str().unwrap();
+    assert!(end.contains(record["result"].as_str().unwrap()), "{end}");
+    assert!(
+        end.contains(record["termination"].as_str().unwrap()),
+        "{end}"
+    );
+
+    // The same viewer in report.html, opened from the file.
+    driver.goto(&format!("file://{}", out.join("report.html").display()));
+    let options = driver.wait(
+        "return document.querySelectorAll('#games .game-pick option').length",
+        "report.html's viewer",
+    );
+    assert_eq!(options, 20);
+    driver.keys("#games .viewer", "\u{E010}");
+    let last = driver.js(BOARD_JS);
+    assert!(last["ply"].as_u64().unwrap() > 0);
+    assert!(last["end"].as_str().unwrap().starts_with("Result "));
+}
