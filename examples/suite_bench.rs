@@ -113,8 +113,9 @@ fn main() -> Result<()> {
         .collect();
     kinds.sort();
 
-    println!("| openings | pairs | LL-LD-DD/WL-WD-WW | score | Elo (95%) | σ²/pair | nElo (95%) | t/pair |");
-    println!("|---|---:|---|---:|---:|---:|---:|---:|");
+    println!("| openings | pairs | LL-LD-DD/WL-WD-WW | score | Elo (95%) | σ²/pair | nElo (95%) | t/pair (± 1 se) | pairs vs {baseline} |");
+    println!("|---|---:|---|---:|---:|---:|---:|---:|---:|");
+    let mut rows = Vec::new();
     let mut nelo = BTreeMap::new();
     let mut data = BTreeMap::new();
     for kind in &kinds {
@@ -122,26 +123,49 @@ fn main() -> Result<()> {
         let p = penta(&regressed);
         let s = p.stats(0.95).context("no pairs")?;
         let t = (s.score - 0.5) / s.variance.sqrt();
-        println!(
-            "| {kind} | {} | {} | {:.4} | {:+.1} ± {:.1} | {:.4} | {:+.1} ± {:.1} | {:+.3} |",
-            p.pairs(),
-            p.to_array().map(|c| c.to_string()).join("-"),
-            s.score,
-            s.elo,
-            s.elo_error,
-            s.variance,
-            s.nelo.unwrap_or(f64::NAN),
-            s.nelo_error.unwrap_or(f64::NAN),
-            t
-        );
+        // The standard error of an estimated standardized mean: √((1 + t²/2) / N).
+        let t_se = ((1.0 + t * t / 2.0) / p.pairs() as f64).sqrt();
+        rows.push((
+            kind.clone(),
+            format!(
+                "| {kind} | {} | {} | {:.4} | {:+.1} ± {:.1} | {:.4} | {:+.1} ± {:.1} | {:+.3} ± {:.3} |",
+                p.pairs(),
+                p.to_array().map(|c| c.to_string()).join("-"),
+                s.score,
+                s.elo,
+                s.elo_error,
+                s.variance,
+                s.nelo.unwrap_or(f64::NAN),
+                s.nelo_error.unwrap_or(f64::NAN),
+                t,
+                t_se
+            ),
+            t,
+        ));
         nelo.insert(kind.clone(), s.nelo.unwrap_or(0.0));
         let null = dir.join(format!("{kind}-null"));
+        // The same bot on both sides: a pair and its mirror image are equally likely, so the
+        // clean build's pairs are symmetrized (the recorded sample's own small bias removed).
         let null = if null.exists() {
-            Some(pairs(&null)?)
+            let recorded = pairs(&null)?;
+            Some(
+                recorded
+                    .iter()
+                    .flat_map(|&h| [h, 4 - h])
+                    .collect::<Vec<u8>>(),
+            )
         } else {
             None
         };
         data.insert(kind.clone(), (regressed, null));
+    }
+    let t_base = rows
+        .iter()
+        .find(|r| r.0 == baseline)
+        .map_or(f64::NAN, |r| r.2);
+    for (_, row, t) in &rows {
+        // Pairs for a fixed power scale as 1/t².
+        println!("{row} {:.2} |", (t_base / t).powi(2));
     }
     let x = nelo
         .get(&baseline)
