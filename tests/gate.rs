@@ -318,3 +318,58 @@ fn the_ci_recipe_passes_an_unchanged_build_and_fails_a_weakened_one() {
     assert!(stdout.contains("normal is below its band"), "{stdout}");
     assert!(!stdout.contains("easy is below"), "{stdout}");
 }
+
+/// `arena serve` over a gate's folder: listed as kind `gate`, finished although the decided
+/// levels skipped most of the schedule, and the run page shows the gate's verdict and table.
+#[test]
+fn the_dashboard_shows_a_gate_run() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    let dir = Dir::new("gate-serve");
+    let root = dir.join("results");
+    let bands = Path::new(env!("CARGO_MANIFEST_DIR")).join("bands.example.toml");
+    let o = gate(
+        &bands,
+        &root.join("g"),
+        &["--concurrency", "1", "--no-plots"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(games(&root.join("g")).len() < 2 * 2 * 2 * 300);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args([
+            "serve",
+            &root.display().to_string(),
+            "--bind",
+            "127.0.0.1:0",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start arena serve");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let addr = line
+        .trim()
+        .trim_start_matches("listening on http://")
+        .trim_end_matches('/')
+        .to_string();
+    let index = http(&addr, "GET", "/", &[], "");
+    let page = http(&addr, "GET", "/run?id=g", &[], "");
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(index.status, 200);
+    let row = index
+        .body
+        .lines()
+        .find(|l| l.contains("data-run=\"g\""))
+        .unwrap_or_else(|| panic!("{}", index.body));
+    assert!(
+        row.contains("<td class=\"name\">gate</td>") && row.contains("finished"),
+        "{row}"
+    );
+    assert_eq!(page.status, 200);
+    assert!(page.body.contains("<h2>Gate</h2>"), "{}", page.body);
+    assert!(page.body.contains("passed: every level is inside its band"));
+}

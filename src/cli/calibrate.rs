@@ -356,7 +356,7 @@ pub fn run(args: &CalibrateArgs) -> Result<()> {
     if !(args.level > 0.0 && args.level < 1.0) || args.tolerance <= 0.0 {
         bail!("--level must be in (0, 1) and --tolerance positive");
     }
-    if !(args.band_tolerance > 0.0) {
+    if args.band_tolerance.is_nan() || args.band_tolerance <= 0.0 {
         bail!("--band-tolerance must be positive");
     }
     let settings = Settings {
