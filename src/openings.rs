@@ -432,9 +432,13 @@ mod tests {
     #[test]
     fn selection_is_balanced_over_values() {
         let mut sel = Selection::new(6, -2.0, 2.0);
+        // Eight distinct legal openings: one sow from pit 1..=6, or two.
         let o = |k: u8| Opening {
             state: None,
-            moves: vec![Move::Pit(k)],
+            moves: match k {
+                1..=6 => vec![Move::Pit(k)],
+                _ => vec![Move::Pit(k - 6), Move::Pit(1)],
+            },
         };
         for (k, v) in [
             (1, 0.0),
@@ -459,7 +463,7 @@ mod tests {
         );
         let text = write(&["made by a test".to_string()], &suite);
         assert!(
-            text.starts_with("# made by a test\n7  # -2\n1  # +0\n"),
+            text.starts_with("# made by a test\n1 1  # -2\n1  # +0\n"),
             "{text}"
         );
         assert_eq!(parse(kalah(6, 4), &text, "t").unwrap().len(), 6);
