@@ -17,6 +17,7 @@ pub use mancala_solver as solver;
 pub use mancala_rating::calibrate;
 
 pub mod engine;
+pub mod openings;
 pub mod report;
 pub mod run_folder;
 pub mod serve;

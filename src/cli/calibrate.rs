@@ -17,17 +17,17 @@ use mancala_arena::engine::BotSpec;
 use mancala_arena::report::calibration::{table, write_curve};
 use mancala_arena::report::rate::{rate_dir, RateOptions};
 use mancala_arena::run_folder::calibration::{
-    write_calibration, CANDIDATE, REFERENCE_DIR, STEP_PREFIX,
+    bands_toml, write_bands, write_calibration, BandsReference, CANDIDATE, REFERENCE_DIR,
+    STEP_PREFIX,
 };
 use mancala_arena::run_folder::games::read_games;
 use mancala_arena::run_folder::RunKind;
-use mancala_arena::tournament::config::RunConfig;
+use mancala_arena::tournament::config::{OpeningSource, RunConfig};
 use mancala_arena::tournament::runner::{self, RunMode, RunPlan};
 use mancala_arena::tournament::schedule::Format;
 
-use super::tournament::{
-    bundled_spec, command_spec, gauntlet, parse_bot_arg, GameFlags, DEFAULT_FIELD,
-};
+use super::pool::{specs, Reference, ReferencePlayer};
+use super::tournament::{command_spec, gauntlet, parse_bot_arg, GameFlags};
 
 #[derive(clap::Args, Debug)]
 pub struct CalibrateArgs {
@@ -80,6 +80,9 @@ pub struct CalibrateArgs {
     pub max_pairs: u32,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// The tolerance of each level's band in the `bands.toml` written for `arena gate` (Elo).
+    #[arg(long, default_value_t = 50.0)]
+    pub band_tolerance: f64,
     #[command(flatten)]
     pub game: GameFlags,
     /// Calibration folder [default: results/calibrate-<timestamp>/].
@@ -87,37 +90,6 @@ pub struct CalibrateArgs {
     pub out: Option<PathBuf>,
     #[arg(long, short)]
     pub quiet: bool,
-}
-
-/// A reference player and, if given, its fixed Elo.
-struct Reference {
-    name: String,
-    player: ReferencePlayer,
-    elo: Option<f64>,
-}
-
-/// Where a reference player comes from. A bundled player's binary is looked up only when the
-/// games are about to be played.
-enum ReferencePlayer {
-    Bundled {
-        bot: &'static str,
-        options: &'static [(&'static str, &'static str)],
-    },
-    Bot(BotSpec),
-}
-
-impl Reference {
-    fn spec(&self) -> Result<BotSpec> {
-        match &self.player {
-            ReferencePlayer::Bundled { bot, options } => bundled_spec(&self.name, bot, options),
-            ReferencePlayer::Bot(spec) => Ok(spec.clone()),
-        }
-    }
-}
-
-/// Every reference player's [`BotSpec`].
-fn specs(refs: &[Reference]) -> Result<Vec<BotSpec>> {
-    refs.iter().map(Reference::spec).collect()
 }
 
 fn references(args: &CalibrateArgs) -> Result<Vec<Reference>> {
@@ -134,18 +106,10 @@ fn references(args: &CalibrateArgs) -> Result<Vec<Reference>> {
             ),
             None => (entry.trim(), None),
         };
-        let Some((_, bot, options)) = DEFAULT_FIELD.iter().find(|(n, _, _)| *n == name) else {
-            let known: Vec<&str> = DEFAULT_FIELD.iter().map(|f| f.0).collect();
-            bail!(
-                "--reference: `{name}` is not a bundled player ({}); use --reference-bot for others",
-                known.join(", ")
-            );
-        };
-        refs.push(Reference {
-            name: name.to_string(),
-            player: ReferencePlayer::Bundled { bot, options },
-            elo,
-        });
+        refs.push(
+            Reference::bundled(name, elo)
+                .context("--reference (use --reference-bot for other players)")?,
+        );
     }
     for spec in &args.reference_bots {
         let all = shlex::split(spec).with_context(|| format!("--reference-bot `{spec}`"))?;
@@ -392,6 +356,9 @@ pub fn run(args: &CalibrateArgs) -> Result<()> {
     if !(args.level > 0.0 && args.level < 1.0) || args.tolerance <= 0.0 {
         bail!("--level must be in (0, 1) and --tolerance positive");
     }
+    if args.band_tolerance.is_nan() || args.band_tolerance <= 0.0 {
+        bail!("--band-tolerance must be positive");
+    }
     let settings = Settings {
         targets: args.targets.clone(),
         tolerance: args.tolerance,
@@ -458,7 +425,7 @@ pub fn run(args: &CalibrateArgs) -> Result<()> {
     write_outputs(args, &refs, &cal, &dir)?;
     out!("{}", table(&cal))?;
     outln!(
-        "\n{} calibration games in {} batches ({}); results in {}",
+        "\n{} calibration games in {} batches ({}); results in {} (bands.toml: the levels for `arena gate`)",
         cal.games,
         cal.steps.len(),
         match cal.stop {
@@ -490,7 +457,58 @@ fn write_outputs(
         &table(cal),
     )?;
     write_curve(dir, cal)?;
+    write_bands(dir, &bands(args, refs, cal)?)?;
     Ok(())
+}
+
+/// `bands.toml`: the calibrated settings as the levels of an `arena gate` bands file, against
+/// the same pool with the Elos it was held at, with the game settings the calibration played.
+fn bands(args: &CalibrateArgs, refs: &[Reference], cal: &Calibration) -> Result<String> {
+    let pool = refs
+        .iter()
+        .zip(&cal.opponents)
+        .map(|(r, &elo)| BandsReference {
+            name: r.name.clone(),
+            elo,
+            spec: match &r.player {
+                ReferencePlayer::Bundled { .. } => None,
+                ReferencePlayer::Bot(spec) => Some(spec.clone()),
+            },
+        })
+        .collect::<Vec<_>>();
+    let game = args.game.settings()?;
+    let mut settings = vec![("rules".to_string(), game.rules.to_string().into())];
+    settings.push(match &game.openings {
+        OpeningSource::Random { plies } => ("opening_plies".into(), i64::from(*plies).into()),
+        OpeningSource::List { file, .. } => {
+            let path = std::path::absolute(file).unwrap_or_else(|_| PathBuf::from(file));
+            ("openings".into(), path.display().to_string().into())
+        }
+    });
+    let g = &args.game;
+    let numbers = [
+        ("movetime", g.movetime),
+        ("depth", g.depth.map(u64::from)),
+        ("nodes", g.nodes),
+    ];
+    for (key, value) in numbers {
+        if let Some(v) = value {
+            settings.push((key.into(), (v as i64).into()));
+        }
+    }
+    if let Some(tc) = &g.tc {
+        settings.push(("tc".into(), tc.clone().into()));
+    }
+    let h = (cal.curve.advantage() / 2.0).round();
+    settings.push(("first_move_advantage".into(), h.into()));
+    Ok(bands_toml(
+        cal,
+        &args.bot,
+        &args.bot_options,
+        &pool,
+        &settings,
+        args.band_tolerance,
+    ))
 }
 
 #[cfg(test)]

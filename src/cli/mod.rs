@@ -26,9 +26,12 @@ macro_rules! outln {
 mod analyse;
 mod calibrate;
 mod check_bot;
+mod gate;
 mod merge;
+mod openings;
 mod perft;
 mod plot;
+mod pool;
 mod rate;
 mod replay;
 mod serve;
@@ -66,6 +69,10 @@ pub enum Command {
     Plot(plot::PlotArgs),
     /// Sequential probability ratio test between a base and a test bot (exit 0 H1, 3 H0, 4 inconclusive).
     Sprt(sprt::SprtArgs),
+    /// Check that every level plays inside its Elo band against a fixed pool (exit 0 inside, 3 outside, 4 undecided).
+    Gate(gate::GateArgs),
+    /// Write a suite of distinct openings K sows deep, valued (exactly on Kalah) and filtered by value.
+    Openings(openings::OpeningsArgs),
     /// Combine shard folders (`run --shard I/N`) into one run folder.
     Merge(merge::MergeArgs),
     /// Find the knob value at which a bot rates at each target Elo against a fixed reference pool.
@@ -94,6 +101,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Rate(args) => rate::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Plot(args) => plot::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Sprt(args) => sprt::run(&args),
+        Command::Gate(args) => gate::run(&args),
+        Command::Openings(args) => openings::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Merge(args) => merge::run(&args).map(|()| ExitCode::SUCCESS),
         Command::CheckBot(args) => check_bot::run(&args),
         Command::Calibrate(args) => calibrate::run(&args).map(|()| ExitCode::SUCCESS),

@@ -15,7 +15,7 @@ use mancala_arena::run_folder::lock::RunLock;
 use mancala_arena::run_folder::sprt::{SprtFile, SprtTrace};
 use mancala_arena::run_folder::{GameRecord, RunKind};
 use mancala_arena::tournament::config::RunConfig;
-use mancala_arena::tournament::runner::{self, RunMode, RunPlan};
+use mancala_arena::tournament::runner::{self, RunMode, RunPlan, Steer};
 use mancala_arena::tournament::schedule::Format;
 
 use super::tournament::{command_spec, default_out, physical_cores, GameFlags};
@@ -85,7 +85,7 @@ pub fn run(args: &SprtArgs) -> Result<ExitCode> {
     };
     let sprt = Sprt::new(args.elo0, args.elo1, args.alpha, args.beta, model)
         .map_err(|e| anyhow::anyhow!("{e}"))?;
-    let game = args.game.settings()?;
+    let game = args.game.settings_with_suite()?;
     let config = RunConfig {
         name: "sprt".to_string(),
         rules: game.rules,
@@ -137,7 +137,7 @@ pub fn run(args: &SprtArgs) -> Result<ExitCode> {
         .enable_all()
         .build()?;
     mancala_arena::engine::become_subreaper();
-    let mut observer = |record: &GameRecord| -> bool {
+    let mut observer = |record: &GameRecord| -> Steer {
         let row = &record.row;
         let points = row.result.score();
         let test_points = if row.first == "test" {
@@ -146,7 +146,7 @@ pub fn run(args: &SprtArgs) -> Result<ExitCode> {
             1.0 - points
         };
         if !tracker.add(row.pair_id, test_points) {
-            return false;
+            return Steer::Continue;
         }
         let p = tracker.penta();
         let status = sprt.status(&p);
@@ -170,7 +170,11 @@ pub fn run(args: &SprtArgs) -> Result<ExitCode> {
         }
         let decided = status.result != SprtResult::Continue;
         last = Some(status);
-        decided
+        if decided {
+            Steer::Stop
+        } else {
+            Steer::Continue
+        }
     };
     let mode = RunMode {
         locked: true,

@@ -8,9 +8,10 @@ use anyhow::{bail, Context, Result};
 use serde::Deserialize;
 
 use mancala_arena::engine::{BotSpec, Program, Protocol, DEFAULT_LOG_CAP};
+use mancala_arena::openings;
 use mancala_arena::rules::Ruleset;
 use mancala_arena::run_folder::{RunFile, RunKind};
-use mancala_arena::tournament::config::{Clock, Opening, OpeningSource, RunConfig, TimeControl};
+use mancala_arena::tournament::config::{Clock, OpeningSource, RunConfig, TimeControl};
 use mancala_arena::tournament::runner::{self, RunMode, RunPlan};
 use mancala_arena::tournament::schedule::Format;
 
@@ -54,7 +55,7 @@ pub struct GameSettings {
 
 impl GameFlags {
     /// Each flag, or `file`'s value where the flag was not given.
-    fn or(&self, file: &GameFlags) -> GameFlags {
+    pub fn or(&self, file: &GameFlags) -> GameFlags {
         GameFlags {
             rules: self.rules.clone().or(file.rules.clone()),
             opening_plies: self.opening_plies.or(file.opening_plies),
@@ -98,25 +99,30 @@ impl GameFlags {
             concurrency: self.concurrency.unwrap_or_else(physical_cores),
         })
     }
+
+    /// [`GameFlags::settings`], except that on standard Kalah(6,4) the bundled opening suite
+    /// replaces random 2-sow openings when neither `--openings` nor `--opening-plies` is given:
+    /// the default of `arena sprt` and `arena gate` (docs/regression-testing.md says why).
+    pub fn settings_with_suite(&self) -> Result<GameSettings> {
+        let mut settings = self.settings()?;
+        if self.openings.is_none() && self.opening_plies.is_none() {
+            if let Some(suite) = openings::bundled(settings.rules) {
+                settings.openings = suite;
+            }
+        }
+        Ok(settings)
+    }
 }
 
-/// An openings file: one opening per line, `#` comments and blank lines skipped.
+/// An openings file (the format of [`mancala_arena::openings`]).
 fn read_openings(rules: Ruleset, path: &Path) -> Result<OpeningSource> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read openings file {}", path.display()))?;
-    let mut list = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let opening = Opening::parse(rules, line)
-            .map_err(|e| anyhow::anyhow!("{}:{}: {e}", path.display(), i + 1))?;
-        list.push(opening);
-    }
+    let label = path.display().to_string();
+    let openings = openings::parse(rules, &text, &label).map_err(anyhow::Error::msg)?;
     Ok(OpeningSource::List {
-        file: path.display().to_string(),
-        openings: list,
+        file: label,
+        openings,
     })
 }
 
@@ -223,10 +229,11 @@ struct FileConfig {
     bot: Vec<FileBot>,
 }
 
+/// A `[[bot]]` table of a tournament file (also the players of a bands file, `arena gate`).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct FileBot {
-    name: String,
+pub struct FileBot {
+    pub name: String,
     cmd: Option<String>,
     bundled: Option<String>,
     #[serde(default)]
@@ -235,7 +242,7 @@ struct FileBot {
     #[serde(default)]
     options: toml::Table,
     #[serde(default)]
-    protocol: Protocol,
+    pub protocol: Protocol,
 }
 
 /// A player of the default field: name, bundled bot binary, options.
@@ -357,6 +364,29 @@ pub fn parse_bot_arg(words: &[String]) -> Result<BotSpec> {
 /// The keys of a `--bot` group, for messages.
 const BOT_KEYS: &str = "name, cmd, bundled, dir, shell, protocol, option.NAME";
 
+impl FileBot {
+    /// The player; `dir` is relative to `base`, the file's folder.
+    pub fn spec(&self, base: &Path) -> Result<BotSpec> {
+        let program = program_of(self.cmd.as_deref(), self.bundled.as_deref(), self.shell)
+            .with_context(|| format!("bot `{}`", self.name))?;
+        Ok(BotSpec {
+            name: self.name.clone(),
+            program,
+            dir: self.dir.as_ref().map(|d| base.join(d)),
+            options: self.options(),
+            protocol: self.protocol,
+        })
+    }
+
+    /// The options as `setoption` sends them.
+    pub fn options(&self) -> Vec<(String, String)> {
+        self.options
+            .iter()
+            .map(|(k, v)| (k.clone(), toml_value_text(v)))
+            .collect()
+    }
+}
+
 fn program_of(cmd: Option<&str>, bundled: Option<&str>, shell: bool) -> Result<Program> {
     match (cmd, bundled) {
         (Some(_), Some(_)) => bail!("give either cmd or bundled, not both"),
@@ -416,21 +446,7 @@ pub fn build_plan(args: &RunArgs) -> Result<RunPlan> {
 
     let mut players = Vec::new();
     for b in &file.bot {
-        let program = program_of(b.cmd.as_deref(), b.bundled.as_deref(), b.shell)
-            .with_context(|| format!("bot `{}`", b.name))?;
-        let dir = b.dir.as_ref().map(|d| base.join(d));
-        let options = b
-            .options
-            .iter()
-            .map(|(k, v)| (k.clone(), toml_value_text(v)))
-            .collect();
-        players.push(BotSpec {
-            name: b.name.clone(),
-            program,
-            dir,
-            options,
-            protocol: b.protocol,
-        });
+        players.push(b.spec(&base)?);
     }
     for words in &args.bot_groups {
         players.push(parse_bot_arg(words)?);

@@ -18,6 +18,7 @@ use super::rate::{RateOptions, Rated};
 use super::viewer::ViewerGames;
 use crate::run_folder::analysis::{read_analysis, MistakeRow};
 use crate::run_folder::games::{rated_games, read_games, read_records, Termination};
+use crate::run_folder::gate::GateFile;
 use crate::run_folder::ratings::Summary;
 use crate::run_folder::sprt::{read_trace, SprtFile};
 use crate::run_folder::RunFile;
@@ -57,6 +58,8 @@ pub struct ReportInput<'a> {
     /// `run.json` as written (pretty-printed again), for the configuration section.
     pub run_json: Option<String>,
     pub sprt: Option<SprtFile>,
+    /// `gate.json` (an `arena gate` run).
+    pub gate: Option<GateFile>,
     pub figures: Vec<Figure>,
     /// How often each termination occurred, most frequent first.
     pub terminations: Vec<(Termination, usize)>,
@@ -194,6 +197,7 @@ pub fn write_report(
         run: RunFile::read(dir).ok(),
         run_json: RunFile::read_text(dir),
         sprt,
+        gate: GateFile::read(dir)?,
         figures,
         terminations: summary.terminations.clone(),
         analysis: read_analysis(dir)?,

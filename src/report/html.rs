@@ -3,8 +3,9 @@
 //! game viewer's (inlined; it only draws positions the arena computed, see [`super::viewer`]).
 //!
 //! Sections (each an element with this `id`): `summary` (ratings with intervals, first-mover
-//! advantage, warnings, game ends), `sprt` (only for SPRT runs), `pairwise`, `mistakes` (only
-//! after `arena analyse`), `plots`, `games` (the viewer, when the folder has `games.jsonl`),
+//! advantage, warnings, game ends), `sprt` (only for SPRT runs), `gate` (only for `arena gate`
+//! runs), `pairwise`, `mistakes` (only after `arena analyse`), `plots`, `games` (the viewer, when
+//! the folder has `games.jsonl`),
 //! `configuration` (run.json), `reproduce` (the command lines). Every piece of text from the
 //! folder (player names, commands, run.json) goes through [`escape`], and the viewer's data
 //! through [`json_for_script`].
@@ -13,7 +14,10 @@ use std::fmt::Write as _;
 
 use super::documents::{command_line, ReportInput};
 use super::rate::interval_words;
-use super::tables::{mistakes_table, pairwise_table, ratings_table, signed, terminations_table};
+use super::tables::{
+    gate_table, gate_words, mistakes_table, pairwise_table, ratings_table, signed,
+    terminations_table,
+};
 use super::viewer::{json_for_script, ViewerGames, VIEWER_CSS, VIEWER_JS};
 use crate::run_folder::analysis::MistakeRow;
 
@@ -136,6 +140,17 @@ pub fn render(input: &ReportInput<'_>) -> String {
             sprt.beta,
             sprt.penta
         );
+    }
+
+    if let Some(gate) = &input.gate {
+        let _ = writeln!(
+            h,
+            "<section id=\"gate\">\n<h2>Gate</h2>\n<p><b>{}</b> (exit code {}).</p>",
+            escape(gate_words(gate.verdict)),
+            gate.exit_code
+        );
+        h.push_str(&gate_table(gate).html());
+        h.push_str("</section>\n");
     }
 
     // Pairwise.

@@ -1,11 +1,14 @@
 //! `summary.md`: the results as GitHub-flavoured Markdown, to paste into a pull request: the
-//! ratings table, the first-mover advantage, the SPRT verdict (SPRT runs), the pairwise table,
+//! gate's verdict and table (gate runs), the ratings table, the first-mover advantage, the SPRT
+//! verdict (SPRT runs), the pairwise table,
 //! the mistake meter (after `arena analyse`), warnings, and the command that played the games.
 
 use std::fmt::Write as _;
 
 use super::documents::{command_line, ReportInput};
-use super::tables::{mistakes_table, pairwise_table, ratings_table, signed};
+use super::tables::{
+    gate_table, gate_words, mistakes_table, pairwise_table, ratings_table, signed,
+};
 
 /// Escapes the characters that would break a table cell or start markup.
 pub fn escape(s: &str) -> String {
@@ -61,6 +64,16 @@ pub fn render(input: &ReportInput<'_>) -> String {
             sprt.alpha,
             sprt.beta
         );
+    }
+    if let Some(gate) = &input.gate {
+        let _ = writeln!(
+            m,
+            "**Gate: {}** (exit code {}).\n",
+            gate_words(gate.verdict),
+            gate.exit_code
+        );
+        m.push_str(&gate_table(gate).markdown());
+        m.push('\n');
     }
     m.push_str(&ratings_table(&s.ratings).markdown());
     let fm = &s.first_move_advantage;

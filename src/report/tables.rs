@@ -7,9 +7,11 @@ use std::fmt::Write as _;
 
 use super::html::escape as html_escape;
 use super::markdown::escape as md_escape;
+use crate::rating::gate::{EdgeState, EdgeTest, GateVerdict};
 use crate::rating::rows::{PairwiseRow, RatingRow};
 use crate::run_folder::analysis::MistakeRow;
 use crate::run_folder::games::Termination;
+use crate::run_folder::gate::GateFile;
 
 /// How a column lines up: names left, numbers right.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -299,6 +301,87 @@ pub fn mistakes_table(rows: &[MistakeRow]) -> Table {
             })
             .collect(),
         notes: Vec::new(),
+    }
+}
+
+/// The gate's verdict in words.
+pub fn gate_words(verdict: GateVerdict) -> &'static str {
+    match verdict {
+        GateVerdict::Pass => "passed: every level is inside its band",
+        GateVerdict::Fail => "FAILED: a level is outside its band",
+        GateVerdict::Undecided => "undecided: the budget ran out before every level was decided",
+    }
+}
+
+/// `arena gate`: each level's band, verdict, estimate against the fixed pool and edge tests.
+pub fn gate_table(gate: &GateFile) -> Table {
+    let edge = |t: &EdgeTest| {
+        let state = match t.state {
+            EdgeState::Open => "open",
+            EdgeState::Inside => "inside",
+            EdgeState::Outside => "outside",
+        };
+        format!("{:+.2} {state}", t.llr)
+    };
+    let rows = gate
+        .levels
+        .iter()
+        .map(|l| {
+            let s = &l.status;
+            let (elo, interval) = match s.estimate {
+                Some(e) if e.at_limit => (format!("{:.0}", e.elo), "(all won or lost)".into()),
+                Some(e) => (
+                    format!("{:.0}", e.elo),
+                    format!("[{:.0}, {:.0}]", e.ci_low, e.ci_high),
+                ),
+                None => ("–".into(), "–".into()),
+            };
+            vec![
+                l.name.clone(),
+                format!("{:.0} ± {:.0}", s.band.elo, s.band.tolerance),
+                s.verdict.word().to_string(),
+                elo,
+                interval,
+                s.pairs.to_string(),
+                edge(&s.lower),
+                edge(&s.upper),
+            ]
+        })
+        .collect();
+    let mut notes = Vec::new();
+    if let Some(first) = gate.levels.first() {
+        let pool: Vec<String> = gate
+            .pool
+            .iter()
+            .map(|p| format!("{} {:.0}", p.name, p.elo))
+            .collect();
+        notes.push(format!(
+            "Elo against the pool held at {} ({:.0}% intervals). Each band edge has its own SPRT, \
+             outside against inside by the margin (±{:.0} Elo around the edge), decided at LLR ≤ {:.2} \
+             (outside) or ≥ {:.2} (inside); α = {} for a level outside its band, β = {} for the \
+             whole gate.",
+            pool.join(", "),
+            gate.confidence * 100.0,
+            first.status.margin,
+            first.status.lower.lower,
+            first.status.lower.upper,
+            gate.settings.alpha,
+            gate.settings.beta
+        ));
+    }
+    Table {
+        columns: vec![
+            left("level"),
+            right("band"),
+            left("verdict"),
+            right("Elo"),
+            right("interval"),
+            right("pairs"),
+            right("lower edge LLR"),
+            right("upper edge LLR"),
+        ],
+        rows,
+        notes,
     }
 }
 

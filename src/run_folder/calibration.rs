@@ -7,6 +7,9 @@
 //! - `calibration.json`: the whole [`Calibration`], as serde writes it.
 //! - `calibrated.toml`: one `[[bot]]` table per target, in the tournament file's format, with
 //!   comments giving each target's Elo and interval (see [`toml_snippet`]).
+//! - `bands.toml`: the same players as the levels of an `arena gate` bands file, each with its
+//!   curve Elo and a tolerance, the reference pool with its fixed Elos and the game settings the
+//!   calibration played with (see [`bands_toml`]; the format is docs/regression-testing.md's).
 //! - `table.txt`: the printed table.
 
 use std::fmt::Write as _;
@@ -15,10 +18,12 @@ use std::path::Path;
 use anyhow::{Context, Result};
 
 use crate::calibrate::Calibration;
+use crate::engine::{BotSpec, Program};
 
 pub const CALIBRATION_CSV: &str = "calibration.csv";
 pub const CALIBRATION_JSON: &str = "calibration.json";
 pub const CALIBRATED_TOML: &str = "calibrated.toml";
+pub const BANDS_TOML: &str = "bands.toml";
 pub const TABLE_TXT: &str = "table.txt";
 /// The reference pool's round robin, inside the calibration folder.
 pub const REFERENCE_DIR: &str = "reference";
@@ -65,15 +70,106 @@ pub fn write_calibration(
     Ok(())
 }
 
+/// Writes [`bands_toml`] as the calibration folder's `bands.toml`; returns its path.
+pub fn write_bands(dir: &Path, text: &str) -> Result<std::path::PathBuf> {
+    let path = dir.join(BANDS_TOML);
+    std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
+    Ok(path)
+}
+
 /// `[[bot]]` tables in the tournament file's format, one per target.
 pub fn toml_snippet(cal: &Calibration, cmd: &str, fixed: &[String], pool: &str) -> String {
-    let mut s = format!(
+    heading(cal, pool) + &bot_tables(cal, cmd, fixed, None)
+}
+
+fn heading(cal: &Calibration, pool: &str) -> String {
+    format!(
         "# arena calibrate: {} against {} ({} games, {:.0}% intervals).\n",
         cal.knob.name,
         pool,
         cal.games,
         cal.settings.level * 100.0
+    )
+}
+
+/// A reference player of `bands.toml`: a bundled player (`spec` `None`) or any bot.
+#[derive(Clone, Debug)]
+pub struct BandsReference {
+    pub name: String,
+    pub elo: f64,
+    pub spec: Option<BotSpec>,
+}
+
+/// An `arena gate` bands file for the settings the calibration found: the game `settings`
+/// (`key = value` lines: rules, openings, limits, first-move advantage) the calibration played
+/// with, the reference pool with its Elos, and per target a `[[bot]]` level with the curve's Elo
+/// at its setting and the band `± tolerance`.
+pub fn bands_toml(
+    cal: &Calibration,
+    cmd: &str,
+    fixed: &[String],
+    pool: &[BandsReference],
+    settings: &[(String, toml::Value)],
+    tolerance: f64,
+) -> String {
+    let names: Vec<String> = pool
+        .iter()
+        .map(|r| format!("{}={:.0}", r.name, r.elo))
+        .collect();
+    let mut s = heading(cal, &names.join(", "));
+    s.push_str(
+        "# An `arena gate` bands file: each level's Elo on the pool's scale ± its tolerance, the\n\
+         # reference pool with its fixed Elos, and the game settings the calibration played with\n\
+         # (the Elos hold for these settings only). docs/regression-testing.md\n",
     );
+    for (k, v) in settings {
+        let _ = writeln!(s, "{} = {v}", toml_key(k));
+    }
+    s.push_str("\n[reference]\n");
+    for r in pool.iter().filter(|r| r.spec.is_none()) {
+        let _ = writeln!(s, "{} = {:.0}", toml_key(&r.name), r.elo);
+    }
+    for r in pool {
+        let Some(spec) = &r.spec else { continue };
+        let _ = writeln!(s, "\n[[reference.bot]]");
+        let _ = writeln!(s, "name = {}", toml::Value::String(r.name.clone()));
+        match &spec.program {
+            Program::Exec { .. } => {
+                let _ = writeln!(s, "cmd = {}", toml::Value::String(spec.program.display()));
+            }
+            Program::Shell { command } => {
+                let _ = writeln!(s, "cmd = {}", toml::Value::String(command.clone()));
+                let _ = writeln!(s, "shell = true");
+            }
+        }
+        if let Some(dir) = &spec.dir {
+            let _ = writeln!(
+                s,
+                "dir = {}",
+                toml::Value::String(dir.display().to_string())
+            );
+        }
+        if !spec.options.is_empty() {
+            let _ = writeln!(s, "options = {{ {} }}", inline_options(&spec.options));
+        }
+        let _ = writeln!(s, "elo = {:.0}", r.elo);
+    }
+    s + &bot_tables(cal, cmd, fixed, Some(tolerance))
+}
+
+/// `k = "v", ...` for an inline table.
+fn inline_options(options: &[(String, String)]) -> String {
+    options
+        .iter()
+        .map(|(k, v)| format!("{} = {}", toml_key(k), toml::Value::String(v.clone())))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// One `[[bot]]` table per target; with `band`, each gets `elo` (the curve's, rounded) and
+/// `tolerance`.
+fn bot_tables(cal: &Calibration, cmd: &str, fixed: &[String], band: Option<f64>) -> String {
+    let mut s = String::new();
     for r in &cal.targets {
         let mut options: Vec<(String, String)> = fixed
             .iter()
@@ -106,14 +202,14 @@ pub fn toml_snippet(cal: &Calibration, cmd: &str, fixed: &[String], pool: &str) 
                 r.neighbours[1].elo
             );
         }
-        let opts: Vec<String> = options
-            .iter()
-            .map(|(k, v)| format!("{} = {}", toml_key(k), toml::Value::String(v.clone())))
-            .collect();
         let _ = writeln!(s, "[[bot]]");
         let _ = writeln!(s, "name = \"elo-{:.0}\"", r.target);
         let _ = writeln!(s, "cmd = {}", toml::Value::String(cmd.to_string()));
-        let _ = writeln!(s, "options = {{ {} }}", opts.join(", "));
+        let _ = writeln!(s, "options = {{ {} }}", inline_options(&options));
+        if let Some(tolerance) = band {
+            let _ = writeln!(s, "elo = {:.0}", r.elo);
+            let _ = writeln!(s, "tolerance = {tolerance}");
+        }
     }
     s
 }

@@ -9,10 +9,11 @@
 //! | `games.pgn` | [`pgn::write_pgn`] | at the end of a run, from `games.jsonl` |
 //! | `logs/NAME.stderr.log` | [`logs::stderr_log_path`] | each bot's stderr |
 //! | `sprt.json`, `sprt.csv` | [`sprt::SprtFile`], [`sprt::SprtTrace`] | `arena sprt` |
+//! | `gate.json` | [`gate::GateFile`] | `arena gate` |
 //! | `ratings.csv`, `pairwise.csv`, `ladder.csv`, `summary.json` | [`ratings`] | `arena rate` (and every command that rates) |
 //! | `.arena.lock` | [`lock::RunLock`] | held by whoever writes the folder |
 //! | `analysis.csv` | [`analysis::MistakeRow`] | `arena analyse` |
-//! | `calibration.csv`, `calibration.json`, `calibrated.toml` | [`calibration`] (also which folders are a calibration's) | `arena calibrate` (its top folder) |
+//! | `calibration.csv`, `calibration.json`, `calibrated.toml`, `bands.toml` | [`calibration`] (also which folders are a calibration's) | `arena calibrate` (its top folder) |
 //!
 //! The figures, `report.html` and `summary.md` are `report/`'s: they are documents made from
 //! these files, never read back.
@@ -20,6 +21,7 @@
 pub mod analysis;
 pub mod calibration;
 pub mod games;
+pub mod gate;
 pub mod lock;
 pub mod logs;
 pub mod pgn;

@@ -32,6 +32,8 @@ pub enum RunKind {
     CalibrationStep,
     /// `arena merge`'s output.
     Merge,
+    /// `arena gate` (the folder also holds `gate.json` once the gate ended).
+    Gate,
 }
 
 impl RunKind {
@@ -43,6 +45,7 @@ impl RunKind {
             RunKind::CalibrationReference => "calibration-reference",
             RunKind::CalibrationStep => "calibration-step",
             RunKind::Merge => "merge",
+            RunKind::Gate => "gate",
         }
     }
 }

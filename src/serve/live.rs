@@ -21,6 +21,7 @@ use crate::run_folder::games::{
     player_names, rated_games, read_record_at, termination_counts, GameRecord, GameRow, GamesTail,
     Tail, GAMES_CSV, GAMES_JSONL,
 };
+use crate::run_folder::gate::{GateFile, GATE_JSON};
 use crate::run_folder::logs::{logs_dir, stderr_log_path};
 use crate::run_folder::pgn::GAMES_PGN;
 use crate::run_folder::ratings::Summary;
@@ -65,8 +66,9 @@ pub struct Activity {
     pub kind: RunKind,
     pub done: u64,
     pub total: u64,
-    /// `sprt.json` exists: the SPRT stopped (decided, or out of pairs).
-    pub sprt_ended: bool,
+    /// `sprt.json` or `gate.json` exists: the sequential test stopped (decided, or out of pairs;
+    /// a gate skips the games of the levels it decided early).
+    pub test_ended: bool,
     /// `games.pgn` was written after the last game: the arena finished this folder's run (it
     /// writes it on the way out, also when stopped by Ctrl-C or when players were dropped).
     pub ended: bool,
@@ -78,7 +80,7 @@ pub struct Activity {
 
 /// Running, finished or interrupted, from what the folder shows.
 pub fn classify(a: &Activity) -> RunState {
-    if a.kind == RunKind::Merge || a.done >= a.total || a.sprt_ended {
+    if a.kind == RunKind::Merge || a.done >= a.total || a.test_ended {
         RunState::Finished
     } else if a.ended || a.quiet > a.quiet_limit {
         RunState::Interrupted
@@ -170,18 +172,21 @@ pub struct RunView<'a> {
     /// Players with a stderr log: (name, bytes).
     pub logs: Vec<(String, u64)>,
     pub sprt: Option<(Vec<TracePoint>, Option<SprtFile>)>,
+    /// `gate.json` (an `arena gate` run that ended).
+    pub gate: Option<GateFile>,
     /// The latest games, newest first, and whether each can be opened in the viewer.
     pub recent: Vec<(&'a GameRow, bool)>,
 }
 
 /// The files whose size and time say whether the folder changed.
-const WATCHED: [&str; 6] = [
+const WATCHED: [&str; 7] = [
     RUN_JSON,
     GAMES_CSV,
     GAMES_JSONL,
     GAMES_PGN,
     SPRT_CSV,
     SPRT_JSON,
+    GATE_JSON,
 ];
 
 /// (length, modification time) of a file, `None` when missing or a link out of the folder.
@@ -199,9 +204,10 @@ pub struct RunCache {
     /// Think times (ms) per player name, from `games.jsonl`.
     think: HashMap<String, Vec<u32>>,
     longest_game: Duration,
-    stamps: [Stamp; 6],
+    stamps: [Stamp; 7],
     last_write: SystemTime,
     sprt: Option<(Vec<TracePoint>, Option<SprtFile>)>,
+    gate: Option<GateFile>,
     rated: Option<Rated>,
     /// Bumped whenever what the run page shows (apart from the clock) changes.
     pub version: u64,
@@ -222,9 +228,10 @@ impl RunCache {
             index: HashMap::new(),
             think: HashMap::new(),
             longest_game: Duration::ZERO,
-            stamps: [None; 6],
+            stamps: [None; 7],
             last_write: SystemTime::UNIX_EPOCH,
             sprt: None,
+            gate: None,
             rated: None,
             version: 0,
             rendered: None,
@@ -279,6 +286,10 @@ impl RunCache {
             .ok()
             .flatten()
             .map(|trace| (trace, SprtFile::read(&self.dir).ok().flatten()));
+        self.gate = match self.stamps[6] {
+            Some(_) => GateFile::read(&self.dir).ok().flatten(),
+            None => None,
+        };
     }
 
     fn read_games(&mut self) -> Result<()> {
@@ -352,7 +363,7 @@ impl RunCache {
             kind,
             done,
             total,
-            sprt_ended: self.stamps[5].is_some(),
+            test_ended: self.stamps[5].is_some() || self.stamps[6].is_some(),
             ended: matches!((pgn_time, csv_time), (Some(p), Some(c)) if p >= c),
             quiet: now.duration_since(last_write).unwrap_or_default(),
             quiet_limit: run.map_or(MIN_QUIET, |r| {
@@ -484,6 +495,7 @@ impl RunCache {
             think,
             logs,
             sprt: self.sprt.clone(),
+            gate: self.gate.clone(),
             recent,
         }
     }
@@ -523,7 +535,7 @@ mod tests {
             kind: RunKind::Tournament,
             done: 10,
             total: 40,
-            sprt_ended: false,
+            test_ended: false,
             ended: false,
             quiet: Duration::from_secs(5),
             quiet_limit: Duration::from_secs(120),
@@ -551,10 +563,16 @@ mod tests {
         assert_eq!(classify(&all), RunState::Finished);
         let sprt = Activity {
             kind: RunKind::Sprt,
-            sprt_ended: true,
+            test_ended: true,
             ..activity()
         };
         assert_eq!(classify(&sprt), RunState::Finished);
+        let gate = Activity {
+            kind: RunKind::Gate,
+            test_ended: true,
+            ..activity()
+        };
+        assert_eq!(classify(&gate), RunState::Finished);
         let merge = Activity {
             kind: RunKind::Merge,
             ..quiet

@@ -14,7 +14,9 @@ use crate::report::plots::{
     render_svg, CalibrationPlot, MatrixPlot, Plot, PlotError, RatingsPlot, SprtPlot,
 };
 use crate::report::rate::interval_words;
-use crate::report::tables::{ratings_table, terminations_table, Align, Column, Table};
+use crate::report::tables::{
+    gate_table, gate_words, ratings_table, terminations_table, Align, Column, Table,
+};
 use crate::report::viewer::{json_for_script, GameView};
 
 /// A whole page: the shared style sheet and script, `body` inside.
@@ -235,6 +237,17 @@ pub fn run_sections(id: &str, v: &RunView<'_>) -> Vec<(&'static str, String)> {
             format!(
                 "<h2>SPRT</h2>\n{}",
                 figure(SprtPlot::new(trace.clone(), info.clone()))
+            ),
+        ));
+    }
+    if let Some(gate) = &v.gate {
+        out.push((
+            "gate",
+            format!(
+                "<h2>Gate</h2>\n<p><b>{}</b> (exit code {}).</p>\n{}",
+                escape(gate_words(gate.verdict)),
+                gate.exit_code,
+                gate_table(gate).html()
             ),
         ));
     }

@@ -91,17 +91,30 @@ pub struct RunOutcome {
     pub forfeits: usize,
 }
 
-/// Runs (or resumes) the tournament into `plan.out`.
-pub async fn run(plan: &RunPlan, mode: &RunMode) -> Result<RunOutcome> {
-    run_observed(plan, mode, &mut |_| false).await
+/// What the run does next, as an observer of [`run_observed`] decides after each game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Steer {
+    /// Go on.
+    Continue,
+    /// Play no more games of these players (indices into the configuration's players): their
+    /// games not yet started are skipped, as a dropped player's are (a gate's level that is
+    /// decided).
+    Retire(Vec<usize>),
+    /// Stop the run cleanly (an SPRT that reached a decision).
+    Stop,
 }
 
-/// Like [`run`], calling `observer` with every finished game (after it is on disk); the run
-/// stops early, cleanly, when the observer returns true (an SPRT that reached a decision).
+/// Runs (or resumes) the tournament into `plan.out`.
+pub async fn run(plan: &RunPlan, mode: &RunMode) -> Result<RunOutcome> {
+    run_observed(plan, mode, &mut |_| Steer::Continue).await
+}
+
+/// Like [`run`], calling `observer` with every finished game (after it is on disk); what it
+/// returns can retire players or stop the run early, cleanly.
 pub async fn run_observed(
     plan: &RunPlan,
     mode: &RunMode,
-    observer: &mut (dyn FnMut(&GameRecord) -> bool + Send),
+    observer: &mut (dyn FnMut(&GameRecord) -> Steer + Send),
 ) -> Result<RunOutcome> {
     let config = &plan.config;
     config.validate().map_err(anyhow::Error::msg)?;
@@ -167,6 +180,7 @@ pub async fn run_observed(
         pool_size: pool_size(files, plan.concurrency),
         health: Mutex::new(Health {
             failures: vec![0; config.players.len()],
+            retired: vec![false; config.players.len()],
             dropped,
         }),
     });
@@ -204,9 +218,22 @@ pub async fn run_observed(
                         outcome.forfeits += 1;
                     }
                     progress.game(&record.row);
-                    if !outcome.stopped && observer(&record) {
-                        outcome.stopped = true;
-                        let _ = stop_tx.send(Some("done"));
+                    if !outcome.stopped {
+                        match observer(&record) {
+                            Steer::Continue => {}
+                            Steer::Retire(players) => {
+                                let mut health = shared.health();
+                                for p in players {
+                                    if let Some(r) = health.retired.get_mut(p) {
+                                        *r = true;
+                                    }
+                                }
+                            }
+                            Steer::Stop => {
+                                outcome.stopped = true;
+                                let _ = stop_tx.send(Some("done"));
+                            }
+                        }
                     }
                 }
                 Some(WorkerEvent::Failed(err)) => {
@@ -470,10 +497,20 @@ impl Shared {
     }
 }
 
-/// Consecutive start failures per player, and who has been dropped.
+/// Consecutive start failures per player, who has been dropped, and who the observer retired.
 struct Health {
     failures: Vec<u32>,
     dropped: Vec<bool>,
+    retired: Vec<bool>,
+}
+
+impl Health {
+    /// Whether a game between these players is still to be played.
+    fn plays(&self, pairing: &Pairing) -> bool {
+        [pairing.first, pairing.second]
+            .iter()
+            .all(|&p| !self.dropped[p] && !self.retired[p])
+    }
 }
 
 /// What a worker reports to the writer.
@@ -506,11 +543,8 @@ async fn worker(
                 break;
             }
         };
-        {
-            let health = shared.health();
-            if health.dropped[pairing.first] || health.dropped[pairing.second] {
-                continue;
-            }
+        if !shared.health().plays(&pairing) {
+            continue;
         }
         let played = tokio::select! {
             played = play_one(&shared, &mut pool, pairing, &opening) => played,

@@ -32,6 +32,7 @@ pub mod bootstrap;
 pub mod calibrate;
 pub mod consistency;
 pub mod fit;
+pub mod gate;
 pub mod ladder;
 pub mod pairwise;
 pub mod rows;

@@ -78,17 +78,23 @@ impl PairTracker {
     /// Adds a game of pair `pair` in which the player scored `points` (1, 0.5 or 0). Returns
     /// true when it completed its pair (the counts changed).
     pub fn add(&mut self, pair: u64, points: f64) -> bool {
+        self.complete(pair, points).is_some()
+    }
+
+    /// Like [`PairTracker::add`], returning the player's half points in the pair (0..=4) when
+    /// this game completed it.
+    pub fn complete(&mut self, pair: u64, points: f64) -> Option<u8> {
         let half = (points * 2.0).round().clamp(0.0, 2.0) as u8;
         let entry = self.open.entry(pair).or_insert((0, 0));
         entry.0 += half;
         entry.1 += 1;
         if entry.1 < 2 {
-            return false;
+            return None;
         }
         let total = entry.0;
         self.open.remove(&pair);
         self.penta.add(total);
-        true
+        Some(total)
     }
 
     /// The completed pairs' counts.
@@ -343,8 +349,14 @@ fn llr_from(phat: &[f64], n: f64, p0: &[f64], p1: &[f64]) -> f64 {
 /// fishtest `LLR_logistic`: GSPRT LLR for logistic Elo `elo0` vs `elo1`. `counts` are
 /// `[L, D, W]` (3) or `[LL, LD, DD+WL, WD, WW]` (5).
 pub fn llr_logistic(elo0: f64, elo1: f64, counts: &[f64]) -> f64 {
+    llr_scores(elo_to_score(elo0), elo_to_score(elo1), counts)
+}
+
+/// The GSPRT LLR of "the mean score per game is `s1`" against "it is `s0`" (the engine of
+/// [`llr_logistic`], for hypotheses that are not a single Elo difference: the gate's games
+/// against opponents of several strengths, `rating::gate`). `counts` as for [`llr_logistic`].
+pub fn llr_scores(s0: f64, s1: f64, counts: &[f64]) -> f64 {
     let (n, values, phat) = to_pdf(counts);
-    let (s0, s1) = (elo_to_score(elo0), elo_to_score(elo1));
     match (
         mle_expected(&values, &phat, s0),
         mle_expected(&values, &phat, s1),
