@@ -628,6 +628,7 @@ mod tests {
             program: Program::from_command_line("bots/ab --fast").unwrap(),
             dir: None,
             options: vec![("Depth".into(), "7".into())],
+            protocol: Default::default(),
         };
         let refs = [
             BandsReference {
