@@ -15,8 +15,9 @@ use super::{BotLog, BotSpec, Player, Protocol, StartError, DEFAULT_LOG_CAP};
 use crate::protocol::{GoLimits, PositionStart};
 use crate::rules::{Position, Ruleset};
 
-/// The move time of the checked agent's moves.
-const MOVETIME: Duration = Duration::from_millis(500);
+/// The move time of the checked agent's moves: generous, so that a slow start (a JVM for each
+/// ManKalah game) does not fail the check.
+const MOVETIME: Duration = Duration::from_millis(1000);
 
 /// Games per ruleset: two in each seat.
 const GAMES: u32 = 4;

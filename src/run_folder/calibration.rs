@@ -58,10 +58,7 @@ pub fn write_calibration(
         ])?;
     }
     w.flush()?;
-    std::fs::write(
-        dir.join(CALIBRATION_JSON),
-        serde_json::to_string_pretty(cal)? + "\n",
-    )?;
+    super::write_json(dir, CALIBRATION_JSON, cal)?;
     std::fs::write(
         dir.join(CALIBRATED_TOML),
         toml_snippet(cal, cmd, fixed, pool),
@@ -227,15 +224,7 @@ fn toml_key(k: &str) -> String {
 
 /// The folder's `calibration.json` (written when the calibration ends), `None` if it has none.
 pub fn read_calibration(dir: &Path) -> Result<Option<Calibration>> {
-    let path = dir.join(CALIBRATION_JSON);
-    if !path.exists() {
-        return Ok(None);
-    }
-    let text = std::fs::read_to_string(&path)
-        .with_context(|| format!("cannot read {}", path.display()))?;
-    serde_json::from_str(&text)
-        .map(Some)
-        .with_context(|| format!("{} is not readable", path.display()))
+    super::read_json(dir, CALIBRATION_JSON)
 }
 
 /// The run folders of a calibration folder: `reference/` (if the pool was rated) and the

@@ -14,7 +14,7 @@
 
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
 use crate::rating::gate::{GateSettings, GateVerdict, LevelStatus};
@@ -51,20 +51,10 @@ pub struct GateFile {
 impl GateFile {
     /// The folder's `gate.json`, `None` if it has none.
     pub fn read(dir: &Path) -> Result<Option<GateFile>> {
-        let path = dir.join(GATE_JSON);
-        if !path.exists() {
-            return Ok(None);
-        }
-        let text = std::fs::read_to_string(&path)
-            .with_context(|| format!("cannot read {}", path.display()))?;
-        serde_json::from_str(&text)
-            .map(Some)
-            .with_context(|| format!("{} is not readable", path.display()))
+        super::read_json(dir, GATE_JSON)
     }
 
     pub fn write(&self, dir: &Path) -> Result<()> {
-        let path = dir.join(GATE_JSON);
-        std::fs::write(&path, serde_json::to_string_pretty(self)? + "\n")
-            .with_context(|| format!("cannot write {}", path.display()))
+        super::write_json(dir, GATE_JSON, self)
     }
 }

@@ -31,3 +31,27 @@ pub mod sprt;
 
 pub use games::{GameRecord, GameRow, ResultsWriter, Termination};
 pub use run_file::{RunFile, RunKind};
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+
+/// Reads the JSON file `name` of the folder `dir`: `None` if the folder has none.
+fn read_json<T: serde::de::DeserializeOwned>(dir: &Path, name: &str) -> Result<Option<T>> {
+    let path = dir.join(name);
+    if !path.exists() {
+        return Ok(None);
+    }
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    serde_json::from_str(&text)
+        .map(Some)
+        .with_context(|| format!("{} is not readable", path.display()))
+}
+
+/// Writes `value` as the pretty-printed JSON file `name` of the folder `dir`.
+fn write_json<T: serde::Serialize>(dir: &Path, name: &str, value: &T) -> Result<()> {
+    let path = dir.join(name);
+    std::fs::write(&path, serde_json::to_string_pretty(value)? + "\n")
+        .with_context(|| format!("cannot write {}", path.display()))
+}

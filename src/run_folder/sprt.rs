@@ -38,21 +38,11 @@ pub struct SprtFile {
 impl SprtFile {
     /// The folder's `sprt.json`, `None` if it has none.
     pub fn read(dir: &Path) -> Result<Option<SprtFile>> {
-        let path = dir.join(SPRT_JSON);
-        if !path.exists() {
-            return Ok(None);
-        }
-        let text = std::fs::read_to_string(&path)
-            .with_context(|| format!("cannot read {}", path.display()))?;
-        serde_json::from_str(&text)
-            .map(Some)
-            .with_context(|| format!("{} is not readable", path.display()))
+        super::read_json(dir, SPRT_JSON)
     }
 
     pub fn write(&self, dir: &Path) -> Result<()> {
-        let path = dir.join(SPRT_JSON);
-        std::fs::write(&path, serde_json::to_string_pretty(self)? + "\n")
-            .with_context(|| format!("cannot write {}", path.display()))
+        super::write_json(dir, SPRT_JSON, self)
     }
 }
 
