@@ -299,8 +299,10 @@ fn a_bot_that_never_completes_the_handshake_is_dropped_after_repeated_failures()
         &[
             "--pairs",
             "3",
+            // Long enough for Python to start on a loaded machine (the check before the first
+            // game must pass); each failed start then waits it out.
             "--handshake-timeout",
-            "300",
+            "2000",
             "--max-start-failures",
             "2",
         ],
