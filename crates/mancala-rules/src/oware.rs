@@ -32,10 +32,12 @@ pub(crate) trait RepHistory {
 }
 
 impl RepHistory for Vec<u128> {
+    #[inline]
     fn clear(&mut self) {
         Vec::clear(self);
     }
 
+    #[inline(always)]
     fn push_and_find(&mut self, before: u128, now: u128) -> bool {
         self.push(before);
         self.contains(&now)
@@ -51,10 +53,12 @@ pub(crate) struct RepStack<'a> {
 }
 
 impl RepHistory for RepStack<'_> {
+    #[inline]
     fn clear(&mut self) {
         self.start = self.entries.len();
     }
 
+    #[inline(always)]
     fn push_and_find(&mut self, before: u128, now: u128) -> bool {
         self.entries.push(before);
         self.entries[self.start..].contains(&now)
