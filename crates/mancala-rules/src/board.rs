@@ -223,7 +223,7 @@ impl Board {
                 GameKind::Kalah => self.play_kalah(k as usize - 1),
                 GameKind::Congkak => self.play_congkak(k as usize - 1),
                 GameKind::Oware => {
-                    self.play_oware(k as usize - 1, None);
+                    self.play_oware::<Vec<u128>>(k as usize - 1, None);
                 }
             },
         }
@@ -232,6 +232,9 @@ impl Board {
     /// After a Kalah or Congkak pit move: update the pie state for the side to move next.
     #[inline(always)]
     pub(crate) fn pie_after_sow(&mut self, next: Side) {
+        if self.pie == Pie::Off {
+            return; // the common case first: one compare
+        }
         match self.pie {
             Pie::Off => {}
             Pie::Offered => self.pie = Pie::Declined,

@@ -21,6 +21,50 @@ fn cell(h: usize) -> usize {
     }
 }
 
+/// The positions since the last capture, as the repetition rule needs them: a `Vec` (what
+/// [`crate::Position`] keeps) or perft's [`RepStack`].
+pub(crate) trait RepHistory {
+    /// A capture: no earlier position can occur again.
+    fn clear(&mut self);
+    /// Remembers `before` (the position the move was played from) and says whether `now` is a
+    /// position remembered since the last capture.
+    fn push_and_find(&mut self, before: u128, now: u128) -> bool;
+}
+
+impl RepHistory for Vec<u128> {
+    #[inline]
+    fn clear(&mut self) {
+        Vec::clear(self);
+    }
+
+    #[inline(always)]
+    fn push_and_find(&mut self, before: u128, now: u128) -> bool {
+        self.push(before);
+        self.contains(&now)
+    }
+}
+
+/// One history stack for a whole perft, so that a node costs no allocation: a node's entries
+/// are `entries[start..]` (a capture moves `start` up instead of clearing), and the caller
+/// truncates `entries` back after each move.
+pub(crate) struct RepStack<'a> {
+    pub(crate) entries: &'a mut Vec<u128>,
+    pub(crate) start: usize,
+}
+
+impl RepHistory for RepStack<'_> {
+    #[inline]
+    fn clear(&mut self) {
+        self.start = self.entries.len();
+    }
+
+    #[inline(always)]
+    fn push_and_find(&mut self, before: u128, now: u128) -> bool {
+        self.entries.push(before);
+        self.entries[self.start..].contains(&now)
+    }
+}
+
 /// The repetition key: the twelve houses and the side to move, exactly (no hashing).
 pub(crate) fn rep_key(board: &Board) -> u128 {
     let mut k: u128 = 0;
@@ -39,7 +83,7 @@ impl Board {
     /// Plays Oware house `i` (0-based) of the side to move; it must be legal. `history` holds the
     /// repetition keys of the positions since the last capture, before this move; it is updated.
     /// Returns whether seeds were captured.
-    pub(crate) fn play_oware(&mut self, i: usize, history: Option<&mut Vec<u128>>) -> bool {
+    pub(crate) fn play_oware<H: RepHistory>(&mut self, i: usize, history: Option<&mut H>) -> bool {
         let Some(side) = self.mover else { return false };
         let before = history.as_ref().map(|_| rep_key(self));
         let base = if side == Side::South { 0 } else { 6 };
@@ -124,13 +168,9 @@ impl Board {
         if let (Some(history), Some(before)) = (history, before) {
             if captured > 0 {
                 history.clear();
-            } else {
-                history.push(before);
-                let now = rep_key(self);
-                if history.contains(&now) {
-                    self.finish(EndReason::Repetition);
-                    return false;
-                }
+            } else if history.push_and_find(before, rep_key(self)) {
+                self.finish(EndReason::Repetition);
+                return false;
             }
         }
         if self.sows >= self.ruleset.sow_cap() {

@@ -37,6 +37,12 @@ impl Packed {
         }
     }
 
+    /// The cells of a low word (the high word zero).
+    #[inline(always)]
+    pub(crate) fn low(lo: u128) -> Packed {
+        Packed { lo, hi: 0 }
+    }
+
     #[inline(always)]
     pub(crate) fn store<const WIDE: bool>(self, cells: &mut [u8; CELLS]) {
         cells[..16].copy_from_slice(&self.lo.to_le_bytes());
@@ -151,6 +157,50 @@ pub(crate) struct Tables {
     /// `row[s]`: 0xFF in each of side `s`'s pits.
     pub(crate) row: [Packed; 2],
 }
+
+/// `CLEAR[a]`: all ones except cell `a` (0..16), to empty one cell of the low word with an AND
+/// instead of a variable-width 128-bit shift. `CLEAR[16]` is all ones (empties nothing).
+pub(crate) static CLEAR: [u128; 17] = {
+    let mut t = [!0u128; 17];
+    let mut a = 0;
+    while a < 16 {
+        t[a] = !(0xFFu128 << (8 * a));
+        a += 1;
+    }
+    t
+};
+
+/// `UNIT[a]`: 1 in cell `a` (0..16) of the low word.
+pub(crate) static UNIT: [u128; 16] = {
+    let mut t = [0u128; 16];
+    let mut a = 0;
+    while a < 16 {
+        t[a] = 1 << (8 * a);
+        a += 1;
+    }
+    t
+};
+
+/// `PREFIX_LO[n][s]`: the low words of `TABLES[n].prefix[s]` for `n` up to 7 (the boards that
+/// live in the low word), 16 bytes apart instead of 32.
+pub(crate) static PREFIX_LO: [[[u128; 2 * MAX_PATH + 1]; 2]; 8] = {
+    let tables = build_tables();
+    let mut t = [[[0u128; 2 * MAX_PATH + 1]; 2]; 8];
+    let mut n = 1;
+    while n <= 7 {
+        let mut s = 0;
+        while s < 2 {
+            let mut k = 0;
+            while k < 2 * MAX_PATH + 1 {
+                t[n][s][k] = tables[n].prefix[s][k].lo;
+                k += 1;
+            }
+            s += 1;
+        }
+        n += 1;
+    }
+    t
+};
 
 /// Indexed by pits per side, 1..=9 (index 0 unused).
 pub(crate) static TABLES: [Tables; 10] = build_tables();

@@ -3,7 +3,7 @@
 //! an empty `Vec` that never allocates, and every call goes straight to the `Board`.
 
 use super::board::Board;
-use super::oware::rep_key;
+use super::oware::{rep_key, RepStack};
 use super::ruleset::{GameKind, Ruleset};
 use super::{GameResult, IllegalMove, Move, MoveList, Side};
 
@@ -127,13 +127,60 @@ impl Position {
 
 /// The number of distinct move sequences of length `depth` from `pos` (each sow is a move, and so
 /// is `swap`; a finished game has no moves). Make/unmake by copy: Kalah and Congkak recurse on
-/// the `Copy` [`Board`], Oware on cloned `Position`s (it needs the repetition history).
+/// the `Copy` [`Board`], Oware on a `Board` and one repetition history stack for the whole search.
 pub fn perft(pos: &Position, depth: u32) -> u64 {
-    if pos.board.ruleset.kind() == GameKind::Oware {
-        perft_position(pos, depth)
-    } else {
-        perft_board(&pos.board, depth)
+    let b = &pos.board;
+    // Kalah without the pie rule (no `swap` to count): the move generator and the move for the
+    // pit count (and for standard Kalah) as constants, chosen once here, not at every node.
+    macro_rules! kalah {
+        ($std:literal) => {
+            match b.ruleset.pits() {
+                1 => perft_kalah::<1, $std>(b, depth),
+                2 => perft_kalah::<2, $std>(b, depth),
+                3 => perft_kalah::<3, $std>(b, depth),
+                4 => perft_kalah::<4, $std>(b, depth),
+                5 => perft_kalah::<5, $std>(b, depth),
+                6 => perft_kalah::<6, $std>(b, depth),
+                7 => perft_kalah::<7, $std>(b, depth),
+                _ => perft_board(b, depth),
+            }
+        };
     }
+    match b.ruleset.kind() {
+        GameKind::Oware => {
+            let mut stack = pos.history.clone();
+            perft_oware(b, &mut stack, 0, depth)
+        }
+        GameKind::Kalah if depth > 0 && b.ruleset.is_standard_kalah() => kalah!(true),
+        GameKind::Kalah if depth > 0 && !b.ruleset.pie() => kalah!(false),
+        _ => perft_board(b, depth),
+    }
+}
+
+/// [`perft_board`] for Kalah with `N` pits (up to 7) and no pie rule; `depth >= 1`. The moves
+/// are the set bits of the mover's non-empty pit mask, in increasing order.
+fn perft_kalah<const N: usize, const STD: bool>(b: &Board, depth: u32) -> u64 {
+    let Some(side) = b.mover else { return 0 };
+    let mut pits = b.pit_mask_n::<N>(side);
+    if depth == 1 {
+        // The leaves are played, not bulk-counted (see `perft_board`).
+        let count = pits.count_ones() as u64;
+        while pits != 0 {
+            let mut child = *b;
+            child.play_kalah_n::<N, STD>(pits.trailing_zeros() as usize);
+            std::hint::black_box(&child);
+            pits &= pits - 1;
+        }
+        return count;
+    }
+    let mut nodes = 0;
+    while pits != 0 {
+        let mut child = *b;
+        child.play_kalah_n::<N, STD>(pits.trailing_zeros() as usize);
+        nodes += perft_kalah::<N, STD>(&child, depth - 1);
+        pits &= pits - 1;
+    }
+    nodes
 }
 
 fn perft_board(b: &Board, depth: u32) -> u64 {
@@ -160,6 +207,34 @@ fn perft_board(b: &Board, depth: u32) -> u64 {
     nodes
 }
 
+/// Oware's perft: make/unmake on one repetition history stack (a cloned `Position` per node
+/// used to allocate its history). The node's history is `stack[start..]`.
+fn perft_oware(b: &Board, stack: &mut Vec<u128>, start: usize, depth: u32) -> u64 {
+    if depth == 0 {
+        return 1;
+    }
+    let mut nodes = 0;
+    for &mv in b.legal_moves().iter() {
+        let Move::Pit(k) = mv else {
+            unreachable!("oware has no pie rule")
+        };
+        let len = stack.len();
+        let mut child = *b;
+        let mut history = RepStack {
+            entries: stack,
+            start,
+        };
+        child.play_oware(k as usize - 1, Some(&mut history));
+        let child_start = history.start;
+        nodes += perft_oware(&child, stack, child_start, depth - 1);
+        stack.truncate(len);
+    }
+    nodes
+}
+
+/// The plain perft: a cloned `Position` per node. The reference the faster ones are tested
+/// against.
+#[cfg(test)]
 fn perft_position(p: &Position, depth: u32) -> u64 {
     if depth == 0 {
         return 1;
@@ -172,4 +247,94 @@ fn perft_position(p: &Position, depth: u32) -> u64 {
         nodes += perft_position(&child, depth - 1);
     }
     nodes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Positions a few random moves into a game (xorshift, so no dependency), Oware ones with a
+    /// repetition history.
+    fn random_positions(ruleset: Ruleset, count: usize, plies: u32) -> Vec<Position> {
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut out = Vec::new();
+        while out.len() < count {
+            let mut p = Position::new(ruleset);
+            for _ in 0..plies {
+                let moves = p.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                p.play_unchecked(moves[(x % moves.len() as u64) as usize]);
+            }
+            out.push(p);
+        }
+        out
+    }
+
+    #[test]
+    fn fast_perfts_match_the_cloning_perft() {
+        let cases = [
+            ("kalah", 5),
+            ("kalah:pits=3,seeds=2", 7),
+            ("kalah:pits=7,seeds=8", 4),
+            ("kalah:empty_capture=true,end_on_no_move=true,sweep=none", 5),
+            ("kalah:pits=4,seeds=5,first_extra_turn=false", 5),
+            ("kalah:pie=true", 5),
+            ("oware", 5),
+            ("oware:seeds=5", 4),
+            ("congkak:holes=5", 4),
+        ];
+        for (spec, depth) in cases {
+            let r: Ruleset = spec.parse().unwrap();
+            for plies in [0, 3, 12, 40] {
+                for p in random_positions(r, 8, plies) {
+                    assert_eq!(
+                        perft(&p, depth),
+                        perft_position(&p, depth),
+                        "{spec} {}",
+                        p.to_state_string()
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn pit_mask_matches_legal_moves() {
+        macro_rules! check {
+            ($n:literal, $p:expr) => {{
+                let b = &$p.board;
+                let side = b.mover.unwrap();
+                let mask = b.pit_mask_n::<$n>(side);
+                let from_moves = b.legal_moves().iter().fold(0u32, |m, mv| match mv {
+                    Move::Pit(k) => m | 1 << (k - 1),
+                    Move::Swap => m,
+                });
+                assert_eq!(mask, from_moves, "{}", $p.to_state_string());
+            }};
+        }
+        for n in 1..=7u8 {
+            let r = Ruleset::kalah(n, 8);
+            for plies in [0, 1, 5, 20, 60] {
+                for p in random_positions(r, 20, plies) {
+                    if p.is_over() {
+                        continue;
+                    }
+                    match n {
+                        1 => check!(1, p),
+                        2 => check!(2, p),
+                        3 => check!(3, p),
+                        4 => check!(4, p),
+                        5 => check!(5, p),
+                        6 => check!(6, p),
+                        _ => check!(7, p),
+                    }
+                }
+            }
+        }
+    }
 }

@@ -202,6 +202,16 @@ impl Ruleset {
         self.first_extra_turn
     }
 
+    /// Kalah with none of the variant flags that change play: `empty_capture=false`,
+    /// `end_on_no_move=false`, `pie=false`, `first_extra_turn=true` (any size, sweep and cap).
+    pub(crate) fn is_standard_kalah(&self) -> bool {
+        self.game == GameKind::Kalah
+            && !self.empty_capture
+            && !self.end_on_no_move
+            && !self.pie
+            && self.first_extra_turn
+    }
+
     /// The same ruleset with another sow cap (clamped to `1..=MAX_SOW_CAP`).
     pub fn with_sow_cap(mut self, cap: u32) -> Ruleset {
         self.sow_cap = cap.clamp(1, MAX_SOW_CAP);
