@@ -16,7 +16,7 @@ misbehaves as MODE says:
   slow           answers correctly but 1.5 s late
   no-handshake   never says `mancalaok` (MODE applies at start; --after is ignored)
   exit-at-start  exits at once with status 1 (--after is ignored)
-  stray          answers every `isready` with `readyok` and then `bestmove 6`, never a `go`
+  stray          answers every `isready` with `readyok` and `bestmove 6` (one write), never a `go`
   double         answers each `go` with its `bestmove` twice (both lines in one write)
   flood-crash    writes 9 MiB to stderr, then exits with status 3
   crash-keep-out exits with status 3, leaving a child process that holds its stdout open
@@ -123,10 +123,12 @@ def main() -> None:
         elif word == "isready":
             if child:
                 ask_child(line, "readyok")
+            elif mode == "stray":
+                # One write, so that the stray line arrives with `readyok`, before the next
+                # `go`: one that arrived after it could not be told from an answer.
+                say("readyok\nbestmove 6")
             else:
                 say("readyok")
-            if mode == "stray":
-                say("bestmove 6")
         elif word == "go":
             gos += 1
             if "--delay" in args:
