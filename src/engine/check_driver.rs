@@ -13,7 +13,7 @@ use rand_chacha::ChaCha8Rng;
 use super::check::{CheckConfig, CheckResult, Report, Status};
 use super::{BotLog, BotSpec, Player, Protocol, StartError, DEFAULT_LOG_CAP};
 use crate::protocol::{GoLimits, PositionStart};
-use crate::rules::{Position, Ruleset};
+use crate::rules::{Position, Ruleset, Side};
 
 /// The move time of the checked agent's moves: generous, so that a slow start (a JVM for each
 /// ManKalah game) does not fail the check.
@@ -129,18 +129,7 @@ async fn play(
     let start = PositionStart::Startpos;
     let mut pos = Position::new(ruleset);
     let mut moves = Vec::new();
-    let seat = |pos: &Position| {
-        let south = if first {
-            crate::rules::Side::South
-        } else {
-            crate::rules::Side::North
-        };
-        if pos.swapped() {
-            south.other()
-        } else {
-            south
-        }
-    };
+    let first_seat = if first { Side::South } else { Side::North };
     player
         .new_game(ruleset, config.seed, first)
         .await
@@ -152,7 +141,7 @@ async fn play(
     let mut own = 0;
     let mut slowest = Duration::ZERO;
     while let Some(side) = pos.to_move() {
-        let mv = if side == seat(&pos) {
+        let mv = if side == super::mankalah::seat(&pos, first_seat) {
             let answer = player
                 .go(&start, &moves, limits, MOVETIME + config.margin)
                 .await
@@ -177,7 +166,7 @@ async fn play(
         own,
         moves.len(),
         slowest.as_millis(),
-        result.score.get(crate::rules::Side::South),
-        result.score.get(crate::rules::Side::North)
+        result.score.get(Side::South),
+        result.score.get(Side::North)
     ))
 }

@@ -281,7 +281,7 @@ impl Kgp {
             .ok_or_else(|| Fault::new(FaultKind::Io, "the game is over"))?;
         let pits = pos.pits(mover).len();
         let id = self.take_id();
-        self.drain()?;
+        self.drain().await?;
         self.send(&format!("{id} state {}", board_literal(&pos, mover)))
             .await?;
         let started = Instant::now();
@@ -320,13 +320,7 @@ impl Kgp {
                     })?);
                 }
                 "yield" if current => break true,
-                "ping" => {
-                    let pong = match cmd.id {
-                        Some(their) => format!("@{their} pong"),
-                        None => "pong".into(),
-                    };
-                    self.send(&pong).await?;
-                }
+                "ping" => self.pong(cmd.id).await?,
                 "goodbye" => {
                     return Err(Fault::new(FaultKind::Crash, "said goodbye during a game"));
                 }
@@ -370,17 +364,25 @@ impl Kgp {
     }
 
     /// Lines that arrived between two requests: answers to an old `state` (ignored, as KGP
-    /// says) and the agent's own pings (answered).
-    fn drain(&mut self) -> Result<(), Fault> {
+    /// says), `set info:*` (noted) and the agent's own pings (answered).
+    async fn drain(&mut self) -> Result<(), Fault> {
         while let Ok(line) = self.lines.try_recv() {
             let line = line?;
-            if let Some(cmd) = parse_command(&line) {
-                if cmd.name == "set" {
-                    self.note_set(cmd.args);
-                }
+            match parse_command(&line) {
+                Some(cmd) if cmd.name == "set" => self.note_set(cmd.args),
+                Some(cmd) if cmd.name == "ping" => self.pong(cmd.id).await?,
+                _ => {}
             }
         }
         Ok(())
+    }
+
+    /// Answers a client's `ping` (with its id, if it gave one).
+    async fn pong(&mut self, ping_id: Option<u64>) -> Result<(), Fault> {
+        match ping_id {
+            Some(id) => self.send(&format!("@{id} pong")).await,
+            None => self.send("pong").await,
+        }
     }
 
     fn take_id(&mut self) -> u64 {

@@ -291,7 +291,7 @@ fn changes(game: &Game, start: &PositionStart, moves: &[Move]) -> Result<Vec<Str
 }
 
 /// The agent's seat now: its first seat, or the other after a swap.
-fn seat(pos: &Position, first_seat: Side) -> Side {
+pub(super) fn seat(pos: &Position, first_seat: Side) -> Side {
     if pos.swapped() {
         first_seat.other()
     } else {
