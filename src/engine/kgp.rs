@@ -12,17 +12,16 @@
 
 use std::time::{Duration, Instant};
 
-use tokio::io::AsyncWriteExt;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::tcp::OwnedWriteHalf;
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 
-use super::process::{read_lines, BotProcess, Wiring};
+use super::process::{line_fault, BotProcess, Wiring};
 use super::{
-    line_channel, Answer, BotInfo, BotLog, BotSpec, Fault, FaultKind, LineResult, Program,
-    StartError, MAX_UNKNOWN_LINES,
+    Answer, BotInfo, BotLog, BotSpec, Fault, FaultKind, Program, StartError, MAX_UNKNOWN_LINES,
 };
-use crate::protocol::{GoLimits, OptionValueError, PositionStart};
+use crate::protocol::{GoLimits, LineBuffer, OptionValueError, PositionStart, MAX_LINE_LEN};
 use crate::rules::{Move, Position, Ruleset, RulesetPattern, Side};
 
 /// The greeting: KGP version 1.0.1.
@@ -450,6 +449,40 @@ fn replay(ruleset: Ruleset, start: &PositionStart, moves: &[Move]) -> Result<Pos
             .map_err(|e| Fault::new(FaultKind::Io, format!("the game's move {mv}: {e}")))?;
     }
     Ok(pos)
+}
+
+/// Channel capacity between the socket reader task and the driver: bounded, so a flooding agent
+/// blocks on its own pipe instead of filling the arena's memory.
+const LINE_CHANNEL: usize = 256;
+
+type LineResult = Result<String, Fault>;
+
+fn line_channel() -> (mpsc::Sender<LineResult>, mpsc::Receiver<LineResult>) {
+    mpsc::channel(LINE_CHANNEL)
+}
+
+/// Reads the agent's socket into bounded lines, on a task of its own (KGP's messages arrive
+/// while no answer is due). An over-long line or bytes
+/// that are not UTF-8 end the stream with a fault: the bot is broken and will be killed.
+async fn read_lines<R>(mut stream: R, tx: mpsc::Sender<LineResult>)
+where
+    R: tokio::io::AsyncRead + Unpin,
+{
+    let mut buffer = LineBuffer::with_max_len(MAX_LINE_LEN);
+    let mut chunk = vec![0u8; 8192];
+    loop {
+        while let Some(line) = buffer.next_line() {
+            let item = line.map_err(line_fault);
+            let fatal = item.is_err();
+            if tx.send(item).await.is_err() || fatal {
+                return;
+            }
+        }
+        match stream.read(&mut chunk).await {
+            Ok(0) | Err(_) => return,
+            Ok(n) => buffer.push(&chunk[..n]),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -159,7 +159,7 @@ impl ManKalah {
                     ),
                 ));
             }
-            process.write_line(&lines.join("\n")).await?;
+            process.write(&as_text(&lines)).await?;
         }
         let started = Instant::now();
         let line = match process.read_line(started + limit).await {
@@ -196,7 +196,7 @@ impl ManKalah {
 
     async fn write(&mut self, lines: &[String]) -> Result<(), Fault> {
         match self.process.as_mut() {
-            Some((process, _)) => process.write_line(&lines.join("\n")).await,
+            Some((process, _)) => process.write(&as_text(lines)).await,
             None => Err(Fault::new(FaultKind::Crash, "the agent's process is gone")),
         }
     }
@@ -221,7 +221,7 @@ impl ManKalah {
     pub async fn quit(mut self, grace: Duration) {
         if let Some((mut process, _)) = self.process.take() {
             if self.game.is_some() {
-                let _ = process.write_line("END").await;
+                let _ = process.write("END\n").await;
             }
             let _ = tokio::time::timeout(grace, process.wait()).await;
             process.kill().await;
@@ -307,6 +307,11 @@ fn board(pos: &Position) -> String {
         cells.push(pos.store(side).to_string());
     }
     cells.join(",")
+}
+
+/// Lines as one text to write, each ending in a line end.
+fn as_text(lines: &[String]) -> String {
+    lines.iter().flat_map(|l| [l.as_str(), "\n"]).collect()
 }
 
 #[cfg(test)]

@@ -19,15 +19,16 @@ mod mankalah;
 mod player;
 mod process;
 
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitStatus;
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
-use tokio::sync::mpsc;
 
 use crate::protocol::{
-    FromBot, GoLimits, IdKey, OptionDecl, OptionValueError, ParseError, PositionStart, ToBot,
+    FromBot, GoLimits, IdKey, OptionDecl, OptionValueError, ParseError, PositionLine,
+    PositionStart, ToBot,
 };
 use crate::rules::{Move, Ruleset, RulesetPattern};
 
@@ -35,6 +36,10 @@ pub use log::{BotLog, DEFAULT_LOG_CAP};
 pub use player::{Player, Protocol};
 pub use process::{become_subreaper, kill_orphans};
 use process::{BotProcess, Wiring};
+
+/// How many lines the drain before a `go` reads at most, so that a bot writing without pause
+/// cannot hold it; what is left is read (and counted) as the answer is awaited.
+const MAX_DRAINED: usize = 256;
 
 /// How many non-protocol lines a bot may print while one answer is due before it counts as
 /// flooding (garbage) rather than chatter.
@@ -294,6 +299,8 @@ pub struct Engine {
     transcript: Option<Vec<String>>,
     /// The player's stderr log, where the arena notes what it discarded.
     log: BotLog,
+    /// The text being written to the bot, kept to reuse its memory.
+    out: String,
 }
 
 impl Engine {
@@ -365,6 +372,7 @@ impl Engine {
             go_pending: false,
             violations: None,
             transcript: None,
+            out: String::new(),
         })
     }
 
@@ -472,12 +480,12 @@ impl Engine {
         limits: GoLimits,
         limit: Duration,
     ) -> Result<Answer, Fault> {
-        let position = ToBot::Position {
-            start: start.clone(),
-            moves: moves.to_vec(),
-        };
         self.drain()?;
-        self.write(&[position, ToBot::Go(limits)]).await?;
+        self.out.clear();
+        let _ = writeln!(self.out, "{}", PositionLine { start, moves });
+        let _ = writeln!(self.out, "{}", ToBot::Go(limits));
+        self.go_pending = true;
+        self.write_out().await?;
         let started = Instant::now();
         let deadline = started + limit;
         let mut last_info = None;
@@ -511,12 +519,23 @@ impl Engine {
 
     /// Writes the messages in one write (one wake-up of the bot), noting a `go` as pending.
     async fn write(&mut self, msgs: &[ToBot]) -> Result<(), Fault> {
-        let lines: Vec<String> = msgs.iter().map(ToBot::to_string).collect();
-        for (msg, line) in msgs.iter().zip(&lines) {
+        self.out.clear();
+        for msg in msgs {
             self.go_pending |= matches!(msg, ToBot::Go(_));
-            self.log('>', line);
+            let _ = writeln!(self.out, "{msg}");
         }
-        self.process.write_line(&lines.join("\n")).await
+        self.write_out().await
+    }
+
+    /// Writes the lines in [`Engine::out`], recording them in the transcript.
+    async fn write_out(&mut self) -> Result<(), Fault> {
+        if let Some(transcript) = self.transcript.as_mut() {
+            let secs = self.spawned.elapsed().as_secs_f64();
+            for line in self.out.lines() {
+                transcript.push(format!("{secs:>8.3} > {line}"));
+            }
+        }
+        self.process.write(&self.out).await
     }
 
     fn log(&mut self, direction: char, line: &str) {
@@ -569,7 +588,10 @@ impl Engine {
     /// Reads what the bot already wrote, without waiting, so that a late or stray `bestmove`
     /// cannot answer the `go` about to be sent. A broken line is the bot's fault.
     fn drain(&mut self) -> Result<(), Fault> {
-        while let Some(line) = self.process.try_read_line() {
+        for _ in 0..MAX_DRAINED {
+            let Some(line) = self.process.try_read_line() else {
+                break;
+            };
             let _ = self.take_line(line?);
         }
         Ok(())
@@ -647,16 +669,6 @@ fn as_handshake(fault: Fault) -> Fault {
         ),
         _ => fault,
     }
-}
-
-/// Channel capacity between the stdout reader task and the engine: bounded, so a flooding bot
-/// blocks on its own pipe instead of filling the arena's memory.
-const LINE_CHANNEL: usize = 256;
-
-type LineResult = Result<String, Fault>;
-
-fn line_channel() -> (mpsc::Sender<LineResult>, mpsc::Receiver<LineResult>) {
-    mpsc::channel(LINE_CHANNEL)
 }
 
 #[cfg(test)]

@@ -1,6 +1,6 @@
 //! The operating-system side of a bot: its own process group, piped stdin/stdout, stderr copied
-//! to the player's capped log ([`BotLog`]), and a reader task that turns stdout into bounded
-//! lines. Every live bot's pid is registered, so that processes a bot left behind outside its
+//! to the player's capped log ([`BotLog`]), and stdout split into bounded lines by the caller's
+//! own task, so that an answer costs one wait and one read (no reader task, no channel). Every live bot's pid is registered, so that processes a bot left behind outside its
 //! process group (a double fork, `setsid`), which the kernel re-parents to the arena (a child
 //! subreaper), can be told apart and killed when a bot's life ends ([`kill_orphans`]).
 
@@ -11,11 +11,11 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::unix::pipe;
 use tokio::process::{Child, ChildStdin, Command};
-use tokio::sync::mpsc;
 
 use super::log::BotLog;
-use super::{line_channel, Fault, FaultKind, LineResult, Program, StartError};
+use super::{Fault, FaultKind, Program, StartError};
 use crate::protocol::{LineBuffer, LineError, MAX_LINE_LEN};
 
 /// The pids of the bot processes alive now (started, not yet reaped).
@@ -45,12 +45,30 @@ pub struct Wiring {
     pub stdout_to_log: bool,
 }
 
-/// A spawned bot: the child, its stdin, and the lines its stdout produced.
+/// A spawned bot: the child, its stdin, and its stdout with the lines read from it so far.
 pub struct BotProcess {
     child: Child,
     stdin: Option<ChildStdin>,
-    lines: mpsc::Receiver<LineResult>,
+    /// The protocol stream; `None` once it ended (end of file, or a line too broken to go on).
+    stdout: Option<pipe::Receiver>,
+    lines: LineBuffer,
+    chunk: Box<[u8]>,
     pid: Option<u32>,
+}
+
+/// How much one read takes from a bot's stdout.
+const CHUNK: usize = 8192;
+
+/// The fault for a line that cannot be delivered; it ends the stream (the bot will be killed).
+pub(super) fn line_fault(e: LineError) -> Fault {
+    match e {
+        LineError::TooLong { .. } => Fault::new(
+            FaultKind::LineTooLong,
+            format!("a line longer than {MAX_LINE_LEN} bytes"),
+        ),
+        LineError::InvalidUtf8 { .. } => Fault::new(FaultKind::Garbage, "output that is not UTF-8"),
+        other => Fault::new(FaultKind::Garbage, other.to_string()),
+    }
 }
 
 impl BotProcess {
@@ -112,13 +130,19 @@ impl BotProcess {
         }
         drop(registry);
         let stdin = child.stdin.take();
-        let (tx, lines) = line_channel();
+        let mut protocol = None;
         if let Some(stdout) = child.stdout.take() {
             if wiring.stdout_to_log {
-                drop(tx);
                 tokio::spawn(copy_to_log(stdout, log.clone()));
             } else {
-                tokio::spawn(read_lines(stdout, tx));
+                // Re-registered as a pipe, for `try_read` (the drain before a `go`).
+                let receiver = stdout
+                    .into_owned_fd()
+                    .and_then(pipe::Receiver::from_owned_fd);
+                protocol = Some(receiver.map_err(|error| StartError::Arena {
+                    program: program.display(),
+                    error,
+                })?);
             }
         }
         if let Some(stderr) = child.stderr.take() {
@@ -127,22 +151,21 @@ impl BotProcess {
         Ok(BotProcess {
             child,
             stdin,
-            lines,
+            stdout: protocol,
+            lines: LineBuffer::with_max_len(MAX_LINE_LEN),
+            chunk: vec![0; CHUNK].into_boxed_slice(),
             pid,
         })
     }
 
-    /// Writes one line and flushes it.
-    pub async fn write_line(&mut self, line: &str) -> Result<(), Fault> {
+    /// Writes `text` (whole lines, each ending in `\n`) in one write, so the bot wakes once.
+    pub async fn write(&mut self, text: &str) -> Result<(), Fault> {
         let stdin = self
             .stdin
             .as_mut()
             .ok_or_else(|| Fault::new(FaultKind::Io, "stdin already closed"))?;
-        let mut buf = Vec::with_capacity(line.len() + 1);
-        buf.extend_from_slice(line.as_bytes());
-        buf.push(b'\n');
         let write = async {
-            stdin.write_all(&buf).await?;
+            stdin.write_all(text.as_bytes()).await?;
             stdin.flush().await
         };
         write
@@ -153,39 +176,99 @@ impl BotProcess {
     /// The next line from stdout, or the fault that prevents one before `deadline`. A bot that
     /// exits is a crash at once, even when a process it started still holds its stdout open.
     pub async fn read_line(&mut self, deadline: Instant) -> Result<String, Fault> {
-        let deadline = tokio::time::Instant::from_std(deadline);
-        tokio::select! {
-            biased;
-            line = self.lines.recv() => match line {
-                Some(line) => line,
-                None => {
-                    // stdout closed: the bot exited or closed it. Give the exit status a moment.
-                    let status =
-                        tokio::time::timeout(Duration::from_millis(200), self.child.wait()).await;
-                    let detail = match status {
-                        Ok(Ok(status)) => format!("exited ({status})"),
-                        _ => "closed its stdout".to_string(),
-                    };
-                    Err(Fault::new(FaultKind::Crash, detail))
+        if let Some(line) = self.buffered() {
+            return line;
+        }
+        let deadline = tokio::time::sleep_until(tokio::time::Instant::from_std(deadline));
+        tokio::pin!(deadline);
+        loop {
+            let Some(stdout) = self.stdout.as_mut() else {
+                return Err(self.closed().await);
+            };
+            tokio::select! {
+                biased;
+                read = stdout.read(&mut self.chunk) => {
+                    if let Some(line) = self.take_read(read) {
+                        return line;
+                    }
                 }
-            },
-            status = self.child.wait() => {
-                // Lines it wrote just before exiting are still owed to the caller.
-                match tokio::time::timeout(Duration::from_millis(50), self.lines.recv()).await {
-                    Ok(Some(line)) => line,
-                    _ => Err(Fault::new(
-                        FaultKind::Crash,
-                        match status {
-                            Ok(status) => format!("exited ({status})"),
-                            Err(e) => format!("exited ({e})"),
-                        },
-                    )),
+                status = self.child.wait() => {
+                    // Lines it wrote just before exiting are still owed to the caller.
+                    let last = tokio::time::timeout(Duration::from_millis(50), self.rest());
+                    if let Ok(Some(line)) = last.await {
+                        return line;
+                    }
+                    return Err(Fault::new(FaultKind::Crash, match status {
+                        Ok(status) => format!("exited ({status})"),
+                        Err(e) => format!("exited ({e})"),
+                    }));
+                },
+                _ = &mut deadline => {
+                    return Err(Fault::new(FaultKind::Timeout, "no answer in time"));
                 }
-            },
-            _ = tokio::time::sleep_until(deadline) => {
-                Err(Fault::new(FaultKind::Timeout, "no answer in time"))
             }
         }
+    }
+
+    /// A line the bot already wrote, without waiting; `None` if there is none (yet). Costs no
+    /// system call when the runtime has seen nothing new on the pipe.
+    pub fn try_read_line(&mut self) -> Option<Result<String, Fault>> {
+        if let Some(line) = self.buffered() {
+            return Some(line);
+        }
+        let read = self.stdout.as_ref()?.try_read(&mut self.chunk);
+        match read {
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => None,
+            read => self.take_read(read),
+        }
+    }
+
+    /// The next complete line in the buffer; a broken one ends the stream.
+    fn buffered(&mut self) -> Option<Result<String, Fault>> {
+        let line = self.lines.next_line()?;
+        Some(line.map_err(|e| {
+            self.stdout = None;
+            self.lines = LineBuffer::with_max_len(MAX_LINE_LEN);
+            line_fault(e)
+        }))
+    }
+
+    /// Takes the result of one read of stdout into the buffer and returns the next line, if
+    /// one is complete. End of file (or a read error) ends the stream, completing a last line
+    /// that has no line end.
+    fn take_read(&mut self, read: std::io::Result<usize>) -> Option<Result<String, Fault>> {
+        match read {
+            Ok(n) if n > 0 => {
+                self.lines.push(&self.chunk[..n]);
+                self.buffered()
+            }
+            _ => {
+                self.stdout = None;
+                self.lines.finish().map(|line| line.map_err(line_fault))
+            }
+        }
+    }
+
+    /// Reads what is left on stdout until a line is complete or the stream ends.
+    async fn rest(&mut self) -> Option<Result<String, Fault>> {
+        while let Some(stdout) = self.stdout.as_mut() {
+            let read = stdout.read(&mut self.chunk).await;
+            if let Some(line) = self.take_read(read) {
+                return Some(line);
+            }
+        }
+        None
+    }
+
+    /// The fault once stdout has ended: the bot exited or closed it. The exit status gets a
+    /// moment to arrive.
+    async fn closed(&mut self) -> Fault {
+        let status = tokio::time::timeout(Duration::from_millis(200), self.child.wait()).await;
+        let detail = match status {
+            Ok(Ok(status)) => format!("exited ({status})"),
+            _ => "closed its stdout".to_string(),
+        };
+        Fault::new(FaultKind::Crash, detail)
     }
 
     /// Waits until the process exits and says how (for drivers that read the bot elsewhere
@@ -195,11 +278,6 @@ impl BotProcess {
             Ok(status) => format!("exited ({status})"),
             Err(e) => format!("exited ({e})"),
         }
-    }
-
-    /// A line the bot already wrote, without waiting; `None` if there is none (yet).
-    pub fn try_read_line(&mut self) -> Option<Result<String, Fault>> {
-        self.lines.try_recv().ok()
     }
 
     fn exit_fault(&mut self, detail: String) -> Fault {
@@ -345,38 +423,6 @@ async fn reap_group(pgid: u32) {
             return; // ECHILD: nothing of that group is our child any more
         }
         tokio::time::sleep(Duration::from_millis(5)).await;
-    }
-}
-
-/// Reads a bot's output (its stdout, or a socket) into bounded lines. An over-long line or bytes
-/// that are not UTF-8 end the stream with a fault: the bot is broken and will be killed.
-pub(super) async fn read_lines<R>(mut stdout: R, tx: mpsc::Sender<LineResult>)
-where
-    R: tokio::io::AsyncRead + Unpin,
-{
-    let mut buffer = LineBuffer::with_max_len(MAX_LINE_LEN);
-    let mut chunk = vec![0u8; 8192];
-    loop {
-        while let Some(line) = buffer.next_line() {
-            let item = line.map_err(|e| match e {
-                LineError::TooLong { .. } => Fault::new(
-                    FaultKind::LineTooLong,
-                    format!("a line longer than {MAX_LINE_LEN} bytes"),
-                ),
-                LineError::InvalidUtf8 { .. } => {
-                    Fault::new(FaultKind::Garbage, "output that is not UTF-8")
-                }
-                other => Fault::new(FaultKind::Garbage, other.to_string()),
-            });
-            let fatal = item.is_err();
-            if tx.send(item).await.is_err() || fatal {
-                return;
-            }
-        }
-        match stdout.read(&mut chunk).await {
-            Ok(0) | Err(_) => return,
-            Ok(n) => buffer.push(&chunk[..n]),
-        }
     }
 }
 

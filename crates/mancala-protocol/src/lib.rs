@@ -45,7 +45,7 @@ use std::fmt;
 
 pub use from_bot::{FromBot, IdKey, Info, OptionDecl, OptionKind, OptionValueError, Score};
 pub use line::{LineBuffer, LineError, MAX_LINE_LEN};
-pub use to_bot::{GoLimits, PositionStart, ToBot};
+pub use to_bot::{GoLimits, PositionLine, PositionStart, ToBot};
 
 use mancala_rules::ParseMoveError;
 

@@ -1,6 +1,6 @@
 //! Messages from the arena to a bot ([`ToBot`]): parsed by bots, written by the arena.
 
-use std::fmt;
+use std::fmt::{self, Write as _};
 use std::str::FromStr;
 
 use super::{
@@ -259,25 +259,38 @@ impl fmt::Display for ToBot {
                     None => Ok(()),
                 }
             }
-            ToBot::Position { start, moves } => {
-                f.write_str("position ")?;
-                match start {
-                    PositionStart::Startpos => f.write_str("startpos")?,
-                    PositionStart::State(s) => OneLine(s).fmt(f)?,
-                }
-                if !moves.is_empty() {
-                    f.write_str(" moves")?;
-                    for m in moves {
-                        write!(f, " {m}")?;
-                    }
-                }
-                Ok(())
-            }
+            ToBot::Position { start, moves } => PositionLine { start, moves }.fmt(f),
             ToBot::Go(limits) => limits.fmt(f),
             ToBot::Stop => f.write_str("stop"),
             ToBot::Quit => f.write_str("quit"),
             ToBot::Unknown(line) => OneLine(line).fmt(f),
         }
+    }
+}
+
+/// A `position` line borrowed from the caller's game, so that the arena sends the position
+/// before every `go` without copying the game into a [`ToBot::Position`] first. The writer of
+/// both.
+pub struct PositionLine<'a> {
+    pub start: &'a PositionStart,
+    pub moves: &'a [Move],
+}
+
+impl fmt::Display for PositionLine<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("position ")?;
+        match self.start {
+            PositionStart::Startpos => f.write_str("startpos")?,
+            PositionStart::State(s) => OneLine(s).fmt(f)?,
+        }
+        if !self.moves.is_empty() {
+            f.write_str(" moves")?;
+            for m in self.moves {
+                f.write_char(' ')?;
+                m.fmt(f)?;
+            }
+        }
+        Ok(())
     }
 }
 

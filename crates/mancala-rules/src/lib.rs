@@ -18,7 +18,7 @@
 //! assert_eq!(pos.store(Side::South), 1);
 //! ```
 
-use std::fmt;
+use std::fmt::{self, Write as _};
 use std::ops::Deref;
 use std::str::FromStr;
 
@@ -155,6 +155,9 @@ impl FromStr for Move {
 impl fmt::Display for Move {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            // One digit without the integer formatter: the arena writes every move of the game
+            // before each `go`.
+            Move::Pit(n @ 0..=9) => f.write_char(char::from(b'0' + n)),
             Move::Pit(n) => write!(f, "{n}"),
             Move::Swap => f.write_str("swap"),
         }
