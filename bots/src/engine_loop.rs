@@ -1,19 +1,23 @@
 //! The protocol loop every bundled bot runs: the search is a [`Bot`], this module does the
 //! talking (docs/protocol.md).
 //!
-//! A reader thread turns stdin into messages and raises the stop signal the moment `stop` (or a
-//! `quit` after a `go` without a clock limit) arrives, so a search in progress can end at once;
-//! the main thread handles the messages in order and runs the search. The signal names the `go`
-//! it ends, because the reader reads ahead of the main thread. The whole game is resent before
-//! every `go`, so the loop keeps no game state beyond the current ruleset and seed.
+//! One thread does everything: between searches it waits in `read` on stdin, and while it
+//! searches, [`Search::stopped`] looks at stdin (a `poll` with no wait, at most once a
+//! millisecond) for a `stop`, or a `quit` after a `go` without a clock limit, so a search in
+//! progress can end at once. Lines read during a search are handled after it, in order. There is
+//! no reader thread: an answer costs the bot one read and one write, not a hand-off between
+//! threads. The whole game is resent before every `go`, so the loop keeps no game state beyond
+//! the current ruleset and seed.
 
-use std::io::{BufRead, Write};
+use std::cell::{Cell, RefCell};
+use std::collections::VecDeque;
+use std::io::{Read, Write};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use mancala_protocol::{FromBot, GoLimits, IdKey, Info, OptionDecl, PositionStart, ToBot};
+use mancala_protocol::{
+    FromBot, GoLimits, IdKey, Info, LineBuffer, OptionDecl, PositionStart, ToBot,
+};
 use mancala_rules::{Move, Position, Ruleset};
 
 /// A search algorithm behind the protocol.
@@ -40,11 +44,13 @@ pub struct Search<'a> {
     pub limits: GoLimits,
     pub started: Instant,
     /// The number of the last `go` that a `stop` or `quit` ended; this search is `go` number
-    /// `go_number`. (The reader reads ahead, so a flag alone would let a `quit` queued behind a
-    /// later `go` stop an earlier search.)
+    /// `go_number`. (Tests and benchmarks stop a search by storing 1 here.)
     stop: &'a AtomicU64,
     go_number: u64,
     out: &'a mut dyn Write,
+    /// stdin, when searching inside the protocol loop, and when to look at it next.
+    input: Option<&'a RefCell<Input>>,
+    next_look: Cell<Instant>,
 }
 
 impl<'a> Search<'a> {
@@ -57,13 +63,31 @@ impl<'a> Search<'a> {
             stop,
             go_number: 1,
             out,
+            input: None,
+            next_look: Cell::new(Instant::now()),
         }
     }
 
-    /// True once `stop` or `quit` arrived: answer now with the best move so far.
+    /// True once `stop` or `quit` arrived: answer now with the best move so far. Reads stdin
+    /// without waiting at most once a millisecond; searches call this every few hundred nodes.
     #[inline]
     pub fn stopped(&self) -> bool {
-        self.stop.load(Ordering::Relaxed) == self.go_number
+        if self.stop.load(Ordering::Relaxed) == self.go_number {
+            return true;
+        }
+        let Some(input) = self.input else {
+            return false;
+        };
+        let now = Instant::now();
+        if now < self.next_look.get() {
+            return false;
+        }
+        self.next_look.set(now + LOOK_EVERY);
+        let stop = input.borrow_mut().look_for_stop();
+        if stop {
+            self.stop.store(self.go_number, Ordering::Relaxed);
+        }
+        stop
     }
 
     /// Sends an `info` line.
@@ -97,46 +121,109 @@ impl<'a> Search<'a> {
     }
 }
 
+/// How often a search looks at stdin for `stop`: the longest a `stop` waits to be seen.
+const LOOK_EVERY: Duration = Duration::from_millis(1);
+
+/// stdin as messages, read by the thread that searches.
+struct Input {
+    lines: LineBuffer,
+    /// Messages read but not handled yet, in order.
+    pending: VecDeque<ToBot>,
+    /// stdin ended (end of input is a `quit`).
+    ended: bool,
+    /// Whether the `go` being searched had a clock limit: a `quit` read during it lets the
+    /// search run out its (short) budget, so `go movetime 100` + `quit` piped in at once still
+    /// thinks for 100 ms. During any other search `quit` ends it at once.
+    timed: bool,
+}
+
+impl Input {
+    fn new() -> Input {
+        Input {
+            lines: LineBuffer::new(),
+            pending: VecDeque::new(),
+            ended: false,
+            timed: false,
+        }
+    }
+
+    /// The next message, waiting for it; `Quit` at end of input.
+    fn next(&mut self) -> ToBot {
+        loop {
+            if let Some(msg) = self.pending.pop_front() {
+                return msg;
+            }
+            if self.ended {
+                return ToBot::Quit;
+            }
+            self.read();
+        }
+    }
+
+    /// One `read` of stdin (it waits if nothing is there), its lines parsed into `pending`.
+    fn read(&mut self) {
+        let mut chunk = [0u8; 8192];
+        match std::io::stdin().lock().read(&mut chunk) {
+            Ok(n) if n > 0 => self.lines.push(&chunk[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            _ => {
+                self.ended = true;
+                if let Some(line) = self.lines.finish() {
+                    self.take(line);
+                }
+            }
+        }
+        while let Some(line) = self.lines.next_line() {
+            self.take(line);
+        }
+    }
+
+    fn take(&mut self, line: Result<String, mancala_protocol::LineError>) {
+        let msg = match line {
+            Ok(text) => ToBot::parse(&text)
+                .unwrap_or_else(|err| ToBot::Unknown(format!("(malformed: {err})"))),
+            Err(err) => ToBot::Unknown(format!("(unreadable: {err})")),
+        };
+        self.pending.push_back(msg);
+    }
+
+    /// Whether the search under way must stop: a `stop` (or, after an untimed `go`, a `quit` or
+    /// the end of input) waiting, or arriving now, before the next `go`.
+    fn look_for_stop(&mut self) -> bool {
+        while !self.ended && stdin_ready() {
+            self.read();
+        }
+        let mut next_go = false;
+        let stop = self.pending.iter().any(|msg| {
+            next_go |= matches!(msg, ToBot::Go(_));
+            !next_go && (matches!(msg, ToBot::Stop) || (!self.timed && matches!(msg, ToBot::Quit)))
+        });
+        stop || (!next_go && self.ended && !self.timed)
+    }
+}
+
+/// Whether stdin has something to read now (data or its end), without waiting.
+#[cfg(unix)]
+fn stdin_ready() -> bool {
+    let mut fd = libc::pollfd {
+        fd: libc::STDIN_FILENO,
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    // SAFETY: poll(2) on one pollfd we own, with a zero timeout.
+    unsafe { libc::poll(&mut fd, 1, 0) > 0 }
+}
+
+/// Elsewhere stdin is not looked at during a search: `stop` is read when it ends.
+#[cfg(not(unix))]
+fn stdin_ready() -> bool {
+    false
+}
+
 /// Runs the protocol on stdin/stdout until `quit` or end of input.
 pub fn run(bot: &mut dyn Bot) {
-    let stop = Arc::new(AtomicU64::new(0));
-    let (tx, rx) = mpsc::channel::<ToBot>();
-    let reader_stop = stop.clone();
-    std::thread::spawn(move || {
-        let stdin = std::io::stdin();
-        // Whether the last `go` had a clock limit: a `quit` read after it lets that search run
-        // out its (short) budget, so `go movetime 100` + `quit` piped in at once still thinks
-        // for 100 ms. After any other `go`, `quit` ends the search at once.
-        let mut timed = false;
-        let mut gos: u64 = 0;
-        for line in stdin.lock().split(b'\n') {
-            let Ok(bytes) = line else { break };
-            let text = String::from_utf8_lossy(&bytes);
-            let msg = match ToBot::parse(&text) {
-                Ok(msg) => msg,
-                Err(err) => ToBot::Unknown(format!("(malformed: {err})")),
-            };
-            match &msg {
-                ToBot::Go(limits) => {
-                    timed = limits.movetime.is_some() || limits.time.is_some();
-                    gos += 1;
-                }
-                ToBot::Stop => reader_stop.store(gos, Ordering::SeqCst),
-                ToBot::Quit if !timed => reader_stop.store(gos, Ordering::SeqCst),
-                _ => {}
-            }
-            let quit = matches!(msg, ToBot::Quit);
-            if tx.send(msg).is_err() || quit {
-                return;
-            }
-        }
-        // End of input is a quit.
-        if !timed {
-            reader_stop.store(gos, Ordering::SeqCst);
-        }
-        let _ = tx.send(ToBot::Quit);
-    });
-
+    let stop = AtomicU64::new(0);
+    let input = RefCell::new(Input::new());
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     let mut ruleset: Ruleset = Ruleset::default();
@@ -146,7 +233,8 @@ pub fn run(bot: &mut dyn Bot) {
         let _ = writeln!(out, "{msg}");
         let _ = out.flush();
     };
-    while let Ok(msg) = rx.recv() {
+    loop {
+        let msg = input.borrow_mut().next();
         match msg {
             ToBot::Mancala => {
                 say(
@@ -188,6 +276,7 @@ pub fn run(bot: &mut dyn Bot) {
             ToBot::Position { start, moves } => position = build_position(ruleset, &start, &moves),
             ToBot::Go(limits) => {
                 gos += 1;
+                input.borrow_mut().timed = limits.movetime.is_some() || limits.time.is_some();
                 let mv = match &position {
                     Ok(pos) if !pos.is_over() => {
                         let mut search = Search {
@@ -196,6 +285,8 @@ pub fn run(bot: &mut dyn Bot) {
                             stop: &stop,
                             go_number: gos,
                             out: &mut out,
+                            input: Some(&input),
+                            next_look: Cell::new(Instant::now()),
                         };
                         bot.think(pos, &mut search)
                     }
