@@ -228,6 +228,7 @@ pub fn run(bot: &mut dyn Bot) {
     let mut out = stdout.lock();
     let mut ruleset: Ruleset = Ruleset::default();
     let mut position: Result<Position, String> = Ok(Position::new(ruleset));
+    let mut game = Game::default();
     let mut gos: u64 = 0;
     let say = |out: &mut dyn Write, msg: FromBot| {
         let _ = writeln!(out, "{msg}");
@@ -273,7 +274,7 @@ pub fn run(bot: &mut dyn Bot) {
                 }
                 Err(err) => say(&mut out, info_string(format!("newgame: {err}"))),
             },
-            ToBot::Position { start, moves } => position = build_position(ruleset, &start, &moves),
+            ToBot::Position { start, moves } => position = game.position(ruleset, start, moves),
             ToBot::Go(limits) => {
                 gos += 1;
                 input.borrow_mut().timed = limits.movetime.is_some() || limits.time.is_some();
@@ -314,22 +315,46 @@ fn info_string(text: String) -> FromBot {
     })
 }
 
-fn build_position(
-    ruleset: Ruleset,
-    start: &PositionStart,
-    moves: &[Move],
-) -> Result<Position, String> {
-    let mut pos = match start {
-        PositionStart::Startpos => Position::new(ruleset),
-        PositionStart::State(state) => {
-            Position::from_state(ruleset, state).map_err(|e| e.to_string())?
+/// The last position received, kept so that the next one, the same game a sow or two later,
+/// costs only its new sows instead of a replay of the whole game.
+#[derive(Default)]
+struct Game {
+    last: Option<(Ruleset, PositionStart, Vec<Move>, Position)>,
+}
+
+impl Game {
+    fn position(
+        &mut self,
+        ruleset: Ruleset,
+        start: PositionStart,
+        moves: Vec<Move>,
+    ) -> Result<Position, String> {
+        let (mut pos, played) = match self.last.take() {
+            Some((r, s, m, pos))
+                if r == ruleset
+                    && s == start
+                    && moves.len() >= m.len()
+                    && moves.starts_with(&m) =>
+            {
+                (pos, m.len())
+            }
+            _ => {
+                let pos = match &start {
+                    PositionStart::Startpos => Position::new(ruleset),
+                    PositionStart::State(state) => {
+                        Position::from_state(ruleset, state).map_err(|e| e.to_string())?
+                    }
+                };
+                (pos, 0)
+            }
+        };
+        for (i, &mv) in moves.iter().enumerate().skip(played) {
+            pos.play(mv)
+                .map_err(|e| format!("move {} (`{mv}`): {e}", i + 1))?;
         }
-    };
-    for (i, &mv) in moves.iter().enumerate() {
-        pos.play(mv)
-            .map_err(|e| format!("move {} (`{mv}`): {e}", i + 1))?;
+        self.last = Some((ruleset, start, moves, pos.clone()));
+        Ok(pos)
     }
-    Ok(pos)
 }
 
 #[cfg(test)]
@@ -347,6 +372,36 @@ mod tests {
         Search::new(limits, &stop, &mut out)
             .time_budget()
             .map(|d| d.as_millis() as u64)
+    }
+
+    #[test]
+    fn a_position_extending_the_last_one_equals_a_full_replay() {
+        let ruleset = Ruleset::default();
+        let mut played = Vec::new();
+        let mut pos = Position::new(ruleset);
+        while let Some(&mv) = pos.legal_moves().first() {
+            played.push(mv);
+            pos.play(mv).unwrap();
+        }
+        let mut game = Game::default();
+        for n in [0, 1, 3, 3, 7, 2, played.len()] {
+            let moves = played[..n].to_vec();
+            let got = game.position(ruleset, PositionStart::Startpos, moves.clone());
+            let mut want = Position::new(ruleset);
+            for &mv in &moves {
+                want.play(mv).unwrap();
+            }
+            assert_eq!(got.map(|p| p.to_string()), Ok(want.to_string()), "{n} sows");
+        }
+        // Another ruleset with the same moves is a new game, and a bad move is reported.
+        let oware: Ruleset = "oware".parse().unwrap();
+        let got = game.position(oware, PositionStart::Startpos, played[..2].to_vec());
+        let mut want = Position::new(oware);
+        want.play(played[0]).unwrap();
+        want.play(played[1]).unwrap();
+        assert_eq!(got.map(|p| p.to_string()), Ok(want.to_string()));
+        let bad = game.position(ruleset, PositionStart::Startpos, vec![Move::Pit(9)]);
+        assert!(bad.is_err_and(|e| e.starts_with("move 1")));
     }
 
     #[test]
