@@ -1,21 +1,22 @@
-//! The harness's own cost (issue 4): how much time the arena adds per sow beyond a bare pipe
-//! round trip, games per second at concurrency 1 and 2 with instant bots, and time forfeits at
-//! 10 ms per sow.
+//! The harness's own cost (issue 20): the arena's and the bots' CPU time per sow against a bare
+//! C pipe round trip measured in the same moments, wall time per sow at concurrency 1 and 2
+//! against the same run's round trip, and time forfeits at 10 ms per sow.
 //!
-//! `cargo bench --bench harness` (needs `cargo build --release --workspace` first for the bots).
-//! Set `HARNESS_GAMES` to change the size of the forfeit run (default 10,000 games).
+//! `cargo bench --bench harness` (needs `cargo build --release --workspace` first for the arena
+//! and the bots, and a C compiler for `benches/c/pingpong.c`). Set `HARNESS_WINDOWS` (default 5),
+//! `HARNESS_GAMES` (the forfeit run, default 10,000 games) and `HARNESS_ARENA` (another build's
+//! `arena` binary, with its bundled bots beside it, to measure it the same way).
 //!
-//! The arena's turnaround is measured from the bots' side: this binary re-runs itself as a
-//! minimal single-threaded bot (`ARENA_BENCH_BOT=1`) that logs, on a monotonic clock shared by all
-//! processes, when it wrote each `bestmove` and when the next `go` arrived. The gap from one
-//! bot's `bestmove` to the next `go` either bot receives is the arena's cost per sow (two pipe
-//! transfers, reading, refereeing, writing), the quantity the issue compares with a bare round
-//! trip (also two pipe transfers).
+//! Method: `arena run` with the bundled random bot (it answers at once) plays a long match at
+//! concurrency 1 in a process of its own. The benchmark samples, over windows of 4 s, the CPU
+//! time (`/proc/PID/task/*/schedstat`, nanoseconds, every thread) of the arena and of its bots,
+//! and the sows finished (from `games.csv`); between windows it stops the arena (`SIGSTOP`; the
+//! bots wait in `read`) and runs the C ping-pong for 2 s, so each ratio compares figures taken
+//! moments apart on a machine whose syscall and wake-up costs drift.
 
-use std::io::{BufRead, BufReader, Write};
-use std::path::PathBuf;
-use std::process::{Command, Stdio};
-use std::time::Instant;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
 
 use mancala_arena::engine::FaultKind;
 use mancala_arena::engine::{BotSpec, Program};
@@ -34,40 +35,265 @@ fn release_dir() -> PathBuf {
         .to_path_buf()
 }
 
-/// Median round trip of one line through `cat` over pipes (blocking I/O, no async runtime).
-fn pipe_round_trip_us(lines: usize) -> f64 {
-    let mut child = Command::new("cat")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("cat");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
-    let mut line = String::new();
-    let msg = b"position startpos moves 3 6 1 2 4 5 6 1 2 3\n";
-    // Warm up.
-    for _ in 0..100 {
-        stdin.write_all(msg).unwrap();
-        stdin.flush().unwrap();
-        line.clear();
-        stdout.read_line(&mut line).unwrap();
+/// One C ping-pong sample: round trips, wall seconds, CPU seconds of both processes.
+struct PingPong {
+    trips: f64,
+    wall: f64,
+    cpu: f64,
+}
+
+impl PingPong {
+    fn cpu_us(&self) -> f64 {
+        self.cpu / self.trips * 1e6
     }
-    // The median of single round trips: robust to the other load on a shared machine, like the
-    // median turnaround it is compared with.
-    let mut samples = Vec::with_capacity(lines);
-    for _ in 0..lines {
+    fn wall_us(&self) -> f64 {
+        self.wall / self.trips * 1e6
+    }
+}
+
+/// Builds `benches/c/pingpong.c` with the system compiler; `None` (and the reason printed) if
+/// there is none.
+fn build_pingpong() -> Option<PathBuf> {
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/c/pingpong.c");
+    let out = release_dir().join("pingpong");
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    match Command::new(&cc)
+        .arg("-O2")
+        .arg("-o")
+        .arg(&out)
+        .arg(&source)
+        .status()
+    {
+        Ok(s) if s.success() => Some(out),
+        other => {
+            println!(
+                "skipped the C round trip: `{cc}` could not build {} ({other:?})",
+                source.display()
+            );
+            None
+        }
+    }
+}
+
+fn pingpong(bin: &Path, seconds: f64) -> PingPong {
+    let out = Command::new(bin)
+        .arg(seconds.to_string())
+        .output()
+        .expect("pingpong");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let f: Vec<f64> = text
+        .split_whitespace()
+        .map(|w| w.parse().expect("a number"))
+        .collect();
+    assert_eq!(f.len(), 4, "pingpong printed `{text}`");
+    PingPong {
+        trips: f[0],
+        wall: f[1],
+        cpu: f[2] + f[3],
+    }
+}
+
+/// Nanoseconds of CPU time used so far by every thread of `pid` (0 once it is gone).
+fn cpu_ns(pid: u32) -> u64 {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return 0;
+    };
+    tasks
+        .flatten()
+        .filter_map(|t| std::fs::read_to_string(t.path().join("schedstat")).ok())
+        .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+        .sum()
+}
+
+/// The processes whose parent is `pid`: the arena's bots.
+fn children(pid: u32) -> Vec<u32> {
+    let mut kids = Vec::new();
+    for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
+        let Some(child) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{child}/stat")) else {
+            continue;
+        };
+        let Some(after_name) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
+            continue;
+        };
+        if after_name.split_whitespace().nth(1) == Some(&pid.to_string()) {
+            kids.push(child);
+        }
+    }
+    kids
+}
+
+/// Sows of the games finished so far in a run folder.
+fn sows_done(dir: &Path) -> u64 {
+    read_games(dir)
+        .map(|rows| rows.iter().map(|r| u64::from(r.sows)).sum())
+        .unwrap_or(0)
+}
+
+/// A long `arena run` of two instant bots in a process of its own.
+struct ArenaRun {
+    child: Child,
+    dir: PathBuf,
+}
+
+impl ArenaRun {
+    fn start(concurrency: usize) -> ArenaRun {
+        let arena = std::env::var_os("HARNESS_ARENA")
+            .map_or_else(|| release_dir().join("arena"), PathBuf::from);
+        assert!(
+            arena.exists(),
+            "build first: cargo build --release --workspace"
+        );
+        let dir = std::env::temp_dir().join(format!(
+            "arena-bench-cpu-{concurrency}-{}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        let child = Command::new(arena)
+            .args([
+                "run",
+                "--bot",
+                "name=a",
+                "bundled=random",
+                "--bot",
+                "name=b",
+                "bundled=random",
+            ])
+            .args([
+                "--pairs",
+                "1000000",
+                "--concurrency",
+                &concurrency.to_string(),
+                "--quiet",
+            ])
+            .arg("--out")
+            .arg(&dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("arena run");
+        let run = ArenaRun { child, dir };
         let started = Instant::now();
-        stdin.write_all(msg).unwrap();
-        stdin.flush().unwrap();
-        line.clear();
-        stdout.read_line(&mut line).unwrap();
-        samples.push(started.elapsed().as_secs_f64() * 1e6);
+        while sows_done(&run.dir) == 0 {
+            assert!(
+                started.elapsed() < Duration::from_secs(30),
+                "the arena run did not start"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        run
     }
-    samples.sort_by(f64::total_cmp);
-    let us = samples[lines / 2];
-    drop(stdin);
-    let _ = child.wait();
-    us
+
+    fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    fn signal(&self, signal: libc::c_int) {
+        // SAFETY: kill(2) on our own child; no memory is involved.
+        unsafe { libc::kill(self.pid() as libc::pid_t, signal) };
+    }
+
+    /// CPU used over `window` by the arena and by its bots, and the sows finished meanwhile.
+    fn window(&self, window: Duration) -> (f64, f64, u64, f64) {
+        let bots = children(self.pid());
+        let bots_cpu = || bots.iter().map(|&b| cpu_ns(b)).sum::<u64>();
+        let (a0, b0, s0, t0) = (
+            cpu_ns(self.pid()),
+            bots_cpu(),
+            sows_done(&self.dir),
+            Instant::now(),
+        );
+        std::thread::sleep(window);
+        let (a1, b1, s1) = (cpu_ns(self.pid()), bots_cpu(), sows_done(&self.dir));
+        let wall = t0.elapsed().as_secs_f64();
+        (
+            (a1 - a0) as f64 * 1e-9,
+            (b1 - b0) as f64 * 1e-9,
+            s1 - s0,
+            wall,
+        )
+    }
+}
+
+impl Drop for ArenaRun {
+    fn drop(&mut self) {
+        self.signal(libc::SIGCONT);
+        self.signal(libc::SIGTERM);
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// The CPU windows at concurrency 1, each followed by a C ping-pong.
+fn cpu_per_sow(pingpong_bin: Option<&Path>, windows: usize) {
+    println!("CPU per sow, concurrency 1, instant bundled random bots; each line one 4 s window, then 2 s of C ping-pong with the arena stopped:");
+    let arena = ArenaRun::start(1);
+    let mut ratios = Vec::new();
+    for _ in 0..windows {
+        let (arena_cpu, bots_cpu, sows, wall) = arena.window(Duration::from_secs(4));
+        let (a, b, w) = (
+            arena_cpu / sows as f64 * 1e6,
+            bots_cpu / sows as f64 * 1e6,
+            wall / sows as f64 * 1e6,
+        );
+        let Some(bin) = pingpong_bin else {
+            println!(
+                "  {sows} sows: arena {a:.2} us CPU/sow, bots {b:.2} us CPU/go, wall {w:.2} us/sow"
+            );
+            continue;
+        };
+        arena.signal(libc::SIGSTOP);
+        let c = pingpong(bin, 2.0);
+        arena.signal(libc::SIGCONT);
+        let (rt_cpu, rt_wall) = (c.cpu_us(), c.wall_us());
+        ratios.push((a / rt_cpu, b / rt_cpu, w / rt_wall));
+        println!(
+            "  {sows} sows: arena {a:.2} us CPU/sow = {:.2}x, bots {b:.2} us CPU/go = {:.2}x the C round trip's {rt_cpu:.2} us CPU (both processes); wall {w:.2} us/sow = {:.2}x its {rt_wall:.2} us",
+            a / rt_cpu,
+            b / rt_cpu,
+            w / rt_wall
+        );
+    }
+    if !ratios.is_empty() {
+        let median = |f: fn(&(f64, f64, f64)) -> f64| {
+            let mut v: Vec<f64> = ratios.iter().map(f).collect();
+            v.sort_by(f64::total_cmp);
+            v[v.len() / 2]
+        };
+        println!(
+            "  median of {} windows: arena {:.2}x, bots {:.2}x the round trip's CPU; wall {:.2}x its wall",
+            ratios.len(),
+            median(|r| r.0),
+            median(|r| r.1),
+            median(|r| r.2)
+        );
+    }
+}
+
+/// Wall time per sow at `concurrency` against the round trip measured just after.
+fn wall_per_sow(pingpong_bin: Option<&Path>, concurrency: usize) {
+    let arena = ArenaRun::start(concurrency);
+    let (_, _, sows, wall) = arena.window(Duration::from_secs(4));
+    drop(arena);
+    let per_sow = wall / sows as f64 * 1e6;
+    let per_worker = per_sow * concurrency as f64;
+    let rt = pingpong_bin.map(|bin| pingpong(bin, 2.0).wall_us());
+    let vs = |us: f64| {
+        rt.map_or(String::new(), |rt| {
+            format!(" = {:.2}x the round trip's {rt:.2} us", us / rt)
+        })
+    };
+    println!(
+        "concurrency {concurrency}: {sows} sows in {wall:.1} s: {per_sow:.2} us wall per sow{}; {per_worker:.2} us per sow per worker{}",
+        vs(per_sow),
+        vs(per_worker)
+    );
 }
 
 fn config(pairs: u32, movetime: Option<u64>) -> RunConfig {
@@ -122,11 +348,6 @@ fn play_in(cfg: &RunConfig, concurrency: usize, tag: &str) -> (std::path::PathBu
     (dir, started.elapsed().as_secs_f64())
 }
 
-/// Plays the run and returns its logs folder (kept for the caller).
-fn play_keep_logs(cfg: &RunConfig, concurrency: usize) -> std::path::PathBuf {
-    play_in(cfg, concurrency, "logs").0.join("logs")
-}
-
 /// Plays the run and returns (games, sows, wall seconds, time forfeits).
 fn play(cfg: &RunConfig, concurrency: usize) -> (usize, u64, f64, usize) {
     let (dir, wall) = play_in(cfg, concurrency, &format!("{concurrency}-{}", cfg.pairs));
@@ -140,125 +361,16 @@ fn play(cfg: &RunConfig, concurrency: usize) -> (usize, u64, f64, usize) {
     (rows.len(), sows, wall, timeouts)
 }
 
-/// Nanoseconds on CLOCK_MONOTONIC, comparable across processes.
-fn now_ns() -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: clock_gettime writes into the timespec we own.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
-    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
-}
-
-/// The minimal bot: blocking reads on one thread, the first legal move, timestamps on stderr.
-fn null_bot() {
-    use mancala_arena::rules::{Move, Position, Ruleset};
-    let stdin = std::io::stdin();
-    let mut out = std::io::stdout().lock();
-    let mut err = std::io::stderr().lock();
-    let mut ruleset = Ruleset::default();
-    let mut pos = Position::new(ruleset);
-    // Kept in memory and written at the end: writing to stderr per sow would wake the arena
-    // (which drains the bot's stderr) in the middle of the measurement.
-    let mut stamps: Vec<(u64, u64)> = Vec::new();
-    let mut flush_stamps = |stamps: &mut Vec<(u64, u64)>| {
-        for (g, b) in stamps.drain(..) {
-            writeln!(err, "G {g}\nB {b}").unwrap();
-        }
-    };
-    for line in stdin.lock().lines() {
-        let Ok(line) = line else { break };
-        let mut words = line.split_whitespace();
-        match words.next() {
-            Some("mancala") => writeln!(out, "id name null\nmancalaok").unwrap(),
-            Some("isready") => writeln!(out, "readyok").unwrap(),
-            Some("newgame") => {
-                ruleset = words
-                    .next()
-                    .and_then(|r| r.parse().ok())
-                    .unwrap_or_default()
-            }
-            Some("position") => {
-                pos = Position::new(ruleset);
-                for w in words.skip(2) {
-                    if let Ok(mv) = w.parse::<Move>() {
-                        pos.play_unchecked(mv);
-                    }
-                }
-            }
-            Some("go") => {
-                let got_go = now_ns();
-                let mv = pos.legal_moves()[0];
-                // Stamped before the write: the pipe transfer belongs to the turnaround.
-                let answered = now_ns();
-                writeln!(out, "bestmove {mv}").unwrap();
-                out.flush().unwrap();
-                stamps.push((got_go, answered));
-                continue;
-            }
-            Some("quit") => break,
-            _ => {}
-        }
-        out.flush().unwrap();
-    }
-    flush_stamps(&mut stamps);
-}
-
-/// Turnarounds (µs) from the bots' logs: each `bestmove` to the next `go` of either bot.
-fn turnarounds(logs: &std::path::Path) -> Vec<f64> {
-    let mut events: Vec<(u64, bool)> = Vec::new();
-    for entry in std::fs::read_dir(logs).unwrap() {
-        let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
-        for line in text.lines() {
-            // A bot killed while writing its stamps leaves a torn last line: skip it.
-            if let Some((kind, Ok(t))) = line.split_once(' ').map(|(k, t)| (k, t.parse())) {
-                events.push((t, kind == "B"));
-            }
-        }
-    }
-    events.sort();
-    events
-        .windows(2)
-        .filter(|w| w[0].1 && !w[1].1)
-        .map(|w| (w[1].0 - w[0].0) as f64 / 1000.0)
-        .collect()
-}
-
 fn main() {
-    if std::env::var_os("ARENA_BENCH_BOT").is_some() {
-        null_bot();
-        return;
-    }
     mancala_arena::engine::become_subreaper();
-    let rtt = pipe_round_trip_us(20_000);
-    println!("bare pipe round trip (cat, blocking), median: {rtt:.1} us");
-    let mut cfg = config(500, None);
-    let me = std::env::current_exe().unwrap();
-    for p in &mut cfg.players {
-        p.program = Program::Shell {
-            command: format!("ARENA_BENCH_BOT=1 exec {}", me.display()),
-        };
-    }
-    let logs = play_keep_logs(&cfg, 1);
-    let mut t = turnarounds(&logs);
-    let _ = std::fs::remove_dir_all(logs.parent().expect("run folder"));
-    t.sort_by(f64::total_cmp);
-    let median = t[t.len() / 2];
-    println!(
-        "arena turnaround per sow (bestmove written -> next go read, {} sows, concurrency 1): median {median:.1} us, p90 {:.1} us = {:.2}x the bare round trip",
-        t.len(),
-        t[t.len() * 9 / 10],
-        median / rtt
-    );
+    let pingpong_bin = build_pingpong();
+    let windows = std::env::var("HARNESS_WINDOWS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(5);
+    cpu_per_sow(pingpong_bin.as_deref(), windows);
     for concurrency in [1, 2] {
-        let (games, sows, wall, _) = play(&config(500, None), concurrency);
-        let per_sow_us = wall * 1e6 / sows as f64 * concurrency as f64;
-        println!(
-            "concurrency {concurrency}: {games} games, {sows} sows in {wall:.2} s = {:.0} games/s; {per_sow_us:.1} us per sow per worker ({:.2}x the bare round trip)",
-            games as f64 / wall,
-            per_sow_us / rtt
-        );
+        wall_per_sow(pingpong_bin.as_deref(), concurrency);
     }
     let games: u32 = std::env::var("HARNESS_GAMES")
         .ok()
