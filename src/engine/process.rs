@@ -1,8 +1,9 @@
 //! The operating-system side of a bot: its own process group, piped stdin/stdout, stderr copied
 //! to the player's capped log ([`BotLog`]), and stdout split into bounded lines by the caller's
-//! own task, so that an answer costs one wait and one read (no reader task, no channel). Every live bot's pid is registered, so that processes a bot left behind outside its
-//! process group (a double fork, `setsid`), which the kernel re-parents to the arena (a child
-//! subreaper), can be told apart and killed when a bot's life ends ([`kill_orphans`]).
+//! own task, so that an answer costs one wait and one read (no reader task, no channel). Every
+//! live bot's pid is registered, so that processes a bot left behind outside its process group
+//! (a double fork, `setsid`), which the kernel re-parents to the arena (a child subreaper), can
+//! be told apart and killed when a bot's life ends ([`kill_orphans`]).
 
 use std::collections::HashSet;
 use std::path::Path;
