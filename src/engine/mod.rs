@@ -482,7 +482,8 @@ impl Engine {
     ) -> Result<Answer, Fault> {
         self.drain()?;
         self.out.clear();
-        let _ = writeln!(self.out, "{}", PositionLine { start, moves });
+        let _ = PositionLine { start, moves }.write_to(&mut self.out);
+        self.out.push('\n');
         let _ = writeln!(self.out, "{}", ToBot::Go(limits));
         self.go_pending = true;
         self.write_out().await?;

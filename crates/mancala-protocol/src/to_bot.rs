@@ -1,6 +1,6 @@
 //! Messages from the arena to a bot ([`ToBot`]): parsed by bots, written by the arena.
 
-use std::fmt::{self, Write as _};
+use std::fmt;
 use std::str::FromStr;
 
 use super::{
@@ -276,21 +276,29 @@ pub struct PositionLine<'a> {
     pub moves: &'a [Move],
 }
 
-impl fmt::Display for PositionLine<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("position ")?;
+impl PositionLine<'_> {
+    /// Writes the line (without its line end). Generic over the writer, like
+    /// [`Move::write_to`], so that writing into a `String` costs pushes, not formatter calls.
+    pub fn write_to<W: fmt::Write>(&self, w: &mut W) -> fmt::Result {
+        w.write_str("position ")?;
         match self.start {
-            PositionStart::Startpos => f.write_str("startpos")?,
-            PositionStart::State(s) => OneLine(s).fmt(f)?,
+            PositionStart::Startpos => w.write_str("startpos")?,
+            PositionStart::State(s) => write!(w, "{}", OneLine(s))?,
         }
         if !self.moves.is_empty() {
-            f.write_str(" moves")?;
+            w.write_str(" moves")?;
             for m in self.moves {
-                f.write_char(' ')?;
-                m.fmt(f)?;
+                w.write_char(' ')?;
+                m.write_to(w)?;
             }
         }
         Ok(())
+    }
+}
+
+impl fmt::Display for PositionLine<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write_to(f)
     }
 }
 

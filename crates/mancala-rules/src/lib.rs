@@ -18,7 +18,7 @@
 //! assert_eq!(pos.store(Side::South), 1);
 //! ```
 
-use std::fmt::{self, Write as _};
+use std::fmt;
 use std::ops::Deref;
 use std::str::FromStr;
 
@@ -152,15 +152,22 @@ impl FromStr for Move {
     }
 }
 
+impl Move {
+    /// Writes the move as the protocol and the results files spell it. Generic over the writer
+    /// so that writing into a `String` compiles to pushes: the arena writes every move of the
+    /// game before each `go`.
+    pub fn write_to<W: fmt::Write>(self, w: &mut W) -> fmt::Result {
+        match self {
+            Move::Pit(n @ 0..=9) => w.write_char(char::from(b'0' + n)),
+            Move::Pit(n) => write!(w, "{n}"),
+            Move::Swap => w.write_str("swap"),
+        }
+    }
+}
+
 impl fmt::Display for Move {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            // One digit without the integer formatter: the arena writes every move of the game
-            // before each `go`.
-            Move::Pit(n @ 0..=9) => f.write_char(char::from(b'0' + n)),
-            Move::Pit(n) => write!(f, "{n}"),
-            Move::Swap => f.write_str("swap"),
-        }
+        self.write_to(f)
     }
 }
 
