@@ -124,6 +124,20 @@ impl Board {
         self.pits(side).iter().map(|&c| c as u32).sum()
     }
 
+    /// Cells 0..16 as one little-endian word (cell `a` is byte `a`).
+    #[inline(always)]
+    pub(crate) fn low_cells(&self) -> u128 {
+        let mut lo = [0u8; 16];
+        lo.copy_from_slice(&self.cells[..16]);
+        u128::from_le_bytes(lo)
+    }
+
+    /// Stores cells 0..16 from one little-endian word.
+    #[inline(always)]
+    pub(crate) fn set_low_cells(&mut self, lo: u128) {
+        self.cells[..16].copy_from_slice(&lo.to_le_bytes());
+    }
+
     /// Whether all of `side`'s pits are empty: one mask test on the packed cells.
     #[inline(always)]
     pub(crate) fn row_empty(&self, side: Side) -> bool {

@@ -8,6 +8,7 @@
 //! (`Position` does, `Board` passes none and so never ends a game by repetition).
 
 use super::board::{store_index, Board};
+use super::packed::{CLEAR, UNIT};
 use super::{EndReason, Side};
 
 const HOUSES: usize = 12;
@@ -65,19 +66,34 @@ impl RepHistory for RepStack<'_> {
     }
 }
 
-/// The repetition key: the twelve houses and the side to move, exactly (no hashing).
+/// The repetition key: the twelve houses and the side to move, exactly (no hashing). House `h`
+/// is byte `h`, the mover (0 South, 1 North, 2 over) byte 12: the cells of the low word with
+/// the two stores masked out and North's houses moved down one byte.
+#[inline]
 pub(crate) fn rep_key(board: &Board) -> u128 {
-    let mut k: u128 = 0;
-    for h in 0..HOUSES {
-        k |= (board.cells[cell(h)] as u128) << (8 * h);
-    }
+    let c = board.low_cells();
+    const SOUTH: u128 = (1 << 48) - 1; // houses 0..6 in cells 0..6
+    const NORTH: u128 = SOUTH << 48; // houses 6..12 in cells 7..13, one byte down
     let m = match board.mover {
         Some(Side::South) => 0u128,
         Some(Side::North) => 1,
         None => 2,
     };
-    k | m << 96
+    (c & SOUTH) | ((c >> 8) & NORTH) | m << 96
 }
+
+/// `PREFIX[k]`: one seed in the cell of each house `j % 12` for `j < k` (two laps of houses).
+static PREFIX: [u128; 2 * HOUSES + 1] = {
+    let mut t = [0u128; 2 * HOUSES + 1];
+    let mut k = 1;
+    while k <= 2 * HOUSES {
+        let h = (k - 1) % HOUSES;
+        let c = if h < 6 { h } else { h + 1 };
+        t[k] = t[k - 1] + (1u128 << (8 * c));
+        k += 1;
+    }
+    t
+};
 
 impl Board {
     /// Plays Oware house `i` (0-based) of the side to move; it must be legal. `history` holds the
@@ -88,31 +104,29 @@ impl Board {
         let before = history.as_ref().map(|_| rep_key(self));
         let base = if side == Side::South { 0 } else { 6 };
         let origin = base + i;
-        let seeds = self.cells[cell(origin)] as usize;
-        self.cells[cell(origin)] = 0;
+        let origin_cell = cell(origin);
+        let seeds = self.cells[origin_cell] as usize;
 
-        // Sow, skipping the origin house (rule 2): full laps of 11 houses in bulk.
-        let laps = (seeds / (HOUSES - 1)) as u8;
+        // Sow, skipping the origin house (rule 2), on the cells as one word: full laps of 11
+        // houses in bulk, then the remainder (at most 10 houses, never back at the origin) as
+        // the difference of two prefixes.
+        let laps = (seeds / (HOUSES - 1)) as u64;
         let rem = seeds % (HOUSES - 1);
+        let mut c = self.low_cells() & CLEAR[origin_cell];
         if laps > 0 {
-            for h in 0..HOUSES {
-                if h != origin {
-                    self.cells[cell(h)] += laps;
-                }
-            }
+            let all = PREFIX[HOUSES].wrapping_sub(UNIT[origin_cell]);
+            c = c.wrapping_add(all.wrapping_mul(laps as u128));
         }
-        let mut h = origin;
-        if rem == 0 {
-            h = (origin + HOUSES - 1) % HOUSES; // a whole number of laps ends just before the origin
+        c = c
+            .wrapping_add(PREFIX[origin + rem + 1])
+            .wrapping_sub(PREFIX[origin + 1]);
+        self.set_low_cells(c);
+        // The last house: a whole number of laps ends just before the origin.
+        let h = if rem == 0 {
+            (origin + HOUSES - 1) % HOUSES
         } else {
-            for _ in 0..rem {
-                h += 1;
-                if h == HOUSES {
-                    h = 0;
-                }
-                self.cells[cell(h)] += 1;
-            }
-        }
+            (origin + rem) % HOUSES
+        };
 
         // Capture backwards along the opponent's row (rule 3), unless a grand slam (rule 4).
         let opp = side.other();
@@ -160,7 +174,7 @@ impl Board {
             self.finish(EndReason::Majority);
             return captured > 0;
         }
-        if self.legal_moves().is_empty() {
+        if !self.oware_has_move() {
             // The player to move cannot feed the opponent: they take their own seeds (rule 5).
             self.finish(EndReason::NoFeeding);
             return captured > 0;
@@ -177,5 +191,23 @@ impl Board {
             self.finish(EndReason::SowCap);
         }
         captured > 0
+    }
+
+    /// Whether the side to move has a legal move ([`Board::legal_moves`] not empty), without
+    /// building the list: a non-empty row does, unless the opponent's row is empty, when a
+    /// house must hold enough seeds to reach it (the feeding obligation).
+    #[inline]
+    fn oware_has_move(&self) -> bool {
+        let Some(side) = self.mover else { return false };
+        if self.row_empty(side) {
+            return false;
+        }
+        if !self.row_empty(side.other()) {
+            return true;
+        }
+        self.pits(side)
+            .iter()
+            .enumerate()
+            .any(|(i, &c)| c as usize >= 6 - i)
     }
 }

@@ -37,12 +37,6 @@ impl Packed {
         }
     }
 
-    /// The cells of a low word (the high word zero).
-    #[inline(always)]
-    pub(crate) fn low(lo: u128) -> Packed {
-        Packed { lo, hi: 0 }
-    }
-
     #[inline(always)]
     pub(crate) fn store<const WIDE: bool>(self, cells: &mut [u8; CELLS]) {
         cells[..16].copy_from_slice(&self.lo.to_le_bytes());
@@ -194,6 +188,45 @@ pub(crate) static PREFIX_LO: [[[u128; 2 * MAX_PATH + 1]; 2]; 8] = {
             while k < 2 * MAX_PATH + 1 {
                 t[n][s][k] = tables[n].prefix[s][k].lo;
                 k += 1;
+            }
+            s += 1;
+        }
+        n += 1;
+    }
+    t
+};
+
+/// Longest path of a board that lives in the low word (7 pits): `2·7 + 1`.
+pub(crate) const LOW_PATH: usize = 15;
+
+/// `SOW_LO[n][s][i][e]`, for `n` up to 7: what a sow from relative position `i` (a Kalah pit
+/// `0..n`, or for a Congkak relay any hole `0..2n`) of the mover `s` whose last seed reaches
+/// relative position `e` (not wrapped, `i < e < 2L`: at most one wrap) adds to the low word,
+/// the origin emptied included: `prefix[e+1] - prefix[i+1] - (e-i)` at the origin, wrapping.
+/// With it a sow of up to two laps is one 128-bit addition from memory (the origin's `CLEAR`
+/// mask and the two prefix reads folded into one entry). Entries with `e <= i` are unused.
+pub(crate) static SOW_LO: [[[[u128; 2 * LOW_PATH]; 16]; 2]; 8] = {
+    let tables = build_tables();
+    let mut t = [[[[0u128; 2 * LOW_PATH]; 16]; 2]; 8];
+    let mut n = 1;
+    while n <= 7 {
+        let l = 2 * n + 1;
+        let mut s = 0;
+        while s < 2 {
+            let prefix = &tables[n].prefix[s];
+            let off = if s == 0 { 0 } else { n + 1 };
+            let mut i = 0;
+            while i < l {
+                let mut e = i + 1;
+                while e < 2 * l {
+                    let origin = ((e - i) as u128) << (8 * ((off + i) % (2 * n + 2)));
+                    t[n][s][i][e] = prefix[e + 1]
+                        .lo
+                        .wrapping_sub(prefix[i + 1].lo)
+                        .wrapping_sub(origin);
+                    e += 1;
+                }
+                i += 1;
             }
             s += 1;
         }

@@ -3,6 +3,7 @@
 //! an empty `Vec` that never allocates, and every call goes straight to the `Board`.
 
 use super::board::Board;
+use super::kalah::{kalah_move_n, nonzero_bytes, row_n, sweep_n, KalahFlags};
 use super::oware::{rep_key, RepStack};
 use super::ruleset::{GameKind, Ruleset};
 use super::{GameResult, IllegalMove, Move, MoveList, Side};
@@ -130,57 +131,138 @@ impl Position {
 /// the `Copy` [`Board`], Oware on a `Board` and one repetition history stack for the whole search.
 pub fn perft(pos: &Position, depth: u32) -> u64 {
     let b = &pos.board;
-    // Kalah without the pie rule (no `swap` to count): the move generator and the move for the
-    // pit count (and for standard Kalah) as constants, chosen once here, not at every node.
+    // Kalah without the pie rule (no `swap` to count) and up to 7 pits: the board in a register
+    // pair, the move generator and the move for the pit count (and for standard Kalah with a sow
+    // cap the search cannot reach) as constants, chosen once here, not at every node.
     macro_rules! kalah {
-        ($std:literal) => {
-            match b.ruleset.pits() {
-                1 => perft_kalah::<1, $std>(b, depth),
-                2 => perft_kalah::<2, $std>(b, depth),
-                3 => perft_kalah::<3, $std>(b, depth),
-                4 => perft_kalah::<4, $std>(b, depth),
-                5 => perft_kalah::<5, $std>(b, depth),
-                6 => perft_kalah::<6, $std>(b, depth),
-                7 => perft_kalah::<7, $std>(b, depth),
+        ($std:literal) => {{
+            let mut lo = [0u8; 16];
+            lo.copy_from_slice(&b.cells[..16]);
+            let k = KalahPerft {
+                flags: KalahFlags::of(&b.ruleset),
+                sow_cap: b.ruleset.sow_cap(),
+            };
+            let cells = u128::from_le_bytes(lo);
+            match (b.mover, b.ruleset.pits()) {
+                (None, _) => 0,
+                (Some(side), 1) => perft_kalah::<1, $std>(&k, cells, side.index(), b.sows, depth),
+                (Some(side), 2) => perft_kalah::<2, $std>(&k, cells, side.index(), b.sows, depth),
+                (Some(side), 3) => perft_kalah::<3, $std>(&k, cells, side.index(), b.sows, depth),
+                (Some(side), 4) => perft_kalah::<4, $std>(&k, cells, side.index(), b.sows, depth),
+                (Some(side), 5) => perft_kalah::<5, $std>(&k, cells, side.index(), b.sows, depth),
+                (Some(side), 6) => perft_kalah::<6, $std>(&k, cells, side.index(), b.sows, depth),
+                (Some(side), 7) => perft_kalah::<7, $std>(&k, cells, side.index(), b.sows, depth),
                 _ => perft_board(b, depth),
             }
-        };
+        }};
     }
     match b.ruleset.kind() {
         GameKind::Oware => {
             let mut stack = pos.history.clone();
             perft_oware(b, &mut stack, 0, depth)
         }
-        GameKind::Kalah if depth > 0 && b.ruleset.is_standard_kalah() => kalah!(true),
+        // No sow of the search can reach the cap: the standard instance does not count sows.
+        GameKind::Kalah
+            if depth > 0
+                && b.ruleset.is_standard_kalah()
+                && u64::from(b.sows) + u64::from(depth) < u64::from(b.ruleset.sow_cap()) =>
+        {
+            kalah!(true)
+        }
         GameKind::Kalah if depth > 0 && !b.ruleset.pie() => kalah!(false),
         _ => perft_board(b, depth),
     }
 }
 
-/// [`perft_board`] for Kalah with `N` pits (up to 7) and no pie rule; `depth >= 1`. The moves
-/// are the set bits of the mover's non-empty pit mask, in increasing order.
-fn perft_kalah<const N: usize, const STD: bool>(b: &Board, depth: u32) -> u64 {
-    let Some(side) = b.mover else { return 0 };
-    let mut pits = b.pit_mask_n::<N>(side);
+/// [`perft_board`] for Kalah with `N` pits (up to 7) and no pie rule, `depth >= 1`, from a
+/// position that is not over: side `s` to move after `sows` sows, the low word of the cells in
+/// `cells`. Every move, the leaves' included, is played in full by [`kalah_move_n`] (sow,
+/// capture, end and sweep; the sow count and cap too unless `STD`), the same code as
+/// [`Board::play_kalah_n`]. `STD`: standard Kalah and a sow cap beyond the search. The moves are
+/// the set bits of the mover's non-empty pit mask, in increasing order. The nodes one ply above
+/// the leaves play their leaves in the parent's loop ([`kalah_leaves`] inlined), not in a call.
+fn perft_kalah<const N: usize, const STD: bool>(
+    k: &KalahPerft,
+    cells: u128,
+    s: usize,
+    sows: u32,
+    depth: u32,
+) -> u64 {
     if depth == 1 {
-        // The leaves are played, not bulk-counted (see `perft_board`).
-        let count = pits.count_ones() as u64;
-        while pits != 0 {
-            let mut child = *b;
-            child.play_kalah_n::<N, STD>(pits.trailing_zeros() as usize);
-            std::hint::black_box(&child);
-            pits &= pits - 1;
-        }
-        return count;
+        return kalah_leaves::<N, STD>(k, cells, s, sows);
     }
+    let row = row_n::<N>(cells, s);
+    let mut pits = nonzero_bytes(row);
     let mut nodes = 0;
     while pits != 0 {
-        let mut child = *b;
-        child.play_kalah_n::<N, STD>(pits.trailing_zeros() as usize);
-        nodes += perft_kalah::<N, STD>(&child, depth - 1);
+        let (c, next) = kalah_perft_move::<N, STD>(k, cells, s, row, sows, pits);
+        if next != OVER {
+            let next = next as usize;
+            nodes += if depth == 2 {
+                kalah_leaves::<N, STD>(k, c, next, sows + 1)
+            } else {
+                perft_kalah::<N, STD>(k, c, next, sows + 1, depth - 1)
+            };
+        }
         pits &= pits - 1;
     }
     nodes
+}
+
+/// The last ply of [`perft_kalah`]: every move played in full, not bulk-counted; `black_box`
+/// keeps each leaf's board (like the C program's compiler barrier). Returns the number of moves.
+#[inline(always)]
+fn kalah_leaves<const N: usize, const STD: bool>(
+    k: &KalahPerft,
+    cells: u128,
+    s: usize,
+    sows: u32,
+) -> u64 {
+    let row = row_n::<N>(cells, s);
+    let mut pits = nonzero_bytes(row);
+    let count = pits.count_ones() as u64;
+    while pits != 0 {
+        let child = kalah_perft_move::<N, STD>(k, cells, s, row, sows, pits);
+        std::hint::black_box(&child);
+        pits &= pits - 1;
+    }
+    count
+}
+
+/// The side to move after a move of [`perft_kalah`] that ended the game.
+const OVER: u8 = 2;
+
+/// One move of [`perft_kalah`] in full: the cells after the move from the lowest pit in `pits`
+/// (side `s`, its own row in `row`) and the side to move next (0 or 1), [`OVER`] once the game
+/// is over.
+#[inline(always)]
+fn kalah_perft_move<const N: usize, const STD: bool>(
+    k: &KalahPerft,
+    cells: u128,
+    s: usize,
+    row: u64,
+    sows: u32,
+    pits: u32,
+) -> (u128, u8) {
+    let i = pits.trailing_zeros() as usize;
+    let seeds = row.to_le_bytes()[i & 7] as usize;
+    let (mut c, next, end) = kalah_move_n::<N, STD>(cells, s, i, seeds, sows == 0, k.flags);
+    if end.is_some() {
+        return (c, OVER);
+    }
+    if !STD && sows + 1 >= k.sow_cap {
+        if k.flags.sweep {
+            c = sweep_n::<N>(c);
+        }
+        return (c, OVER);
+    }
+    (c, next as u8)
+}
+
+/// What the Kalah perft reads of the ruleset, once.
+struct KalahPerft {
+    flags: KalahFlags,
+    sow_cap: u32,
 }
 
 fn perft_board(b: &Board, depth: u32) -> u64 {
