@@ -15,7 +15,8 @@
 //!   game); if one already proves `>= beta` the node is cut without a search. Prefetching makes
 //!   the lookups' cache misses overlap: without it ETC cost more time than it saved.
 //! - **Move ordering**: the TT move, then extra-turn sows, then by immediate gain (captures),
-//!   then the pit nearest the store. That last tie-break alone cut the nodes of a Kalah(6,4)
+//!   then by the seeds the sow leaves on the mover's side (Kalah(6,5) positions: 24 % fewer
+//!   nodes), then the pit nearest the store. That last tie-break alone cut the nodes of a Kalah(6,4)
 //!   position 6.5× (40.6 M to 6.2 M); ordering by the children's TT bounds did not help (5.8 M
 //!   without, 6.2 M with), so it is not used.
 //! - **No iterative deepening by default**: with ETC, heuristic passes before the exact one cost
@@ -658,14 +659,22 @@ impl Solver {
             }
             mlo[i] = l;
             mhi[i] = h;
-            // Extra turns first, then by immediate gain (captures), then the pit nearest the
+            // Extra turns first, then by immediate gain (captures), then by the seeds left on
+            // the mover's own side (fewer handed to the opponent), then the pit nearest the
             // store: sowing it leaves the pits before it (and their extra turns) untouched.
-            let mut sc = s.gain * 16 + i as i32;
+            let own = if s.over {
+                0
+            } else if s.extra {
+                s.next.mover_seeds()
+            } else {
+                kid_seeds[i] - s.next.mover_seeds()
+            };
+            let mut sc = s.gain * 4096 + own * 16 + i as i32;
             if i as u8 == tt_mv {
-                sc += 1 << 20;
+                sc += 1 << 24;
             }
             if s.extra {
-                sc += 1 << 16;
+                sc += 1 << 20;
             }
             score[i] = sc;
             order[count] = i as u8;
