@@ -95,9 +95,14 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<()> {
         .solve(&board, args.guess, &mut |_| false)
         .expect("never aborted");
     let (value_secs, value_nodes) = (started.elapsed().as_secs_f64(), solver.nodes);
+    let next = if args.value_only {
+        ""
+    } else {
+        "; now every optimal move"
+    };
     writeln!(
         out,
-        "solved    value {value:+} in {value_secs:.3}s, {value_nodes} nodes; now every optimal move"
+        "solved    value {value:+} in {value_secs:.3}s, {value_nodes} nodes{next}"
     )?;
     let best = if args.value_only {
         Vec::new()

@@ -131,32 +131,35 @@ impl BotProcess {
         }
         drop(registry);
         let stdin = child.stdin.take();
-        let mut protocol = None;
-        if let Some(stdout) = child.stdout.take() {
-            if wiring.stdout_to_log {
-                tokio::spawn(copy_to_log(stdout, log.clone()));
-            } else {
-                // Re-registered as a pipe, for `try_read` (the drain before a `go`).
-                let receiver = stdout
-                    .into_owned_fd()
-                    .and_then(pipe::Receiver::from_owned_fd);
-                protocol = Some(receiver.map_err(|error| StartError::Arena {
-                    program: program.display(),
-                    error,
-                })?);
-            }
-        }
+        let stdout = child.stdout.take();
         if let Some(stderr) = child.stderr.take() {
             tokio::spawn(copy_to_log(stderr, log.clone()));
         }
-        Ok(BotProcess {
+        let mut process = BotProcess {
             child,
             stdin,
-            stdout: protocol,
+            stdout: None,
             lines: LineBuffer::with_max_len(MAX_LINE_LEN),
             chunk: vec![0; CHUNK].into_boxed_slice(),
             pid,
-        })
+        };
+        if let Some(stdout) = stdout {
+            if wiring.stdout_to_log {
+                tokio::spawn(copy_to_log(stdout, log.clone()));
+            } else {
+                // Re-registered as a pipe, for `try_read` (the drain before a `go`). On failure
+                // `process` is dropped, which kills the bot and forgets it.
+                let receiver = stdout
+                    .into_owned_fd()
+                    .and_then(pipe::Receiver::from_owned_fd)
+                    .map_err(|error| StartError::Arena {
+                        program: program.display(),
+                        error,
+                    })?;
+                process.stdout = Some(receiver);
+            }
+        }
+        Ok(process)
     }
 
     /// Writes `text` (whole lines, each ending in `\n`) in one write, so the bot wakes once.
