@@ -71,18 +71,7 @@ impl Board {
             break;
         }
         self.set_low_cells(cells);
-        self.sows += 1;
-        self.pie_after_sow(next);
-        if self.row_empty(next) {
-            // Rule 5: the player to move has no seeds; the rest goes to the other player.
-            self.finish(EndReason::NoMove);
-            return;
-        }
-        if self.sows >= self.ruleset.sow_cap() {
-            self.finish(EndReason::SowCap);
-            return;
-        }
-        self.mover = Some(next);
+        self.end_congkak_sow(next);
     }
 
     /// [`Board::play_congkak`] for any hole count (the board in two words).
@@ -125,6 +114,12 @@ impl Board {
             }
             break;
         }
+        self.end_congkak_sow(next);
+    }
+
+    /// After a Congkak sow: count it, the pie rule, the end (rule 5, the sow cap) or `next` moves.
+    #[inline(always)]
+    fn end_congkak_sow(&mut self, next: Side) {
         self.sows += 1;
         self.pie_after_sow(next);
         if self.row_empty(next) {

@@ -281,17 +281,15 @@ impl Board {
         let Some(side) = self.mover else { return };
         let s = side.index();
         let seeds = self.cells[(s * (N + 1) + i) & 15] as usize; // the mask spares a bounds check
-        let mut lo = [0u8; 16];
-        lo.copy_from_slice(&self.cells[..16]);
         let (cells, next, end) = kalah_move_n::<N, STD>(
-            u128::from_le_bytes(lo),
+            self.low_cells(),
             s,
             i,
             seeds,
             self.sows == 0,
             KalahFlags::of(&self.ruleset),
         );
-        self.cells[..16].copy_from_slice(&cells.to_le_bytes());
+        self.set_low_cells(cells);
         self.sows += 1;
         let next = if next == 0 { Side::South } else { Side::North };
         if !STD {
@@ -313,9 +311,7 @@ impl Board {
     /// The non-empty pits of `side` as a bit mask (bit `k` for pit `k + 1`), for `N` up to 7.
     #[cfg(test)]
     pub(crate) fn pit_mask_n<const N: usize>(&self, side: Side) -> u32 {
-        let mut lo = [0u8; 16];
-        lo.copy_from_slice(&self.cells[..16]);
-        nonzero_bytes(row_n::<N>(u128::from_le_bytes(lo), side.index()))
+        nonzero_bytes(row_n::<N>(self.low_cells(), side.index()))
     }
 
     /// The general Kalah move (8 pits: the board spills into the high word).

@@ -136,13 +136,11 @@ pub fn perft(pos: &Position, depth: u32) -> u64 {
     // cap the search cannot reach) as constants, chosen once here, not at every node.
     macro_rules! kalah {
         ($std:literal) => {{
-            let mut lo = [0u8; 16];
-            lo.copy_from_slice(&b.cells[..16]);
             let k = KalahPerft {
                 flags: KalahFlags::of(&b.ruleset),
                 sow_cap: b.ruleset.sow_cap(),
             };
-            let cells = u128::from_le_bytes(lo);
+            let cells = b.low_cells();
             match (b.mover, b.ruleset.pits()) {
                 (None, _) => 0,
                 (Some(side), 1) => perft_kalah::<1, $std>(&k, cells, side.index(), b.sows, depth),
