@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use mancala_arena::engine::FaultKind;
+use mancala_arena::engine::{parent_of, FaultKind};
 use mancala_arena::engine::{BotSpec, Program};
 use mancala_arena::run_folder::games::read_games;
 use mancala_arena::run_folder::Termination;
@@ -107,26 +107,12 @@ fn cpu_ns(pid: u32) -> u64 {
 
 /// The processes whose parent is `pid`: the arena's bots.
 fn children(pid: u32) -> Vec<u32> {
-    let mut kids = Vec::new();
-    for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
-        let Some(child) = entry
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{child}/stat")) else {
-            continue;
-        };
-        let Some(after_name) = stat.rfind(')').map(|i| &stat[i + 1..]) else {
-            continue;
-        };
-        if after_name.split_whitespace().nth(1) == Some(&pid.to_string()) {
-            kids.push(child);
-        }
-    }
-    kids
+    std::fs::read_dir("/proc")
+        .expect("/proc")
+        .flatten()
+        .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|&child| parent_of(child) == Some(pid))
+        .collect()
 }
 
 /// Sows of the games finished so far in a run folder.

@@ -34,6 +34,8 @@ use crate::rules::{Move, Ruleset, RulesetPattern};
 
 pub use log::{BotLog, DEFAULT_LOG_CAP};
 pub use player::{Player, Protocol};
+#[cfg(target_os = "linux")]
+pub use process::parent_of;
 pub use process::{become_subreaper, kill_orphans};
 use process::{BotProcess, Wiring};
 
@@ -530,13 +532,13 @@ impl Engine {
 
     /// Writes the lines in [`Engine::out`], recording them in the transcript.
     async fn write_out(&mut self) -> Result<(), Fault> {
-        if let Some(transcript) = self.transcript.as_mut() {
-            let secs = self.spawned.elapsed().as_secs_f64();
-            for line in self.out.lines() {
-                transcript.push(format!("{secs:>8.3} > {line}"));
-            }
+        let out = std::mem::take(&mut self.out);
+        for line in out.lines() {
+            self.log('>', line);
         }
-        self.process.write(&self.out).await
+        let written = self.process.write(&out).await;
+        self.out = out;
+        written
     }
 
     fn log(&mut self, direction: char, line: &str) {

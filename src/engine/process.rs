@@ -394,7 +394,7 @@ pub fn kill_orphans() {
 
 /// The parent pid of `pid`, from `/proc/PID/stat` (the field after the command name).
 #[cfg(target_os = "linux")]
-fn parent_of(pid: u32) -> Option<u32> {
+pub fn parent_of(pid: u32) -> Option<u32> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     let after_name = &stat[stat.rfind(')')? + 1..];
     after_name.split_whitespace().nth(1)?.parse().ok()
