@@ -79,7 +79,7 @@ fn main() {
                 protocol: Default::default(),
             };
             let log = BotLog::new(&logs.join(format!("{name}.log")), 1 << 20);
-            let engine = Engine::start(&spec, &log, Duration::from_secs(10))
+            let engine = Engine::start(&spec, &log, Duration::from_secs(10), None)
                 .await
                 .unwrap_or_else(|e| panic!("{name}: {e}"));
             engines.push(engine);
@@ -92,7 +92,7 @@ fn main() {
             for k in 0..bots.len() {
                 let b = (game + k) % bots.len();
                 let engine = &mut engines[b];
-                engine.new_game(rules, game as u64).await.expect("newgame");
+                engine.new_game(rules, game as u64).expect("newgame");
                 let mut pos = Position::new(rules);
                 let mut moves = Vec::new();
                 while !pos.is_over() {
@@ -103,7 +103,6 @@ fn main() {
                             limits,
                             Duration::from_secs(6),
                         )
-                        .await
                         .unwrap_or_else(|f| panic!("{}: {f:?}", bots[b].0));
                     pos.play(answer.mv).expect("a legal move");
                     moves.push(answer.mv);

@@ -258,7 +258,7 @@ pub async fn check_bot(config: &CheckConfig) -> Result<Report, StartError> {
 }
 
 fn spawn(config: &CheckConfig, stderr_log: &BotLog) -> Result<Engine, StartError> {
-    let engine = Engine::spawn(&config.program, None, stderr_log, READY)?;
+    let engine = Engine::spawn(&config.program, None, stderr_log, READY, None)?;
     Ok(engine.strict().with_transcript())
 }
 
@@ -271,9 +271,9 @@ impl Checker<'_> {
         self.transcript
             .push("--- restarting the bot ---".to_string());
         self.engine = spawn(self.config, &self.stderr_log).map_err(|f| f.to_string())?;
-        let mut started = self.engine.handshake().await;
+        let mut started = self.engine.handshake();
         if started.is_ok() {
-            started = self.engine.set_options(&self.config.options).await;
+            started = self.engine.set_options(&self.config.options);
         }
         self.engine.take_violations(); // judged by the handshake check already
         started.map_err(|f| format!("the restarted bot: {}", describe(&f, READY)))
@@ -282,7 +282,7 @@ impl Checker<'_> {
     /// Reads one message; what breaks the protocol goes into the verdict. Unknown and malformed
     /// lines are `None`.
     async fn read(&mut self, deadline: Instant) -> Result<Option<FromBot>, Fault> {
-        let read = self.engine.read(deadline).await;
+        let read = self.engine.read(deadline);
         self.note_violations();
         Ok(read?.ok().filter(|msg| !matches!(msg, FromBot::Unknown(_))))
     }
@@ -314,13 +314,13 @@ impl Checker<'_> {
 
     /// `isready` → `readyok`, by the engine.
     async fn ready(&mut self) -> bool {
-        let synced = self.engine.sync().await;
+        let synced = self.engine.sync();
         self.judge("waiting for readyok", synced)
     }
 
     /// `newgame` → `isready` → `readyok`, by the engine.
     async fn new_game(&mut self, ruleset: Ruleset, seed: u64) -> bool {
-        let ready = self.engine.new_game(ruleset, seed).await;
+        let ready = self.engine.new_game(ruleset, seed);
         self.judge("waiting for readyok", ready)
     }
 
@@ -364,7 +364,7 @@ impl Checker<'_> {
         timeout: Duration,
     ) -> Option<Move> {
         let go = ToBot::Go(limits);
-        if self.engine.send(&position).await.is_err() || self.engine.send(&go).await.is_err() {
+        if self.engine.send(&position).is_err() || self.engine.send(&go).is_err() {
             self.v.fail("the bot closed its input");
             return None;
         }
@@ -401,7 +401,7 @@ impl Checker<'_> {
 
     /// The handshake: what the engine saw before `mancalaok`, judged.
     async fn handshake(&mut self) {
-        let result = self.engine.handshake().await;
+        let result = self.engine.handshake();
         for violation in self.engine.take_violations() {
             // Malformed lines before `mancalaok` are in `info.problems` too: report them once.
             if !matches!(violation, Violation::Malformed(_)) {
@@ -518,7 +518,7 @@ impl Checker<'_> {
             Check::Handshake => self.handshake().await,
             Check::IsReady => {
                 for _ in 0..3 {
-                    if self.engine.send(&ToBot::IsReady).await.is_err() {
+                    if self.engine.send(&ToBot::IsReady).is_err() {
                         self.v.fail("the bot closed its input");
                         return;
                     }
@@ -536,7 +536,7 @@ impl Checker<'_> {
             }
             Check::UnknownCommand => {
                 let unknown = ToBot::Unknown("xyzzy 1 2 3".into());
-                let _ = self.engine.send(&unknown).await;
+                let _ = self.engine.send(&unknown);
                 self.ready().await;
             }
             Check::SetOption => {
@@ -561,14 +561,14 @@ impl Checker<'_> {
                     for value in values {
                         let name = decl.name.clone();
                         let setoption = ToBot::SetOption { name, value };
-                        let _ = self.engine.send(&setoption).await;
+                        let _ = self.engine.send(&setoption);
                         if !self.ready().await {
                             self.v.notes.push(format!("after `{setoption}`"));
                             return;
                         }
                     }
                 }
-                let _ = self.engine.set_options(&config.options).await;
+                let _ = self.engine.set_options(&config.options);
                 self.ready().await;
             }
             Check::Games => {
@@ -678,10 +678,10 @@ impl Checker<'_> {
             }
             Check::Stop => {
                 let infinite = limits(|l| l.infinite = true);
-                let _ = self.engine.send(&startpos(&[])).await;
-                let _ = self.engine.send(&ToBot::Go(infinite)).await;
+                let _ = self.engine.send(&startpos(&[]));
+                let _ = self.engine.send(&ToBot::Go(infinite));
                 tokio::time::sleep(Duration::from_millis(300)).await;
-                let _ = self.engine.send(&ToBot::Stop).await;
+                let _ = self.engine.send(&ToBot::Stop);
                 let is_bestmove = |_: &mut Verdict, m: &FromBot| matches!(m, FromBot::BestMove(_));
                 let what = "waiting for bestmove after stop";
                 match self.expect(what, Duration::from_secs(1), is_bestmove).await {
@@ -703,7 +703,7 @@ impl Checker<'_> {
                     .await
                     .is_some()
                 {
-                    let _ = self.engine.send(&ToBot::Stop).await;
+                    let _ = self.engine.send(&ToBot::Stop);
                     self.quiet_for(Duration::from_millis(500)).await;
                     self.ready().await;
                 }
@@ -735,7 +735,7 @@ impl Checker<'_> {
                 }
             }
             Check::Quit => {
-                let _ = self.engine.send(&ToBot::Quit).await;
+                let _ = self.engine.send(&ToBot::Quit);
                 let exited = tokio::time::timeout(Duration::from_secs(1), self.engine.wait()).await;
                 match exited {
                     Ok(Some(status)) if status.success() => {}

@@ -33,7 +33,7 @@ pub async fn check_driver(config: &CheckConfig, protocol: Protocol) -> Result<Re
         protocol,
     };
     let started = Instant::now();
-    let mut player = Player::start(&spec, &log, config.timeout).await?;
+    let mut player = Player::start(&spec, &log, config.timeout, None).await?;
     let declared = player.info().declared_rulesets();
     let mut checks = vec![CheckResult {
         name: "start",
@@ -86,7 +86,7 @@ pub async fn check_driver(config: &CheckConfig, protocol: Protocol) -> Result<Re
                 Err(note) => {
                     result.status = Status::Fail;
                     player.kill().await;
-                    match Player::start(&spec, &log, config.timeout).await {
+                    match Player::start(&spec, &log, config.timeout, None).await {
                         Ok(p) => player = p,
                         Err(e) => {
                             result.notes.push(note);

@@ -150,6 +150,8 @@ impl Kgp {
                 ("KGP_PORT".into(), port.to_string()),
             ],
             stdout_to_log: true,
+            // Its waits are the runtime's (a socket), which the worker's select ends on a stop.
+            stop: None,
         };
         let program = with_address(&spec.program, "127.0.0.1", port);
         let mut process = BotProcess::spawn(&program, spec.dir.as_deref(), log, &wiring)?;

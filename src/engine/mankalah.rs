@@ -18,6 +18,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use super::process::{BotProcess, Wiring};
+use super::wait::Stop;
 use super::{Answer, BotInfo, BotLog, BotSpec, Fault, FaultKind, Program, StartError};
 use crate::protocol::{OptionValueError, PositionStart};
 use crate::rules::{Move, Position, Ruleset, RulesetPattern, Side};
@@ -42,6 +43,8 @@ pub struct ManKalah {
     program: Program,
     dir: Option<PathBuf>,
     log: BotLog,
+    /// How each game's process is wired (the run's stop).
+    wiring: Wiring,
     /// The agent process of the current game, or the one started for the next, and when it
     /// was started.
     process: Option<(BotProcess, Instant)>,
@@ -60,7 +63,11 @@ struct Game {
 impl ManKalah {
     /// Starts the process for the first game. ManKalah has no handshake and no options: a
     /// configured option is the user's mistake.
-    pub fn start(spec: &BotSpec, log: &BotLog) -> Result<ManKalah, StartError> {
+    pub fn start(
+        spec: &BotSpec,
+        log: &BotLog,
+        stop: Option<&Stop>,
+    ) -> Result<ManKalah, StartError> {
         if let Some((name, _)) = spec.options.first() {
             return Err(StartError::Option(OptionValueError::Undeclared {
                 name: name.clone(),
@@ -76,15 +83,15 @@ impl ManKalah {
             program: spec.program.clone(),
             dir: spec.dir.clone(),
             log: log.clone(),
+            wiring: Wiring {
+                stop: stop.cloned(),
+                ..Wiring::default()
+            },
             process: None,
             game: None,
         };
-        let process = BotProcess::spawn(
-            &driver.program,
-            driver.dir.as_deref(),
-            log,
-            &Wiring::default(),
-        )?;
+        let process =
+            BotProcess::spawn(&driver.program, driver.dir.as_deref(), log, &driver.wiring)?;
         driver.process = Some((process, Instant::now()));
         Ok(driver)
     }
@@ -114,10 +121,9 @@ impl ManKalah {
     /// process slots) is retried for a few seconds: this start happens inside a game, where a
     /// failure can only be recorded as the agent's forfeit, and it is not the agent's fault.
     async fn spawn(&mut self) -> Result<(), Fault> {
-        let wiring = Wiring::default();
         let mut attempt = 0;
         loop {
-            match BotProcess::spawn(&self.program, self.dir.as_deref(), &self.log, &wiring) {
+            match BotProcess::spawn(&self.program, self.dir.as_deref(), &self.log, &self.wiring) {
                 Ok(process) => {
                     self.process = Some((process, Instant::now()));
                     return Ok(());
@@ -159,10 +165,10 @@ impl ManKalah {
                     ),
                 ));
             }
-            process.write(&as_text(&lines)).await?;
+            process.write(&as_text(&lines))?;
         }
         let started = Instant::now();
-        let line = match process.read_line(started + limit).await {
+        let line = match process.read_line(started + limit) {
             Err(f) if f.kind == FaultKind::Timeout => {
                 return Err(Fault::new(
                     FaultKind::Timeout,
@@ -196,7 +202,7 @@ impl ManKalah {
 
     async fn write(&mut self, lines: &[String]) -> Result<(), Fault> {
         match self.process.as_mut() {
-            Some((process, _)) => process.write(&as_text(lines)).await,
+            Some((process, _)) => process.write(&as_text(lines)),
             None => Err(Fault::new(FaultKind::Crash, "the agent's process is gone")),
         }
     }
@@ -221,7 +227,7 @@ impl ManKalah {
     pub async fn quit(mut self, grace: Duration) {
         if let Some((mut process, _)) = self.process.take() {
             if self.game.is_some() {
-                let _ = process.write("END\n").await;
+                let _ = process.write("END\n");
             }
             let _ = tokio::time::timeout(grace, process.wait()).await;
             process.kill().await;

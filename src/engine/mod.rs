@@ -18,6 +18,7 @@ mod log;
 mod mankalah;
 mod player;
 mod process;
+mod wait;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -38,6 +39,7 @@ pub use player::{Player, Protocol};
 pub use process::parent_of;
 pub use process::{become_subreaper, kill_orphans};
 use process::{BotProcess, Wiring};
+pub use wait::Stop;
 
 /// How many lines the drain before a `go` reads at most, so that a bot writing without pause
 /// cannot hold it; what is left is read (and counted) as the answer is awaited.
@@ -314,10 +316,12 @@ impl Engine {
         spec: &BotSpec,
         log: &BotLog,
         handshake_timeout: Duration,
+        stop: Option<&Stop>,
     ) -> Result<Engine, StartError> {
         let program = &spec.program;
-        let mut engine = Engine::spawn(program, spec.dir.as_deref(), log, handshake_timeout)?;
-        if let Err(fault) = engine.handshake().await {
+        let dir = spec.dir.as_deref();
+        let mut engine = Engine::spawn(program, dir, log, handshake_timeout, stop)?;
+        if let Err(fault) = engine.handshake() {
             engine.kill().await;
             return Err(StartError::Bot(as_handshake(fault)));
         }
@@ -329,8 +333,8 @@ impl Engine {
             }
         };
         let ready = async {
-            engine.set_options(&options).await?;
-            engine.sync().await
+            engine.set_options(&options)?;
+            engine.sync()
         };
         match ready.await {
             Ok(()) => Ok(engine),
@@ -357,14 +361,19 @@ impl Engine {
     }
 
     /// Starts the bot's process in `dir` and sends nothing. `handshake_timeout` bounds the
-    /// handshake and every `isready`.
+    /// handshake and every `isready`; `stop` (the run's) ends every wait when the run stops.
     pub fn spawn(
         program: &Program,
         dir: Option<&Path>,
         log: &BotLog,
         handshake_timeout: Duration,
+        stop: Option<&Stop>,
     ) -> Result<Engine, StartError> {
-        let process = BotProcess::spawn(program, dir, log, &Wiring::default())?;
+        let wiring = Wiring {
+            stop: stop.cloned(),
+            ..Wiring::default()
+        };
+        let process = BotProcess::spawn(program, dir, log, &wiring)?;
         Ok(Engine {
             process,
             log: log.clone(),
@@ -413,12 +422,12 @@ impl Engine {
 
     /// The handshake proper: `mancala`, then everything up to `mancalaok` into [`Engine::info`],
     /// within the handshake timeout. The fault is the raw one (a timeout is a `Timeout`).
-    pub async fn handshake(&mut self) -> Result<(), Fault> {
+    pub fn handshake(&mut self) -> Result<(), Fault> {
         let deadline = Instant::now() + self.handshake_timeout;
-        self.send(&ToBot::Mancala).await?;
+        self.send(&ToBot::Mancala)?;
         let mut problems = std::mem::take(&mut self.info.problems);
         let result = loop {
-            match self.recv(deadline, Some(&mut problems)).await {
+            match self.recv(deadline, Some(&mut problems)) {
                 Ok(FromBot::MancalaOk) => break Ok(()),
                 Ok(FromBot::Id { key, value }) => match key {
                     IdKey::Name => self.info.names.push(value),
@@ -440,42 +449,40 @@ impl Engine {
     }
 
     /// A `setoption` for each (name, value) pair.
-    pub async fn set_options(&mut self, options: &[(String, String)]) -> Result<(), Fault> {
+    pub fn set_options(&mut self, options: &[(String, String)]) -> Result<(), Fault> {
         for (name, value) in options {
             let value = Some(value.clone());
             self.send(&ToBot::SetOption {
                 name: name.clone(),
                 value,
-            })
-            .await?;
+            })?;
         }
         Ok(())
     }
 
     /// `isready` → `readyok` within the handshake timeout.
-    pub async fn sync(&mut self) -> Result<(), Fault> {
+    pub fn sync(&mut self) -> Result<(), Fault> {
         let deadline = Instant::now() + self.handshake_timeout;
-        self.send(&ToBot::IsReady).await?;
+        self.send(&ToBot::IsReady)?;
         loop {
-            if let FromBot::ReadyOk = self.recv(deadline, None).await? {
+            if let FromBot::ReadyOk = self.recv(deadline, None)? {
                 return Ok(());
             }
         }
     }
 
     /// Announces a new game and waits until the bot is ready for it.
-    pub async fn new_game(&mut self, ruleset: Ruleset, seed: u64) -> Result<(), Fault> {
+    pub fn new_game(&mut self, ruleset: Ruleset, seed: u64) -> Result<(), Fault> {
         self.send(&ToBot::NewGame {
             ruleset: ruleset.to_string(),
             seed: Some(seed),
-        })
-        .await?;
-        self.sync().await
+        })?;
+        self.sync()
     }
 
     /// Sends the whole game and `go`, and waits for `bestmove` until `limit` has passed since
     /// `go` was written. The move is checked for syntax only; legality is the referee's call.
-    pub async fn go(
+    pub fn go(
         &mut self,
         start: &PositionStart,
         moves: &[Move],
@@ -488,12 +495,12 @@ impl Engine {
         self.out.push('\n');
         let _ = writeln!(self.out, "{}", ToBot::Go(limits));
         self.go_pending = true;
-        self.write_out().await?;
+        self.write_out()?;
         let started = Instant::now();
         let deadline = started + limit;
         let mut last_info = None;
         loop {
-            match self.recv(deadline, None).await {
+            match self.recv(deadline, None) {
                 Ok(FromBot::BestMove(mv)) => {
                     return Ok(Answer {
                         mv,
@@ -516,27 +523,27 @@ impl Engine {
 
     /// Sends one message. [`ToBot::Unknown`] sends a line that is no command at all: only
     /// `check-bot` does that, to see that the bot ignores it.
-    pub async fn send(&mut self, msg: &ToBot) -> Result<(), Fault> {
-        self.write(std::slice::from_ref(msg)).await
+    pub fn send(&mut self, msg: &ToBot) -> Result<(), Fault> {
+        self.write(std::slice::from_ref(msg))
     }
 
     /// Writes the messages in one write (one wake-up of the bot), noting a `go` as pending.
-    async fn write(&mut self, msgs: &[ToBot]) -> Result<(), Fault> {
+    fn write(&mut self, msgs: &[ToBot]) -> Result<(), Fault> {
         self.out.clear();
         for msg in msgs {
             self.go_pending |= matches!(msg, ToBot::Go(_));
             let _ = writeln!(self.out, "{msg}");
         }
-        self.write_out().await
+        self.write_out()
     }
 
     /// Writes the lines in [`Engine::out`], recording them in the transcript.
-    async fn write_out(&mut self) -> Result<(), Fault> {
+    fn write_out(&mut self) -> Result<(), Fault> {
         let out = std::mem::take(&mut self.out);
         for line in out.lines() {
             self.log('>', line);
         }
-        let written = self.process.write(&out).await;
+        let written = self.process.write(&out);
         self.out = out;
         written
     }
@@ -551,17 +558,17 @@ impl Engine {
     /// Reads the next line before `deadline`, whatever it is: an unknown line is
     /// `Ok(FromBot::Unknown)`, a malformed one the `ParseError`. This is the checker's read; the
     /// tournament's skips what it can.
-    pub async fn read(&mut self, deadline: Instant) -> Result<Result<FromBot, ParseError>, Fault> {
-        self.next_line(deadline).await.map(|(_, parsed)| parsed)
+    pub fn read(&mut self, deadline: Instant) -> Result<Result<FromBot, ParseError>, Fault> {
+        self.next_line(deadline).map(|(_, parsed)| parsed)
     }
 
     /// Reads, logs and parses one line, keeps track of the pending `go` and, in strict mode,
     /// records what breaks the protocol.
-    async fn next_line(
+    fn next_line(
         &mut self,
         deadline: Instant,
     ) -> Result<(String, Result<FromBot, ParseError>), Fault> {
-        let line = self.process.read_line(deadline).await?;
+        let line = self.process.read_line(deadline)?;
         Ok(self.take_line(line))
     }
 
@@ -604,7 +611,7 @@ impl Engine {
     /// [`MAX_UNKNOWN_LINES`]); a malformed `bestmove` is a [`FaultKind::Malformed`]; other
     /// malformed known messages are skipped like unknown lines (the first few kept in
     /// `malformed`, if given).
-    async fn recv(
+    fn recv(
         &mut self,
         deadline: Instant,
         mut malformed: Option<&mut Vec<Violation>>,
@@ -612,7 +619,7 @@ impl Engine {
         let mut unknown = 0usize;
         loop {
             let pending = self.go_pending;
-            match self.next_line(deadline).await? {
+            match self.next_line(deadline)? {
                 (_, Ok(FromBot::Unknown(_))) => {}
                 // A `bestmove` no `go` asked for (noted in the log): not an answer.
                 (_, Ok(FromBot::BestMove(_))) if !pending => {}
@@ -645,7 +652,7 @@ impl Engine {
 
     /// Says `quit`, gives the bot `grace` to exit, then kills its process group.
     pub async fn quit(mut self, grace: Duration) {
-        let _ = self.send(&ToBot::Quit).await;
+        let _ = self.send(&ToBot::Quit);
         let _ = tokio::time::timeout(grace, self.wait()).await;
         self.kill().await;
     }
@@ -684,7 +691,7 @@ mod tests {
         let log = BotLog::new(&path, DEFAULT_LOG_CAP);
         let command = script.to_string();
         let timeout = Duration::from_secs(10);
-        Engine::spawn(&Program::Shell { command }, None, &log, timeout).expect("spawn sh")
+        Engine::spawn(&Program::Shell { command }, None, &log, timeout, None).expect("spawn sh")
     }
 
     fn soon() -> Instant {
@@ -703,7 +710,7 @@ mod tests {
             while read l; do case $l in go*) printf '%s\\n' 'bestmove 1' 'bestmove 2';; esac; done";
         let mut e = scripted(script).strict().with_transcript();
         for _ in 0..4 {
-            let _ = e.read(soon()).await.expect("a line");
+            let _ = e.read(soon()).expect("a line");
         }
         let v = e.take_violations();
         assert!(
@@ -711,11 +718,11 @@ mod tests {
                 Violation::Malformed(_)] if u == "hello"),
             "{v:?}"
         );
-        e.send(&ToBot::Go(GoLimits::default())).await.expect("send");
-        let first = e.read(soon()).await;
+        e.send(&ToBot::Go(GoLimits::default())).expect("send");
+        let first = e.read(soon());
         assert_eq!(first, Ok(Ok(FromBot::BestMove(Move::Pit(1)))));
         assert_eq!(e.take_violations(), []);
-        let _ = e.read(soon()).await.expect("a line");
+        let _ = e.read(soon()).expect("a line");
         assert_eq!(
             e.take_violations(),
             [Violation::StrayBestMove(Move::Pit(2))]
@@ -732,7 +739,7 @@ mod tests {
                 'option name x type button' 'option name Y type bogus' readyok 'id author me' mancalaok
             while read l; do case $l in go*) printf '%s\\n' 'info depth x' chat 'bestmove x';; esac; done";
         let mut e = scripted(script).with_transcript();
-        e.handshake().await.expect("handshake");
+        e.handshake().expect("handshake");
         let info = &e.info;
         assert_eq!(
             (info.names.len(), info.name(), info.options.len()),
@@ -746,7 +753,7 @@ mod tests {
             info.problems
         );
         let (start, limit) = (PositionStart::Startpos, Duration::from_secs(10));
-        let answer = e.go(&start, &[], GoLimits::default(), limit).await;
+        let answer = e.go(&start, &[], GoLimits::default(), limit);
         assert_eq!(answer.map_err(|f| f.kind).err(), Some(FaultKind::Malformed));
         assert_eq!(e.take_violations(), []);
         let sent: Vec<String> = transcript(&mut e)

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::kgp::Kgp;
 use super::mankalah::ManKalah;
-use super::{Answer, BotInfo, BotLog, BotSpec, Engine, Fault, StartError};
+use super::{Answer, BotInfo, BotLog, BotSpec, Engine, Fault, StartError, Stop};
 use crate::protocol::{GoLimits, PositionStart};
 use crate::rules::{Move, Ruleset};
 
@@ -68,17 +68,21 @@ pub enum Player {
 }
 
 impl Player {
-    /// Starts the bot and makes it ready, in its protocol's way: the handshake and options for
+    /// Starts the bot and makes it ready, in its protocol's way (`stop`, the run's, ends its
+    /// waits when the run stops): the handshake and options for
     /// the arena's own, the connection and `mode` for KGP, the process only for ManKalah (which
     /// has no handshake).
     pub async fn start(
         spec: &BotSpec,
         log: &BotLog,
         handshake_timeout: Duration,
+        stop: Option<&Stop>,
     ) -> Result<Player, StartError> {
         Ok(match spec.protocol {
-            Protocol::Mancala => Player::Native(Engine::start(spec, log, handshake_timeout).await?),
-            Protocol::Mankalah => Player::ManKalah(ManKalah::start(spec, log)?),
+            Protocol::Mancala => {
+                Player::Native(Engine::start(spec, log, handshake_timeout, stop).await?)
+            }
+            Protocol::Mankalah => Player::ManKalah(ManKalah::start(spec, log, stop)?),
             Protocol::Kgp => Player::Kgp(Kgp::start(spec, log, handshake_timeout).await?),
         })
     }
@@ -100,7 +104,7 @@ impl Player {
         first: bool,
     ) -> Result<(), Fault> {
         match self {
-            Player::Native(e) => e.new_game(ruleset, seed).await,
+            Player::Native(e) => e.new_game(ruleset, seed),
             Player::ManKalah(m) => m.new_game(ruleset, first).await,
             Player::Kgp(k) => k.new_game(ruleset).await,
         }
@@ -115,7 +119,7 @@ impl Player {
         limit: Duration,
     ) -> Result<Answer, Fault> {
         match self {
-            Player::Native(e) => e.go(start, moves, limits, limit).await,
+            Player::Native(e) => e.go(start, moves, limits, limit),
             Player::ManKalah(m) => m.go(start, moves, limit).await,
             Player::Kgp(k) => k.go(start, moves, limits, limit).await,
         }

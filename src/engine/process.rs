@@ -1,21 +1,24 @@
 //! The operating-system side of a bot: its own process group, piped stdin/stdout, stderr copied
-//! to the player's capped log ([`BotLog`]), and stdout split into bounded lines by the caller's
-//! own task, so that an answer costs one wait and one read (no reader task, no channel). Every
+//! to the player's capped log ([`BotLog`]) by a thread of its own, and stdout split into bounded
+//! lines on the caller's thread, so that an answer costs one `poll` and one `read`
+//! ([`super::wait`]: no reader task, no channel, no runtime wake-up). Reads and writes block the
+//! calling thread (a game slot's own); waiting for the process to end is async. Every
 //! live bot's pid is registered, so that processes a bot left behind outside its process group
 //! (a double fork, `setsid`), which the kernel re-parents to the arena (a child subreaper), can
 //! be told apart and killed when a bot's life ends ([`kill_orphans`]).
 
 use std::collections::HashSet;
+use std::io::Read;
+use std::os::fd::{AsFd, AsRawFd, OwnedFd};
 use std::path::Path;
 use std::process::Stdio;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::unix::pipe;
-use tokio::process::{Child, ChildStdin, Command};
+use tokio::process::{Child, Command};
 
 use super::log::BotLog;
+use super::wait::{pidfd, wait, Stop, Woke};
 use super::{Fault, FaultKind, Program, StartError};
 use crate::protocol::{LineBuffer, LineError, MAX_LINE_LEN};
 
@@ -37,25 +40,38 @@ fn arena_side(e: &std::io::Error) -> bool {
     )
 }
 
-/// How a bot process is wired besides its program: extra environment variables, and whether its
+/// How a bot process is wired besides its program: extra environment variables, whether its
 /// stdout is the protocol (native, ManKalah) or chatter copied to its log (KGP talks over a
-/// socket).
-#[derive(Default)]
+/// socket), and the run's [`Stop`] that ends its waits.
+#[derive(Clone, Default)]
 pub struct Wiring {
     pub env: Vec<(String, String)>,
     pub stdout_to_log: bool,
+    pub stop: Option<Stop>,
 }
 
 /// A spawned bot: the child, its stdin, and its stdout with the lines read from it so far.
 pub struct BotProcess {
     child: Child,
-    stdin: Option<ChildStdin>,
+    /// Both pipes are non-blocking; a read or write that would block waits in [`wait`].
+    stdin: Option<OwnedFd>,
     /// The protocol stream; `None` once it ended (end of file, or a line too broken to go on).
-    stdout: Option<pipe::Receiver>,
+    stdout: Option<OwnedFd>,
+    /// Readable once the process has exited; `None` where the kernel has no pidfds (then the
+    /// exit is checked every [`EXIT_POLL`] of a wait).
+    exit: Option<OwnedFd>,
+    stop: Option<Stop>,
     lines: LineBuffer,
     chunk: Box<[u8]>,
     pid: Option<u32>,
 }
+
+/// How often a wait checks for the bot's exit when there is no pidfd to watch.
+const EXIT_POLL: Duration = Duration::from_millis(10);
+
+/// How long the lines a bot wrote just before exiting are waited for, and then its exit status.
+const LAST_WORDS: Duration = Duration::from_millis(50);
+const EXIT_STATUS_WAIT: Duration = Duration::from_millis(200);
 
 /// How much one read takes from a bot's stdout.
 const CHUNK: usize = 8192;
@@ -112,7 +128,7 @@ impl BotProcess {
         // The registry stays locked from the fork to the record, so that `kill_orphans` on
         // another thread never takes a bot being born for an orphan.
         let mut registry = live();
-        let mut child = cmd.spawn().map_err(|e| {
+        let child = cmd.spawn().map_err(|e| {
             if arena_side(&e) {
                 StartError::Arena {
                     program: program.display(),
@@ -130,99 +146,152 @@ impl BotProcess {
             registry.get_or_insert_with(HashSet::new).insert(pid);
         }
         drop(registry);
-        let stdin = child.stdin.take();
-        let stdout = child.stdout.take();
-        if let Some(stderr) = child.stderr.take() {
-            tokio::spawn(copy_to_log(stderr, log.clone()));
-        }
+        let arena = |error| StartError::Arena {
+            program: program.display(),
+            error,
+        };
+        // From here on, an early return drops `process`, which kills the bot and forgets it.
         let mut process = BotProcess {
-            child,
-            stdin,
+            exit: pid.and_then(pidfd),
+            stdin: None,
             stdout: None,
+            stop: wiring.stop.clone(),
             lines: LineBuffer::with_max_len(MAX_LINE_LEN),
             chunk: vec![0; CHUNK].into_boxed_slice(),
             pid,
+            child,
         };
-        if let Some(stdout) = stdout {
+        if let Some(stdin) = process.child.stdin.take() {
+            process.stdin = Some(non_blocking(stdin.into_owned_fd(), true).map_err(arena)?);
+        }
+        if let Some(stderr) = process.child.stderr.take() {
+            let stderr = non_blocking(stderr.into_owned_fd(), false).map_err(arena)?;
+            copy_to_log(stderr, log.clone()).map_err(arena)?;
+        }
+        if let Some(stdout) = process.child.stdout.take() {
+            let blocking = wiring.stdout_to_log;
+            let stdout = non_blocking(stdout.into_owned_fd(), !blocking).map_err(arena)?;
             if wiring.stdout_to_log {
-                tokio::spawn(copy_to_log(stdout, log.clone()));
+                copy_to_log(stdout, log.clone()).map_err(arena)?;
             } else {
-                // Re-registered as a pipe, for `try_read` (the drain before a `go`). On failure
-                // `process` is dropped, which kills the bot and forgets it.
-                let receiver = stdout
-                    .into_owned_fd()
-                    .and_then(pipe::Receiver::from_owned_fd)
-                    .map_err(|error| StartError::Arena {
-                        program: program.display(),
-                        error,
-                    })?;
-                process.stdout = Some(receiver);
+                process.stdout = Some(stdout);
             }
         }
         Ok(process)
     }
 
     /// Writes `text` (whole lines, each ending in `\n`) in one write, so the bot wakes once.
-    pub async fn write(&mut self, text: &str) -> Result<(), Fault> {
-        let stdin = self
-            .stdin
-            .as_mut()
-            .ok_or_else(|| Fault::new(FaultKind::Io, "stdin already closed"))?;
-        let write = async {
-            stdin.write_all(text.as_bytes()).await?;
-            stdin.flush().await
-        };
-        write
-            .await
-            .map_err(|e| self.exit_fault(format!("cannot write to the bot: {e}")))
+    /// Blocks while the bot's stdin pipe is full (no deadline, as a bot that stops reading its
+    /// input is caught by the time limit of the answer it owes) or until the run stops.
+    pub fn write(&mut self, text: &str) -> Result<(), Fault> {
+        let mut rest = text.as_bytes();
+        while !rest.is_empty() {
+            let stdin = self
+                .stdin
+                .as_ref()
+                .ok_or_else(|| Fault::new(FaultKind::Io, "stdin already closed"))?;
+            // SAFETY: write(2) from a live slice to a descriptor we own.
+            let n = unsafe { libc::write(stdin.as_raw_fd(), rest.as_ptr().cast(), rest.len()) };
+            if n >= 0 {
+                rest = &rest[n as usize..];
+                continue;
+            }
+            let e = std::io::Error::last_os_error();
+            match e.kind() {
+                std::io::ErrorKind::Interrupted => {}
+                std::io::ErrorKind::WouldBlock => {
+                    if wait(
+                        &[Some(stdin.as_fd())],
+                        libc::POLLOUT,
+                        None,
+                        self.stop.as_ref(),
+                    ) == Woke::Stopped
+                    {
+                        return Err(stopping());
+                    }
+                }
+                _ => return Err(self.exit_fault(format!("cannot write to the bot: {e}"))),
+            }
+        }
+        Ok(())
     }
 
     /// The next line from stdout, or the fault that prevents one before `deadline`. A bot that
     /// exits is a crash at once, even when a process it started still holds its stdout open.
-    pub async fn read_line(&mut self, deadline: Instant) -> Result<String, Fault> {
-        if let Some(line) = self.buffered() {
-            return line;
-        }
-        let deadline = tokio::time::sleep_until(tokio::time::Instant::from_std(deadline));
-        tokio::pin!(deadline);
+    pub fn read_line(&mut self, deadline: Instant) -> Result<String, Fault> {
         loop {
-            let Some(stdout) = self.stdout.as_mut() else {
-                return Err(self.closed().await);
+            if let Some(line) = self.buffered() {
+                return line;
+            }
+            let Some(stdout) = self.stdout.as_ref() else {
+                return Err(self.closed());
             };
-            tokio::select! {
-                biased;
-                read = stdout.read(&mut self.chunk) => {
-                    if let Some(line) = self.take_read(read) {
+            let exit = self.exit.as_ref().map(AsFd::as_fd);
+            // Without a pidfd, the exit is looked at between short waits.
+            let until = match exit {
+                None => deadline.min(Instant::now() + EXIT_POLL),
+                Some(_) => deadline,
+            };
+            match wait(
+                &[Some(stdout.as_fd()), exit],
+                libc::POLLIN,
+                Some(until),
+                self.stop.as_ref(),
+            ) {
+                Woke::Ready(0) => {
+                    if let Some(line) = self.read_more() {
                         return line;
                     }
                 }
-                status = self.child.wait() => {
-                    // Lines it wrote just before exiting are still owed to the caller.
-                    let last = tokio::time::timeout(Duration::from_millis(50), self.rest());
-                    if let Ok(Some(line)) = last.await {
-                        return line;
+                Woke::Ready(_) => return self.last_words(),
+                Woke::Stopped => return Err(stopping()),
+                Woke::Deadline if Instant::now() >= deadline => {
+                    return Err(Fault::new(FaultKind::Timeout, "no answer in time"))
+                }
+                Woke::Deadline => {
+                    if matches!(self.child.try_wait(), Ok(Some(_))) {
+                        return self.last_words();
                     }
-                    return Err(Fault::new(FaultKind::Crash, match status {
-                        Ok(status) => format!("exited ({status})"),
-                        Err(e) => format!("exited ({e})"),
-                    }));
-                },
-                _ = &mut deadline => {
-                    return Err(Fault::new(FaultKind::Timeout, "no answer in time"));
                 }
             }
         }
     }
 
-    /// A line the bot already wrote, without waiting; `None` if there is none (yet). Costs no
-    /// system call when the runtime has seen nothing new on the pipe.
+    /// A line the bot already wrote, without waiting; `None` if there is none (yet).
     pub fn try_read_line(&mut self) -> Option<Result<String, Fault>> {
         if let Some(line) = self.buffered() {
             return Some(line);
         }
-        let read = self.stdout.as_ref()?.try_read(&mut self.chunk);
+        self.stdout.as_ref()?;
+        self.read_more()
+    }
+
+    /// One non-blocking read of stdout into the buffer, and the next line if one is complete.
+    /// `None` when nothing is there yet (or no line is complete).
+    fn read_more(&mut self) -> Option<Result<String, Fault>> {
+        let stdout = self.stdout.as_ref()?;
+        // SAFETY: read(2) into a buffer we own, at most its length, from a descriptor we own.
+        let n = unsafe {
+            libc::read(
+                stdout.as_raw_fd(),
+                self.chunk.as_mut_ptr().cast(),
+                self.chunk.len(),
+            )
+        };
+        let read = if n >= 0 {
+            Ok(n as usize)
+        } else {
+            Err(std::io::Error::last_os_error())
+        };
         match read {
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => None,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::Interrupted
+                ) =>
+            {
+                None
+            }
             read => self.take_read(read),
         }
     }
@@ -253,26 +322,40 @@ impl BotProcess {
         }
     }
 
-    /// Reads what is left on stdout until a line is complete or the stream ends.
-    async fn rest(&mut self) -> Option<Result<String, Fault>> {
-        while let Some(stdout) = self.stdout.as_mut() {
-            let read = stdout.read(&mut self.chunk).await;
-            if let Some(line) = self.take_read(read) {
-                return Some(line);
+    /// The bot exited while a line was due: a line it wrote just before exiting is still owed
+    /// to the caller; without one, the exit is a crash.
+    fn last_words(&mut self) -> Result<String, Fault> {
+        let until = Instant::now() + LAST_WORDS;
+        while let Some(stdout) = self.stdout.as_ref() {
+            if wait(&[Some(stdout.as_fd())], libc::POLLIN, Some(until), None) != Woke::Ready(0) {
+                break;
+            }
+            if let Some(line) = self.read_more() {
+                return line;
             }
         }
-        None
+        Err(self.closed())
     }
 
-    /// The fault once stdout has ended: the bot exited or closed it. The exit status gets a
-    /// moment to arrive.
-    async fn closed(&mut self) -> Fault {
-        let status = tokio::time::timeout(Duration::from_millis(200), self.child.wait()).await;
-        let detail = match status {
-            Ok(Ok(status)) => format!("exited ({status})"),
-            _ => "closed its stdout".to_string(),
-        };
-        Fault::new(FaultKind::Crash, detail)
+    /// The fault once stdout has ended or the bot exited: a crash, with the exit status if it
+    /// arrives within a moment.
+    fn closed(&mut self) -> Fault {
+        let until = Instant::now() + EXIT_STATUS_WAIT;
+        loop {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Fault::new(FaultKind::Crash, format!("exited ({status})"));
+            }
+            let exit = self.exit.as_ref().map(AsFd::as_fd);
+            let step = match exit {
+                Some(_) => until,
+                None => until.min(Instant::now() + EXIT_POLL),
+            };
+            if Instant::now() >= until
+                || wait(&[exit], libc::POLLIN, Some(step), self.stop.as_ref()) == Woke::Stopped
+            {
+                return Fault::new(FaultKind::Crash, "closed its stdout");
+            }
+        }
     }
 
     /// Waits until the process exits and says how (for drivers that read the bot elsewhere
@@ -430,18 +513,51 @@ async fn reap_group(pgid: u32) {
     }
 }
 
-/// Copies stderr (or a KGP agent's stdout) to the player's log (which caps it) and drains it to
-/// the end, so the bot never blocks on a full pipe.
-async fn copy_to_log<R>(mut stderr: R, log: BotLog)
-where
-    R: tokio::io::AsyncRead + Unpin,
-{
-    let mut chunk = vec![0u8; 8192];
-    loop {
-        match stderr.read(&mut chunk).await {
-            Ok(0) | Err(_) => break,
-            Ok(n) => log.write(&chunk[..n]),
-        }
+/// `fd` (a pipe handed over by tokio, which may have made it blocking) with `O_NONBLOCK` set
+/// (`on`) or cleared.
+fn non_blocking(fd: std::io::Result<OwnedFd>, on: bool) -> std::io::Result<OwnedFd> {
+    let fd = fd?;
+    // SAFETY: fcntl(2) F_GETFL/F_SETFL on a descriptor we own; no pointers.
+    let ok = unsafe {
+        let flags = libc::fcntl(fd.as_raw_fd(), libc::F_GETFL);
+        let flags = if on {
+            flags | libc::O_NONBLOCK
+        } else {
+            flags & !libc::O_NONBLOCK
+        };
+        flags >= 0 && libc::fcntl(fd.as_raw_fd(), libc::F_SETFL, flags) == 0
+    };
+    if ok {
+        Ok(fd)
+    } else {
+        Err(std::io::Error::last_os_error())
     }
-    log.flush();
+}
+
+/// The fault that ends a wait because the run is stopping. The game it interrupts is not
+/// recorded (the worker sees the stop), so the kind only matters to the code in between.
+fn stopping() -> Fault {
+    Fault::new(FaultKind::Io, "the arena is stopping")
+}
+
+/// Copies stderr (or a KGP agent's stdout) to the player's log (which caps it) on a thread of
+/// its own, to the end, so that the bot never blocks on a full pipe whatever the game slot's
+/// thread is waiting for.
+fn copy_to_log(pipe: OwnedFd, log: BotLog) -> std::io::Result<()> {
+    let mut pipe = std::fs::File::from(pipe);
+    std::thread::Builder::new()
+        .name("bot-log".into())
+        .spawn(move || {
+            let mut chunk = vec![0u8; 8192];
+            loop {
+                match pipe.read(&mut chunk) {
+                    Ok(0) => break,
+                    Ok(n) => log.write(&chunk[..n]),
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(_) => break,
+                }
+            }
+            log.flush();
+        })
+        .map(drop)
 }

@@ -48,7 +48,9 @@ impl Pool {
                 return;
             };
             let (_, engine, _) = self.engines.swap_remove(oldest);
-            // The bot exits while the game goes on; its group is killed after the grace.
+            // The bot exits while the game goes on; its group is killed after the grace. The
+            // task runs when the slot's runtime gets the thread back (the worker yields it
+            // after every game: a native bot's waits block the thread).
             tokio::spawn(engine.quit(QUIT_GRACE));
         }
     }
@@ -78,9 +80,13 @@ impl Pool {
         }
     }
 
-    /// `quit` to every bot, then their groups killed.
-    pub async fn quit_all(&mut self) {
-        for (_, engine, _) in self.engines.drain(..) {
+    /// `quit` to every bot but `keep`'s, then their groups killed.
+    pub async fn quit_all(&mut self, keep: &[usize]) {
+        let (kept, gone) = std::mem::take(&mut self.engines)
+            .into_iter()
+            .partition(|(p, _, _)| keep.contains(p));
+        self.engines = kept;
+        for (_, engine, _) in gone {
             engine.quit(QUIT_GRACE).await;
         }
     }

@@ -28,7 +28,9 @@ use super::pool::Pool;
 use super::progress::Progress;
 use super::referee::{self, GameSetup, Played};
 use super::schedule::{self, Pairing};
-use crate::engine::{kill_orphans, BotLog, Fault, FaultKind, Player, StartError, DEFAULT_LOG_CAP};
+use crate::engine::{
+    kill_orphans, BotLog, Fault, FaultKind, Player, StartError, Stop, DEFAULT_LOG_CAP,
+};
 use crate::run_folder::games::{self, GameRecord, ResultsWriter, Termination};
 use crate::run_folder::lock::{RunLock, LOCK_FILE};
 use crate::run_folder::logs::{logs_dir, stderr_log_path, LOGS_DIR};
@@ -155,8 +157,17 @@ pub async fn run_observed(
         .collect();
     let (stop_tx, stop_rx) = watch::channel(None::<&'static str>);
     let signals = tokio::spawn(watch_signals(stop_tx.clone()));
+    // The slots' threads block in their bots' waits: the stop reaches them as an eventfd.
+    let stop = Stop::new().context("cannot create the run's stop signal")?;
+    let stop_bridge = tokio::spawn({
+        let (stop, stop_rx) = (stop.clone(), stop_rx.clone());
+        async move {
+            wait_for_stop(stop_rx).await;
+            stop.trigger();
+        }
+    });
     let dropped = tokio::select! {
-        checked = preflight(config, &logs, plan.concurrency, mode.drop_unstartable) => checked,
+        checked = preflight(config, &logs, plan.concurrency, mode.drop_unstartable, &stop) => checked,
         signal = wait_for_stop(stop_rx.clone()) => Err(anyhow::anyhow!(
             "interrupted ({signal}) while starting the bots: nothing was played"
         )),
@@ -165,6 +176,7 @@ pub async fn run_observed(
         Ok(dropped) => dropped,
         Err(err) => {
             signals.abort();
+            stop.trigger();
             flush_logs(&logs);
             return Err(err);
         }
@@ -178,6 +190,7 @@ pub async fn run_observed(
         logs,
         queue: Mutex::new(dispatcher),
         pool_size: pool_size(files, plan.concurrency),
+        stop,
         health: Mutex::new(Health {
             failures: vec![0; config.players.len()],
             retired: vec![false; config.players.len()],
@@ -187,12 +200,17 @@ pub async fn run_observed(
     let (tx, mut rx) = mpsc::channel::<WorkerEvent>(64);
     let mut workers = Vec::new();
     let todo = total.saturating_sub(done);
-    for _ in 0..(plan.concurrency as u64).min(todo.max(1)) {
-        workers.push(tokio::spawn(worker(
-            shared.clone(),
-            tx.clone(),
-            stop_rx.clone(),
-        )));
+    for slot in 0..(plan.concurrency as u64).min(todo.max(1)) {
+        let task = {
+            let (shared, tx, stop_rx) = (shared.clone(), tx.clone(), stop_rx.clone());
+            move || worker(shared, tx, stop_rx)
+        };
+        match spawn_slot(format!("slot-{slot}"), task) {
+            Ok(handle) => workers.push(handle),
+            // No thread for this slot: the others play its share.
+            Err(err) if !workers.is_empty() => eprintln!("playing on fewer game slots: {err}"),
+            Err(err) => return Err(anyhow::Error::new(err).context("cannot start a game slot")),
+        }
     }
     drop(tx);
 
@@ -248,8 +266,12 @@ pub async fn run_observed(
     // The workers may all have stopped before the loop saw the signal.
     note_signal(*stop_rx.borrow(), &mut outcome, dir);
     signals.abort();
+    stop_bridge.abort();
+    // Every worker has ended (the channel closed): the joins only collect their threads.
     for w in workers {
-        w.await.context("a worker task panicked")?;
+        if w.join().is_err() {
+            bail!("a game slot panicked");
+        }
     }
     progress.finish();
     flush_logs(&shared.logs);
@@ -352,33 +374,55 @@ pub fn pool_size(open_files: u64, workers: usize) -> usize {
     (per_worker as usize).clamp(2, 32)
 }
 
-/// Starts every player's bot once (handshake, options, `isready`), a few at a time, and stops
-/// it. Returns which players are dropped; an error names every player that cannot start, unless
-/// `drop_unstartable` (a bad option or the arena's own trouble is always an error).
+/// Starts every player's bot once (handshake, options, `isready`), on `concurrency` slots at a
+/// time, and stops it. Returns which players are dropped; an error names every player that
+/// cannot start, unless `drop_unstartable` (a bad option or the arena's own trouble is always
+/// an error).
 async fn preflight(
     config: &RunConfig,
     logs: &[BotLog],
     concurrency: usize,
     drop_unstartable: bool,
+    stop: &Stop,
 ) -> Result<Vec<bool>> {
     let timeout = Duration::from_millis(config.time.handshake_ms);
-    let mut results = Vec::with_capacity(config.players.len());
-    for chunk in config
-        .players
-        .iter()
-        .zip(logs)
-        .collect::<Vec<_>>()
-        .chunks(concurrency.max(1))
-    {
-        let starts = chunk.iter().map(|(spec, log)| async move {
-            let engine = Player::start(spec, log, timeout).await?;
-            let plays = engine.info().plays(&config.rules);
-            let declared = engine.info().declared_rulesets();
-            engine.quit(Duration::from_secs(1)).await;
-            Ok::<_, StartError>(plays.then_some(()).ok_or(declared))
-        });
-        results.extend(join_all(starts).await);
+    let players = Arc::new(config.players.clone());
+    let (tx, mut rx) = mpsc::unbounded_channel();
+    let next = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    for slot in 0..concurrency.clamp(1, players.len().max(1)) {
+        let (players, logs, tx, next) = (players.clone(), logs.to_vec(), tx.clone(), next.clone());
+        let (rules, stop) = (config.rules, stop.clone());
+        spawn_slot(format!("preflight-{slot}"), move || async move {
+            loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(spec) = players.get(i) else { break };
+                let started = Player::start(spec, &logs[i], timeout, Some(&stop)).await;
+                let result = match started {
+                    Ok(engine) => {
+                        let plays = engine.info().plays(&rules);
+                        let declared = engine.info().declared_rulesets();
+                        engine.quit(Duration::from_secs(1)).await;
+                        Ok(plays.then_some(()).ok_or(declared))
+                    }
+                    Err(err) => Err(err),
+                };
+                if tx.send((i, result)).is_err() {
+                    break;
+                }
+            }
+        })
+        .context("cannot start a thread to start the bots on")?;
     }
+    drop(tx);
+    let mut results: Vec<Option<Result<Result<(), String>, StartError>>> =
+        (0..players.len()).map(|_| None).collect();
+    while let Some((i, result)) = rx.recv().await {
+        results[i] = Some(result);
+    }
+    let results = results
+        .into_iter()
+        .map(|r| r.context("a thread starting the bots panicked"))
+        .collect::<Result<Vec<_>>>()?;
     let mut dropped = vec![false; config.players.len()];
     let mut errors = Vec::new();
     for (player, ((spec, log), result)) in config.players.iter().zip(logs).zip(results).enumerate()
@@ -424,27 +468,24 @@ async fn preflight(
     Ok(dropped)
 }
 
-/// Runs the futures at once (each waits on its own bot) and returns their results in order.
-async fn join_all<F: std::future::Future>(futures: impl Iterator<Item = F>) -> Vec<F::Output> {
-    let mut pending: Vec<_> = futures.map(|f| Some(Box::pin(f))).collect();
-    let mut results: Vec<Option<F::Output>> = pending.iter().map(|_| None).collect();
-    std::future::poll_fn(|cx| {
-        for (slot, result) in pending.iter_mut().zip(results.iter_mut()) {
-            if let Some(fut) = slot {
-                if let std::task::Poll::Ready(r) = fut.as_mut().poll(cx) {
-                    *result = Some(r);
-                    *slot = None;
-                }
-            }
-        }
-        if pending.iter().all(Option::is_none) {
-            std::task::Poll::Ready(())
-        } else {
-            std::task::Poll::Pending
+/// Starts a game slot: a thread of its own that runs `task` on a current-thread runtime. The
+/// bots of a slot block its thread while they are waited for (one `poll(2)`, see
+/// `engine::wait`), so slots never share a thread; the rest of the run (signals, the writer)
+/// keeps the caller's.
+fn spawn_slot<F, Fut>(name: String, task: F) -> std::io::Result<std::thread::JoinHandle<()>>
+where
+    F: FnOnce() -> Fut + Send + 'static,
+    Fut: std::future::Future<Output = ()>,
+{
+    std::thread::Builder::new().name(name).spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build();
+        match runtime {
+            Ok(runtime) => runtime.block_on(task()),
+            Err(err) => eprintln!("a game slot cannot start its runtime: {err}"),
         }
     })
-    .await;
-    results.into_iter().flatten().collect()
 }
 
 /// Sends `SIGINT`/`SIGTERM` into `stop` when they arrive.
@@ -488,6 +529,8 @@ struct Shared {
     logs: Vec<BotLog>,
     queue: Mutex<Dispatcher>,
     pool_size: usize,
+    /// Ends every wait on a bot in every slot when the run stops.
+    stop: Stop,
     health: Mutex<Health>,
 }
 
@@ -550,6 +593,10 @@ async fn worker(
             played = play_one(&shared, &mut pool, pairing, &opening) => played,
             _ = stop.changed() => break,
         };
+        if stop.borrow().is_some() {
+            // A stop that ended a wait on a bot: the game was cut short, not played.
+            break;
+        }
         let event = match played {
             Ok(Some(played)) => {
                 if played.record.row.termination == Termination::Forfeit(FaultKind::Crash) {
@@ -576,11 +623,14 @@ async fn worker(
         if tx.send(event).await.is_err() {
             break;
         }
+        // A game against native bots never gives the runtime the thread (their waits block
+        // it): let the slot's other tasks (bots quitting, drivers' timers) run between games.
+        tokio::task::yield_now().await;
     }
     if stop.borrow().is_some() {
         pool.kill_all().await;
     } else {
-        pool.quit_all().await;
+        pool.quit_all(&[]).await;
     }
 }
 
@@ -626,7 +676,7 @@ async fn play_one(
         let log = &shared.logs[player];
         let mut attempt = 0;
         let started = loop {
-            match Player::start(spec, log, timeout).await {
+            match Player::start(spec, log, timeout, Some(&shared.stop)).await {
                 Err(StartError::Arena { program, error }) if attempt < ARENA_RETRIES => {
                     attempt += 1;
                     eprintln!(
@@ -634,8 +684,8 @@ async fn play_one(
                         spec.name,
                         ARENA_RETRY_WAIT.as_secs()
                     );
-                    // Free what the arena holds before trying again.
-                    pool.quit_all().await;
+                    // Free what the arena holds (but this game's bots) before trying again.
+                    pool.quit_all(&players).await;
                     kill_orphans();
                     tokio::time::sleep(ARENA_RETRY_WAIT).await;
                 }

@@ -1,0 +1,139 @@
+//! The one blocking wait of the turn path: `poll(2)` on a bot's descriptors, a deadline and the
+//! run's [`Stop`], on the thread of the game slot that owns the bot.
+//!
+//! A run plays each concurrent game on a thread of its own (docs/tournament.md, "Game slots"),
+//! so waiting for a bot's answer costs one `poll` and one `read`, with no runtime wake-up, timer
+//! registration or task hand-off in between (issue 20). What must end a wait early is in the
+//! same `poll`: the bot's exit (a pidfd), and the run stopping (an eventfd every slot watches).
+
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
+use std::sync::Arc;
+use std::time::Instant;
+
+/// The run is stopping (a signal, an SPRT decision, an error): every wait on a bot in any slot
+/// ends at once. An eventfd that is set once and stays set; cloning shares it.
+#[derive(Clone, Debug)]
+pub struct Stop(Arc<OwnedFd>);
+
+impl Stop {
+    pub fn new() -> std::io::Result<Stop> {
+        // SAFETY: eventfd(2) with no pointer arguments; the result is checked before use.
+        let fd = unsafe { libc::eventfd(0, libc::EFD_CLOEXEC | libc::EFD_NONBLOCK) };
+        if fd < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        // SAFETY: `fd` is a new descriptor that nothing else owns.
+        Ok(Stop(Arc::new(unsafe { OwnedFd::from_raw_fd(fd) })))
+    }
+
+    /// Ends every wait watching this stop, now and from now on.
+    pub fn trigger(&self) {
+        let one: u64 = 1;
+        // SAFETY: write(2) of 8 bytes from a live u64 to our own eventfd. The counter only
+        // saturates after 2^64 − 2 triggers, and a failed write leaves it set anyway.
+        unsafe {
+            libc::write(
+                self.0.as_raw_fd(),
+                (&one as *const u64).cast(),
+                std::mem::size_of::<u64>(),
+            );
+        }
+    }
+
+    fn fd(&self) -> BorrowedFd<'_> {
+        self.0.as_fd()
+    }
+}
+
+/// What ended a [`wait`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Woke {
+    /// The descriptor at this index of the list is ready (readable, or writable when waiting
+    /// to write; a hang-up or an error counts as ready: the read or write says which).
+    Ready(usize),
+    /// The deadline passed.
+    Deadline,
+    /// The run is stopping.
+    Stopped,
+}
+
+/// Waits until one of `fds` is ready for `events` (`libc::POLLIN` or `libc::POLLOUT`), the
+/// `deadline` passes (`None`: no deadline), or `stop` is triggered. `EINTR` is retried with
+/// the time that is left. Errors of `poll` itself (none expected with valid descriptors) end
+/// the wait as if the deadline had passed.
+pub fn wait(
+    fds: &[Option<BorrowedFd<'_>>],
+    events: libc::c_short,
+    deadline: Option<Instant>,
+    stop: Option<&Stop>,
+) -> Woke {
+    // At most the bot's stream, its pidfd and the stop: no allocation on the turn path.
+    let mut polled = [libc::pollfd {
+        fd: -1,
+        events: 0,
+        revents: 0,
+    }; 4];
+    assert!(
+        fds.len() < polled.len(),
+        "wait takes at most three descriptors"
+    );
+    for (slot, fd) in polled.iter_mut().zip(fds) {
+        // A negative descriptor is ignored by poll(2): an absent one takes its place.
+        slot.fd = fd.as_ref().map_or(-1, AsRawFd::as_raw_fd);
+        slot.events = events;
+    }
+    let stop_slot = fds.len();
+    if let Some(stop) = stop {
+        polled[stop_slot].fd = stop.fd().as_raw_fd();
+        polled[stop_slot].events = libc::POLLIN;
+    }
+    loop {
+        let timeout = match deadline {
+            None => -1,
+            Some(deadline) => {
+                let left = deadline.saturating_duration_since(Instant::now());
+                if left.is_zero() {
+                    0
+                } else {
+                    // Rounded up, so that a wait never ends before its deadline.
+                    left.as_micros().div_ceil(1000).min(i32::MAX as u128) as i32
+                }
+            }
+        };
+        // SAFETY: poll(2) on an array we own, of the length we pass.
+        let n = unsafe { libc::poll(polled.as_mut_ptr(), stop_slot as libc::nfds_t + 1, timeout) };
+        if n < 0 {
+            if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Woke::Deadline;
+        }
+        if polled[stop_slot].revents != 0 {
+            return Woke::Stopped;
+        }
+        if let Some(i) = polled[..stop_slot].iter().position(|p| p.revents != 0) {
+            return Woke::Ready(i);
+        }
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            return Woke::Deadline;
+        }
+    }
+}
+
+/// A descriptor that is readable when the process `pid` exits (Linux ≥ 5.3); `None` where the
+/// kernel has no pidfds, and the caller then watches the exit some other way.
+pub fn pidfd(pid: u32) -> Option<OwnedFd> {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: pidfd_open(2) with no pointer arguments; the result is checked before use.
+        let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid as libc::pid_t, 0) }
+            as std::os::fd::RawFd;
+        // SAFETY: a descriptor pidfd_open just returned is ours alone.
+        (fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(fd) })
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = pid;
+        None
+    }
+}
