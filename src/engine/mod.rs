@@ -305,6 +305,52 @@ pub struct Engine {
     log: BotLog,
     /// The text being written to the bot, kept to reuse its memory.
     out: String,
+    /// The last `position` and `go` lines sent, kept so that the next `go` of the same game
+    /// formats only the moves played since (a game's line grows by two moves per turn).
+    sent: SentLines,
+}
+
+/// The last `position` line sent (without its line end) and the game it describes, and the
+/// last `go` line with its limits.
+#[derive(Default)]
+struct SentLines {
+    start: Option<PositionStart>,
+    moves: Vec<Move>,
+    position: String,
+    limits: Option<GoLimits>,
+    go: String,
+}
+
+impl SentLines {
+    /// The `position` line of `start` + `moves`: the last one extended when it describes the
+    /// beginning of this game, written afresh otherwise. Same text as [`PositionLine`].
+    fn position(&mut self, start: &PositionStart, moves: &[Move]) -> &str {
+        if self.start.as_ref() != Some(start) || !moves.starts_with(&self.moves) {
+            self.position.clear();
+            let _ = PositionLine { start, moves: &[] }.write_to(&mut self.position);
+            self.start = Some(start.clone());
+            self.moves.clear();
+        }
+        for &mv in &moves[self.moves.len()..] {
+            if self.moves.is_empty() {
+                self.position.push_str(" moves");
+            }
+            self.position.push(' ');
+            let _ = mv.write_to(&mut self.position);
+            self.moves.push(mv);
+        }
+        &self.position
+    }
+
+    /// The `go` line of `limits` (without its line end).
+    fn go(&mut self, limits: GoLimits) -> &str {
+        if self.limits != Some(limits) {
+            self.go.clear();
+            let _ = write!(self.go, "{}", ToBot::Go(limits));
+            self.limits = Some(limits);
+        }
+        &self.go
+    }
 }
 
 impl Engine {
@@ -384,6 +430,7 @@ impl Engine {
             violations: None,
             transcript: None,
             out: String::new(),
+            sent: SentLines::default(),
         })
     }
 
@@ -491,9 +538,10 @@ impl Engine {
     ) -> Result<Answer, Fault> {
         self.drain()?;
         self.out.clear();
-        let _ = PositionLine { start, moves }.write_to(&mut self.out);
+        self.out.push_str(self.sent.position(start, moves));
         self.out.push('\n');
-        let _ = writeln!(self.out, "{}", ToBot::Go(limits));
+        self.out.push_str(self.sent.go(limits));
+        self.out.push('\n');
         self.go_pending = true;
         self.write_out()?;
         let started = Instant::now();
@@ -540,8 +588,10 @@ impl Engine {
     /// Writes the lines in [`Engine::out`], recording them in the transcript.
     fn write_out(&mut self) -> Result<(), Fault> {
         let out = std::mem::take(&mut self.out);
-        for line in out.lines() {
-            self.log('>', line);
+        if self.transcript.is_some() {
+            for line in out.lines() {
+                self.log('>', line);
+            }
         }
         let written = self.process.write(&out);
         self.out = out;
@@ -702,6 +752,37 @@ mod tests {
     fn transcript(e: &mut Engine) -> String {
         let lines: Vec<String> = e.take_transcript().iter().map(|l| l[9..].into()).collect();
         lines.join("|")
+    }
+
+    #[test]
+    fn the_position_line_extended_move_by_move_is_the_line_written_whole() {
+        let mut sent = SentLines::default();
+        let state =
+            PositionStart::State("kalah:pits=6,seeds=4 s 4,4,4,4,4,4,0 4,4,4,4,4,4,0".into());
+        let games: [(&PositionStart, &[u8]); 5] = [
+            (&PositionStart::Startpos, &[3, 6, 1, 2, 12, 10]),
+            (&PositionStart::Startpos, &[3, 6, 1]),
+            (&PositionStart::Startpos, &[3, 6, 1, 2]),
+            (&state, &[1, 2]),
+            (&PositionStart::Startpos, &[]),
+        ];
+        for (start, pits) in games {
+            let moves: Vec<Move> = pits.iter().map(|&p| Move::Pit(p)).collect();
+            for n in 0..=moves.len() {
+                let whole = PositionLine {
+                    start,
+                    moves: &moves[..n],
+                }
+                .to_string();
+                assert_eq!(sent.position(start, &moves[..n]), whole);
+            }
+        }
+        let limits = GoLimits {
+            movetime: Some(100),
+            ..GoLimits::default()
+        };
+        assert_eq!(sent.go(limits), ToBot::Go(limits).to_string());
+        assert_eq!(sent.go(GoLimits::default()), "go");
     }
 
     #[tokio::test]

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use tokio::process::{Child, Command};
 
 use super::log::BotLog;
-use super::wait::{pidfd, wait, Stop, Woke};
+use super::wait::{pidfd, wait, LineWait, Stop, Woke};
 use super::{Fault, FaultKind, Program, StartError};
 use crate::protocol::{LineBuffer, LineError, MAX_LINE_LEN};
 
@@ -60,6 +60,8 @@ pub struct BotProcess {
     /// Readable once the process has exited; `None` where the kernel has no pidfds (then the
     /// exit is checked every [`EXIT_POLL`] of a wait).
     exit: Option<OwnedFd>,
+    /// The wait for the next line (stdout, exit, stop), when stdout is the protocol.
+    line_wait: Option<LineWait>,
     stop: Option<Stop>,
     lines: LineBuffer,
     chunk: Box<[u8]>,
@@ -155,6 +157,7 @@ impl BotProcess {
             exit: pid.and_then(pidfd),
             stdin: None,
             stdout: None,
+            line_wait: None,
             stop: wiring.stop.clone(),
             lines: LineBuffer::with_max_len(MAX_LINE_LEN),
             chunk: vec![0; CHUNK].into_boxed_slice(),
@@ -174,6 +177,9 @@ impl BotProcess {
             if wiring.stdout_to_log {
                 copy_to_log(stdout, log.clone()).map_err(arena)?;
             } else {
+                let exit = process.exit.as_ref().map(AsFd::as_fd);
+                let line_wait = LineWait::new(stdout.as_fd(), exit, wiring.stop.as_ref());
+                process.line_wait = Some(line_wait.map_err(arena)?);
                 process.stdout = Some(stdout);
             }
         }
@@ -223,21 +229,15 @@ impl BotProcess {
             if let Some(line) = self.buffered() {
                 return line;
             }
-            let Some(stdout) = self.stdout.as_ref() else {
+            let (Some(_), Some(line_wait)) = (&self.stdout, &self.line_wait) else {
                 return Err(self.closed());
             };
-            let exit = self.exit.as_ref().map(AsFd::as_fd);
             // Without a pidfd, the exit is looked at between short waits.
-            let until = match exit {
+            let until = match self.exit {
                 None => deadline.min(Instant::now() + EXIT_POLL),
                 Some(_) => deadline,
             };
-            match wait(
-                &[Some(stdout.as_fd()), exit],
-                libc::POLLIN,
-                Some(until),
-                self.stop.as_ref(),
-            ) {
+            match line_wait.wait(until) {
                 Woke::Ready(0) => {
                     if let Some(line) = self.read_more() {
                         return line;

@@ -88,18 +88,7 @@ pub fn wait(
         polled[stop_slot].events = libc::POLLIN;
     }
     loop {
-        let timeout = match deadline {
-            None => -1,
-            Some(deadline) => {
-                let left = deadline.saturating_duration_since(Instant::now());
-                if left.is_zero() {
-                    0
-                } else {
-                    // Rounded up, so that a wait never ends before its deadline.
-                    left.as_micros().div_ceil(1000).min(i32::MAX as u128) as i32
-                }
-            }
-        };
+        let timeout = deadline.map_or(-1, timeout_ms);
         // SAFETY: poll(2) on an array we own, of the length we pass.
         let n = unsafe { libc::poll(polled.as_mut_ptr(), stop_slot as libc::nfds_t + 1, timeout) };
         if n < 0 {
@@ -118,6 +107,103 @@ pub fn wait(
             return Woke::Deadline;
         }
     }
+}
+
+/// The wait for a bot's next line, set up once per bot: an epoll instance watching its stdout
+/// (index 0), its exit (index 1) and the run's stop, so that each wait is a single `epoll_wait`
+/// with nothing to register or unregister (what a `poll` of three descriptors costs every time).
+pub struct LineWait {
+    epoll: OwnedFd,
+}
+
+/// The epoll tags of [`LineWait`]'s descriptors.
+const TAG_STOP: u64 = u64::MAX;
+
+impl LineWait {
+    pub fn new(
+        stdout: BorrowedFd<'_>,
+        exit: Option<BorrowedFd<'_>>,
+        stop: Option<&Stop>,
+    ) -> std::io::Result<LineWait> {
+        // SAFETY: epoll_create1(2) with no pointer arguments; the result is checked before use.
+        let fd = unsafe { libc::epoll_create1(libc::EPOLL_CLOEXEC) };
+        if fd < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        // SAFETY: a descriptor epoll_create1 just returned is ours alone.
+        let waiter = LineWait {
+            epoll: unsafe { OwnedFd::from_raw_fd(fd) },
+        };
+        waiter.add(stdout, 0)?;
+        if let Some(exit) = exit {
+            waiter.add(exit, 1)?;
+        }
+        if let Some(stop) = stop {
+            waiter.add(stop.fd(), TAG_STOP)?;
+        }
+        Ok(waiter)
+    }
+
+    fn add(&self, fd: BorrowedFd<'_>, tag: u64) -> std::io::Result<()> {
+        let mut event = libc::epoll_event {
+            events: libc::EPOLLIN as u32,
+            u64: tag,
+        };
+        // SAFETY: epoll_ctl(2) on our epoll instance with a live event struct.
+        let r = unsafe {
+            libc::epoll_ctl(
+                self.epoll.as_raw_fd(),
+                libc::EPOLL_CTL_ADD,
+                fd.as_raw_fd(),
+                &mut event,
+            )
+        };
+        if r == 0 {
+            Ok(())
+        } else {
+            Err(std::io::Error::last_os_error())
+        }
+    }
+
+    /// Waits until stdout is readable (`Ready(0)`: a line, the end of the stream or an error),
+    /// the bot exits (`Ready(1)`), `deadline` passes or the run stops.
+    pub fn wait(&self, deadline: Instant) -> Woke {
+        let mut events = [libc::epoll_event { events: 0, u64: 0 }; 3];
+        loop {
+            // SAFETY: epoll_wait(2) into an array we own, of the length we pass.
+            let n = unsafe {
+                libc::epoll_wait(
+                    self.epoll.as_raw_fd(),
+                    events.as_mut_ptr(),
+                    events.len() as i32,
+                    timeout_ms(deadline),
+                )
+            };
+            if n < 0 {
+                if std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+                    continue;
+                }
+                return Woke::Deadline;
+            }
+            let ready = &events[..n as usize];
+            if ready.iter().any(|e| e.u64 == TAG_STOP) {
+                return Woke::Stopped;
+            }
+            if let Some(e) = ready.iter().min_by_key(|e| e.u64) {
+                return Woke::Ready(e.u64 as usize);
+            }
+            if Instant::now() >= deadline {
+                return Woke::Deadline;
+            }
+        }
+    }
+}
+
+/// The milliseconds left until `deadline` for poll(2) or epoll_wait(2), rounded up so that a
+/// wait never ends before its deadline.
+fn timeout_ms(deadline: Instant) -> i32 {
+    let left = deadline.saturating_duration_since(Instant::now());
+    left.as_micros().div_ceil(1000).min(i32::MAX as u128) as i32
 }
 
 /// A descriptor that is readable when the process `pid` exits (Linux ≥ 5.3); `None` where the
