@@ -172,9 +172,10 @@ impl BotProcess {
             copy_to_log(stderr, log.clone()).map_err(arena)?;
         }
         if let Some(stdout) = process.child.stdout.take() {
-            let blocking = wiring.stdout_to_log;
-            let stdout = non_blocking(stdout.into_owned_fd(), !blocking).map_err(arena)?;
-            if wiring.stdout_to_log {
+            // The log's copier blocks in `read`; the protocol stream is waited for in epoll.
+            let to_log = wiring.stdout_to_log;
+            let stdout = non_blocking(stdout.into_owned_fd(), !to_log).map_err(arena)?;
+            if to_log {
                 copy_to_log(stdout, log.clone()).map_err(arena)?;
             } else {
                 let exit = process.exit.as_ref().map(AsFd::as_fd);

@@ -1,5 +1,6 @@
-//! Runs a tournament: workers take games from the [`Dispatcher`], each with its own pool of bot
-//! processes, and send finished games to the one task that writes the results folder.
+//! Runs a tournament: workers take games from the [`Dispatcher`], each on a thread of its own
+//! (a game slot, [`spawn_slot`]) with its own pool of bot processes, and send finished games to
+//! the one task, on the caller's thread, that writes the results folder.
 //!
 //! Before the first game (docs/tournament.md, "Before the first game"): the folder is locked
 //! (`.arena.lock`), the soft open-file limit is raised to the hard one, and every player's bot
@@ -342,8 +343,8 @@ fn check_new_folder(dir: &std::path::Path) -> Result<()> {
     Ok(())
 }
 
-/// Raises the soft limit of open files to the hard one (a bot costs the arena three pipes and
-/// its log); returns the limit now in force.
+/// Raises the soft limit of open files to the hard one (a bot costs the arena three pipes, a
+/// pidfd and an epoll set); returns the limit now in force.
 fn raise_open_file_limit() -> u64 {
     let mut limit = libc::rlimit {
         rlim_cur: 0,
@@ -368,7 +369,8 @@ fn raise_open_file_limit() -> u64 {
 }
 
 /// How many bots one worker keeps alive: at most 32, and no more than the open-file limit
-/// allows for every worker (five descriptors per bot, 64 kept for the arena's own files).
+/// allows for every worker (five descriptors per bot, 64 kept for the arena's own files and
+/// the slots' runtimes).
 pub fn pool_size(open_files: u64, workers: usize) -> usize {
     let per_worker = open_files.saturating_sub(64) / 5 / workers.max(1) as u64;
     (per_worker as usize).clamp(2, 32)
