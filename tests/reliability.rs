@@ -163,6 +163,44 @@ impl WaitTimeout for Child {
 }
 
 #[test]
+fn a_signal_ends_every_slot_waiting_out_a_long_think_at_once() {
+    let dir = Dir::new("rel-stop-wait");
+    let out = dir.join("run");
+    let hang = format!("python3 {} hang", misbehave());
+    // Both games of the pair at once: each slot soon waits on the hanging bot, for up to 60 s.
+    let words = run_words(
+        &out,
+        &["--pairs", "1", "--movetime", "60000", "--concurrency", "2"],
+        &[bot_arg("hang", &hang), bot_arg("r", &bot("random"))],
+    );
+    let child = spawn_arena(&words);
+    assert!(
+        wait_until(Duration::from_secs(20), || out.join("run.json").exists()),
+        "the run did not start"
+    );
+    std::thread::sleep(Duration::from_millis(1500));
+    let stopped = Instant::now();
+    signal(&child, libc::SIGINT);
+    let done = child.wait_timeout_or_kill(Duration::from_secs(30));
+    let err = text(&done.stderr);
+    assert!(!done.status.success(), "{err}");
+    assert!(err.contains("SIGINT") && err.contains("--resume"), "{err}");
+    // Not the 60 s of the think: the stop reached the slots' waits.
+    assert!(
+        stopped.elapsed() < Duration::from_secs(10),
+        "the run took {:?} to stop",
+        stopped.elapsed()
+    );
+    // The games cut short are not results (nobody timed out): `--resume` plays them.
+    let rows = if out.join("games.csv").exists() {
+        games(&out)
+    } else {
+        Vec::new()
+    };
+    assert!(rows.is_empty(), "{rows:?}");
+}
+
+#[test]
 fn many_players_under_a_low_open_file_limit_play_without_spawn_forfeits() {
     let dir = Dir::new("rel-nofile");
     let out = dir.join("run");
