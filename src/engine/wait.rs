@@ -1,10 +1,11 @@
-//! The one blocking wait of the turn path: `poll(2)` on a bot's descriptors, a deadline and the
-//! run's [`Stop`], on the thread of the game slot that owns the bot.
+//! The blocking waits on a bot, on the thread of the game slot that owns it: for its next line
+//! ([`LineWait`], one `epoll_wait` on a set made once per bot) and, off the hot path, for any
+//! few descriptors ([`wait`], a `poll(2)`), each with a deadline and the run's [`Stop`].
 //!
 //! A run plays each concurrent game on a thread of its own (docs/tournament.md, "Game slots"),
-//! so waiting for a bot's answer costs one `poll` and one `read`, with no runtime wake-up, timer
-//! registration or task hand-off in between (issue 20). What must end a wait early is in the
-//! same `poll`: the bot's exit (a pidfd), and the run stopping (an eventfd every slot watches).
+//! so waiting for a bot's answer costs one `epoll_wait` and one `read`, with no runtime wake-up,
+//! timer registration or task hand-off in between (issue 20). What must end a wait early is in
+//! the same wait: the bot's exit (a pidfd), and the run stopping (an eventfd every slot watches).
 
 use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
 use std::sync::Arc;

@@ -471,7 +471,7 @@ async fn preflight(
 }
 
 /// Starts a game slot: a thread of its own that runs `task` on a current-thread runtime. The
-/// bots of a slot block its thread while they are waited for (one `poll(2)`, see
+/// bots of a slot block its thread while they are waited for (one `epoll_wait`, see
 /// `engine::wait`), so slots never share a thread; the rest of the run (signals, the writer)
 /// keeps the caller's.
 fn spawn_slot<F, Fut>(name: String, task: F) -> std::io::Result<std::thread::JoinHandle<()>>
