@@ -281,7 +281,7 @@ impl Checker<'_> {
 
     /// Reads one message; what breaks the protocol goes into the verdict. Unknown and malformed
     /// lines are `None`.
-    async fn read(&mut self, deadline: Instant) -> Result<Option<FromBot>, Fault> {
+    fn read(&mut self, deadline: Instant) -> Result<Option<FromBot>, Fault> {
         let read = self.engine.read(deadline);
         self.note_violations();
         Ok(read?.ok().filter(|msg| !matches!(msg, FromBot::Unknown(_))))
@@ -289,7 +289,7 @@ impl Checker<'_> {
 
     /// Reads until `done` says so, within `timeout`; `done` sees every message and may note what
     /// is wrong with it. `None` after failing the check, saying `what` it was doing.
-    async fn expect(
+    fn expect(
         &mut self,
         what: &str,
         timeout: Duration,
@@ -297,7 +297,7 @@ impl Checker<'_> {
     ) -> Option<FromBot> {
         let deadline = Instant::now() + timeout;
         loop {
-            match self.read(deadline).await {
+            match self.read(deadline) {
                 Ok(Some(msg)) if done(&mut self.v, &msg) => return Some(msg),
                 Ok(Some(FromBot::BestMove(mv))) => self
                     .v
@@ -313,13 +313,13 @@ impl Checker<'_> {
     }
 
     /// `isready` → `readyok`, by the engine.
-    async fn ready(&mut self) -> bool {
+    fn ready(&mut self) -> bool {
         let synced = self.engine.sync();
         self.judge("waiting for readyok", synced)
     }
 
     /// `newgame` → `isready` → `readyok`, by the engine.
-    async fn new_game(&mut self, ruleset: Ruleset, seed: u64) -> bool {
+    fn new_game(&mut self, ruleset: Ruleset, seed: u64) -> bool {
         let ready = self.engine.new_game(ruleset, seed);
         self.judge("waiting for readyok", ready)
     }
@@ -340,10 +340,10 @@ impl Checker<'_> {
     }
 
     /// Asserts nothing but unknown lines arrive for `wait`.
-    async fn quiet_for(&mut self, wait: Duration) {
+    fn quiet_for(&mut self, wait: Duration) {
         let deadline = Instant::now() + wait;
         loop {
-            match self.read(deadline).await {
+            match self.read(deadline) {
                 Ok(Some(FromBot::BestMove(mv))) => self.v.fail(format!("an extra `bestmove {mv}`")),
                 Ok(_) => {}
                 Err(f) if f.kind == FaultKind::Timeout => return,
@@ -356,7 +356,7 @@ impl Checker<'_> {
     }
 
     /// `position` + `go`: one legal bestmove in `pos` within `timeout`.
-    async fn go(
+    fn go(
         &mut self,
         pos: &Position,
         position: ToBot,
@@ -383,7 +383,7 @@ impl Checker<'_> {
             }
             false
         });
-        let Some(FromBot::BestMove(mv)) = answer.await else {
+        let Some(FromBot::BestMove(mv)) = answer else {
             return None;
         };
         if !pos.is_legal(mv) {
@@ -400,7 +400,7 @@ impl Checker<'_> {
     }
 
     /// The handshake: what the engine saw before `mancalaok`, judged.
-    async fn handshake(&mut self) {
+    fn handshake(&mut self) {
         let result = self.engine.handshake();
         for violation in self.engine.take_violations() {
             // Malformed lines before `mancalaok` are in `info.problems` too: report them once.
@@ -515,7 +515,7 @@ impl Checker<'_> {
         let movetime = |ms| limits(|l| l.movetime = Some(ms));
         let budget = |ms: u64| Duration::from_millis(ms) + config.margin;
         match check {
-            Check::Handshake => self.handshake().await,
+            Check::Handshake => self.handshake(),
             Check::IsReady => {
                 for _ in 0..3 {
                     if self.engine.send(&ToBot::IsReady).is_err() {
@@ -527,7 +527,6 @@ impl Checker<'_> {
                     let what = format!("waiting for readyok #{i}");
                     if self
                         .expect(&what, READY, |_, m| matches!(m, FromBot::ReadyOk))
-                        .await
                         .is_none()
                     {
                         return;
@@ -537,7 +536,7 @@ impl Checker<'_> {
             Check::UnknownCommand => {
                 let unknown = ToBot::Unknown("xyzzy 1 2 3".into());
                 let _ = self.engine.send(&unknown);
-                self.ready().await;
+                self.ready();
             }
             Check::SetOption => {
                 for decl in self.engine.info.options.clone() {
@@ -562,18 +561,18 @@ impl Checker<'_> {
                         let name = decl.name.clone();
                         let setoption = ToBot::SetOption { name, value };
                         let _ = self.engine.send(&setoption);
-                        if !self.ready().await {
+                        if !self.ready() {
                             self.v.notes.push(format!("after `{setoption}`"));
                             return;
                         }
                     }
                 }
                 let _ = self.engine.set_options(&config.options);
-                self.ready().await;
+                self.ready();
             }
             Check::Games => {
                 for ruleset in self.rulesets.clone() {
-                    if !self.new_game(ruleset, config.seed).await {
+                    if !self.new_game(ruleset, config.seed) {
                         return;
                     }
                     let mut lines: Vec<Vec<Move>> = vec![Vec::new()];
@@ -604,7 +603,6 @@ impl Checker<'_> {
                         let position = startpos(&moves);
                         if self
                             .go(&pos, position, movetime(200), budget(200))
-                            .await
                             .is_none()
                         {
                             self.v.notes.push(format!("ruleset {ruleset}"));
@@ -618,17 +616,17 @@ impl Checker<'_> {
                     return;
                 };
                 let pos = played(kalah, &moves);
-                if !self.new_game(kalah, config.seed).await {
+                if !self.new_game(kalah, config.seed) {
                     return;
                 }
                 let position = ToBot::Position {
                     start: PositionStart::State(pos.to_state_string()),
                     moves: Vec::new(),
                 };
-                self.go(&pos, position, movetime(200), budget(200)).await;
+                self.go(&pos, position, movetime(200), budget(200));
             }
             Check::Limits => {
-                if !self.new_game(kalah, config.seed).await {
+                if !self.new_game(kalah, config.seed) {
                     return;
                 }
                 #[rustfmt::skip]
@@ -641,17 +639,13 @@ impl Checker<'_> {
                 ];
                 for (limits, timeout) in gos {
                     let start = Position::new(kalah);
-                    if self
-                        .go(&start, startpos(&[]), limits, timeout)
-                        .await
-                        .is_none()
-                    {
+                    if self.go(&start, startpos(&[]), limits, timeout).is_none() {
                         return;
                     }
                 }
             }
             Check::NoMemory => {
-                if !self.new_game(kalah, config.seed).await {
+                if !self.new_game(kalah, config.seed) {
                     return;
                 }
                 let lines = if kalah == Ruleset::default() {
@@ -669,7 +663,6 @@ impl Checker<'_> {
                     let position = startpos(&moves);
                     if self
                         .go(&pos, position, movetime(100), budget(100))
-                        .await
                         .is_none()
                     {
                         return;
@@ -684,13 +677,13 @@ impl Checker<'_> {
                 let _ = self.engine.send(&ToBot::Stop);
                 let is_bestmove = |_: &mut Verdict, m: &FromBot| matches!(m, FromBot::BestMove(_));
                 let what = "waiting for bestmove after stop";
-                match self.expect(what, Duration::from_secs(1), is_bestmove).await {
+                match self.expect(what, Duration::from_secs(1), is_bestmove) {
                     Some(FromBot::BestMove(mv)) if !Position::new(kalah).is_legal(mv) => {
                         self.v.fail(format!("`bestmove {mv}` is illegal"))
                     }
                     Some(_) => {
-                        self.quiet_for(Duration::from_millis(500)).await;
-                        self.ready().await;
+                        self.quiet_for(Duration::from_millis(500));
+                        self.ready();
                     }
                     None => {}
                 }
@@ -700,12 +693,11 @@ impl Checker<'_> {
                 let start = Position::new(kalah);
                 if self
                     .go(&start, startpos(&[]), depth_1, config.timeout)
-                    .await
                     .is_some()
                 {
                     let _ = self.engine.send(&ToBot::Stop);
-                    self.quiet_for(Duration::from_millis(500)).await;
-                    self.ready().await;
+                    self.quiet_for(Duration::from_millis(500));
+                    self.ready();
                 }
             }
             Check::Reproducible => {
@@ -716,13 +708,10 @@ impl Checker<'_> {
                 let depth_4 = limits(|l| l.depth = Some(4));
                 let mut answers = Vec::new();
                 for _ in 0..2 {
-                    if !self.new_game(kalah, 7).await {
+                    if !self.new_game(kalah, 7) {
                         return;
                     }
-                    match self
-                        .go(&pos, startpos(&moves), depth_4, config.timeout)
-                        .await
-                    {
+                    match self.go(&pos, startpos(&moves), depth_4, config.timeout) {
                         Some(mv) => answers.push(mv),
                         None => return,
                     }

@@ -114,7 +114,7 @@ impl ManKalah {
             told: 0,
         });
         let side = if first { "South" } else { "North" };
-        self.write(&[format!("START;{side}")]).await
+        self.write(&[format!("START;{side}")])
     }
 
     /// Starts the next agent process. The arena's own trouble (no file descriptors, memory or
@@ -194,13 +194,13 @@ impl ManKalah {
         };
         let mut lines = changes(&game, start, moves).unwrap_or_default();
         lines.push("END".into());
-        let _ = self.write(&lines).await;
+        let _ = self.write(&lines);
         self.retire();
         // A failure to start shows at the next game, as that game's forfeit.
         let _ = self.spawn().await;
     }
 
-    async fn write(&mut self, lines: &[String]) -> Result<(), Fault> {
+    fn write(&mut self, lines: &[String]) -> Result<(), Fault> {
         match self.process.as_mut() {
             Some((process, _)) => process.write(&as_text(lines)),
             None => Err(Fault::new(FaultKind::Crash, "the agent's process is gone")),

@@ -68,10 +68,9 @@ pub enum Player {
 }
 
 impl Player {
-    /// Starts the bot and makes it ready, in its protocol's way (`stop`, the run's, ends its
-    /// waits when the run stops): the handshake and options for
+    /// Starts the bot and makes it ready, in its protocol's way: the handshake and options for
     /// the arena's own, the connection and `mode` for KGP, the process only for ManKalah (which
-    /// has no handshake).
+    /// has no handshake). `stop`, the run's, ends its waits when the run stops.
     pub async fn start(
         spec: &BotSpec,
         log: &BotLog,
