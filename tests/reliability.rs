@@ -45,6 +45,17 @@ fn spawn_arena(words: &[String]) -> Child {
         .expect("start arena")
 }
 
+/// Starts `arena WORDS...` in the background and waits until its run folder `out` has its
+/// `run.json` (the bots started and the first games are under way).
+fn start_run(words: &[String], out: &Path) -> Child {
+    let child = spawn_arena(words);
+    assert!(
+        wait_until(Duration::from_secs(20), || out.join("run.json").exists()),
+        "the run did not start"
+    );
+    child
+}
+
 /// Waits (at most `limit`) until `check` holds.
 fn wait_until(limit: Duration, mut check: impl FnMut() -> bool) -> bool {
     let start = Instant::now();
@@ -102,11 +113,7 @@ fn one_writer_per_folder_and_sigterm_is_like_ctrl_c() {
         &["--pairs", "2", "--movetime", "4000", "--concurrency", "1"],
         &[bot_arg("hang", &hang), bot_arg("r", &bot("random"))],
     );
-    let first = spawn_arena(&words);
-    assert!(
-        wait_until(Duration::from_secs(20), || out.join("run.json").exists()),
-        "the run did not start"
-    );
+    let first = start_run(&words, &out);
     // A second writer, here a resume of the same folder, fails at once naming the first.
     let started = Instant::now();
     let second = arena(&["run", "--resume", out.to_str().unwrap(), "--quiet"]);
@@ -173,11 +180,7 @@ fn a_signal_ends_every_slot_waiting_out_a_long_think_at_once() {
         &["--pairs", "1", "--movetime", "60000", "--concurrency", "2"],
         &[bot_arg("hang", &hang), bot_arg("r", &bot("random"))],
     );
-    let child = spawn_arena(&words);
-    assert!(
-        wait_until(Duration::from_secs(20), || out.join("run.json").exists()),
-        "the run did not start"
-    );
+    let child = start_run(&words, &out);
     std::thread::sleep(Duration::from_millis(1500));
     let stopped = Instant::now();
     signal(&child, libc::SIGINT);
