@@ -569,19 +569,12 @@ impl Engine {
         }
     }
 
-    /// Sends one message. [`ToBot::Unknown`] sends a line that is no command at all: only
-    /// `check-bot` does that, to see that the bot ignores it.
+    /// Sends one message, noting a `go` as pending. [`ToBot::Unknown`] sends a line that is no
+    /// command at all: only `check-bot` does that, to see that the bot ignores it.
     pub fn send(&mut self, msg: &ToBot) -> Result<(), Fault> {
-        self.write(std::slice::from_ref(msg))
-    }
-
-    /// Writes the messages in one write (one wake-up of the bot), noting a `go` as pending.
-    fn write(&mut self, msgs: &[ToBot]) -> Result<(), Fault> {
         self.out.clear();
-        for msg in msgs {
-            self.go_pending |= matches!(msg, ToBot::Go(_));
-            let _ = writeln!(self.out, "{msg}");
-        }
+        self.go_pending |= matches!(msg, ToBot::Go(_));
+        let _ = writeln!(self.out, "{msg}");
         self.write_out()
     }
 
