@@ -31,6 +31,7 @@ N starts (counted in FILE), so a bot can pass the arena's check before the first
 start later.
 """
 
+import fcntl
 import os
 import subprocess
 import sys
@@ -50,11 +51,14 @@ def main() -> None:
 
     if "--start-ok" in args:
         state = args[args.index("--state") + 1]
-        try:
-            starts = int(open(state).read() or 0)
-        except FileNotFoundError:
-            starts = 0
-        with open(state, "w") as f:
+        # Read and count under a lock: the arena may start two of these at once (one per game
+        # slot), and a start that read the file while the other truncated it saw 0 starts.
+        with open(state, "a+") as f:
+            fcntl.flock(f, fcntl.LOCK_EX)
+            f.seek(0)
+            starts = int(f.read() or 0)
+            f.seek(0)
+            f.truncate()
             f.write(str(starts + 1))
         if starts < int(args[args.index("--start-ok") + 1]) and mode in ("no-handshake", "exit-at-start"):
             mode = "behave"
