@@ -8,6 +8,14 @@
 //! → `run_folder` (every results-folder file) → `report` (tables and plots), `serve` (the live
 //! dashboard) and the `arena` CLI.
 
+// The harness waits on its bots with epoll, eventfd and pidfd and tidies their process groups
+// through /proc: say so at once rather than fail deep in the build on another system.
+#[cfg(not(target_os = "linux"))]
+compile_error!(
+    "the mancala-arena harness runs on Linux only (epoll, eventfd, pidfd, /proc; README, \"Platforms\"); \
+     the crates under crates/ and the bundled bots (mancala-bots) build on other Unix systems"
+);
+
 pub use mancala_protocol as protocol;
 pub use mancala_rating as rating;
 pub use mancala_rules as rules;

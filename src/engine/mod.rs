@@ -35,9 +35,7 @@ use crate::rules::{Move, Ruleset, RulesetPattern};
 
 pub use log::{BotLog, DEFAULT_LOG_CAP};
 pub use player::{Player, Protocol};
-#[cfg(target_os = "linux")]
-pub use process::parent_of;
-pub use process::{become_subreaper, kill_orphans};
+pub use process::{become_subreaper, kill_orphans, parent_of};
 use process::{BotProcess, Wiring};
 pub use wait::Stop;
 

@@ -125,7 +125,6 @@ impl BotProcess {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .kill_on_drop(true);
-        #[cfg(unix)]
         cmd.process_group(0);
         // The registry stays locked from the fork to the record, so that `kill_orphans` on
         // another thread never takes a bot being born for an orphan.
@@ -379,7 +378,6 @@ impl BotProcess {
     pub async fn wait(&mut self) -> Option<std::process::ExitStatus> {
         self.stdin = None;
         let status = self.child.wait().await.ok();
-        #[cfg(unix)]
         if let Some(pid) = self.pid {
             // SAFETY: kill(2) on the process group created at spawn; ESRCH is fine.
             unsafe {
@@ -394,7 +392,6 @@ impl BotProcess {
     /// Kills the whole process group with SIGKILL and reaps the child.
     pub async fn kill(&mut self) {
         self.stdin = None;
-        #[cfg(unix)]
         if let Some(pid) = self.pid {
             // SAFETY: kill(2) with a negative pid signals the process group we created at spawn;
             // it has no memory-safety preconditions. ESRCH (already gone) is fine.
@@ -404,7 +401,6 @@ impl BotProcess {
         }
         let _ = self.child.start_kill();
         let _ = self.child.wait().await;
-        #[cfg(unix)]
         if let Some(pid) = self.pid {
             reap_group(pid).await;
         }
@@ -427,7 +423,6 @@ impl Drop for BotProcess {
         if let Some(pid) = self.pid {
             // kill_on_drop kills the leader; the group and the registry are ours to tidy.
             // SAFETY: kill(2) on the process group created at spawn; no memory preconditions.
-            #[cfg(unix)]
             unsafe {
                 libc::kill(-(pid as libc::pid_t), libc::SIGKILL);
             }
@@ -438,57 +433,52 @@ impl Drop for BotProcess {
 
 /// Kills the processes the kernel re-parented to the arena that are not bots it started:
 /// whatever a bot left behind outside its process group (a double fork, a `setsid` daemon),
-/// and reaps them. Linux only (`/proc`); elsewhere a no-op.
+/// and reaps them (found through `/proc`).
 pub fn kill_orphans() {
-    #[cfg(target_os = "linux")]
-    {
-        // SAFETY: getpid has no preconditions.
-        let me = unsafe { libc::getpid() } as u32;
-        let Ok(entries) = std::fs::read_dir("/proc") else {
-            return;
+    // SAFETY: getpid has no preconditions.
+    let me = unsafe { libc::getpid() } as u32;
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return;
+    };
+    let registry = live();
+    let live = registry.as_ref().cloned().unwrap_or_default();
+    for entry in entries.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
         };
-        let registry = live();
-        let live = registry.as_ref().cloned().unwrap_or_default();
-        for entry in entries.flatten() {
-            let Some(pid) = entry
-                .file_name()
-                .to_str()
-                .and_then(|n| n.parse::<u32>().ok())
-            else {
-                continue;
-            };
-            if live.contains(&pid) || parent_of(pid) != Some(me) {
-                continue;
-            }
-            // SAFETY: signals and waitpid on a process that is our child; no memory is shared.
-            unsafe {
-                libc::kill(-(pid as libc::pid_t), libc::SIGKILL);
-                libc::kill(pid as libc::pid_t, libc::SIGKILL);
-                for _ in 0..50 {
-                    let mut status = 0;
-                    if libc::waitpid(pid as libc::pid_t, &mut status, libc::WNOHANG) != 0 {
-                        break;
-                    }
-                    std::thread::sleep(Duration::from_millis(1));
+        if live.contains(&pid) || parent_of(pid) != Some(me) {
+            continue;
+        }
+        // SAFETY: signals and waitpid on a process that is our child; no memory is shared.
+        unsafe {
+            libc::kill(-(pid as libc::pid_t), libc::SIGKILL);
+            libc::kill(pid as libc::pid_t, libc::SIGKILL);
+            for _ in 0..50 {
+                let mut status = 0;
+                if libc::waitpid(pid as libc::pid_t, &mut status, libc::WNOHANG) != 0 {
+                    break;
                 }
+                std::thread::sleep(Duration::from_millis(1));
             }
         }
     }
 }
 
 /// The parent pid of `pid`, from `/proc/PID/stat` (the field after the command name).
-#[cfg(target_os = "linux")]
 pub fn parent_of(pid: u32) -> Option<u32> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     let after_name = &stat[stat.rfind(')')? + 1..];
     after_name.split_whitespace().nth(1)?.parse().ok()
 }
 
-/// Makes this process the reaper of orphaned descendants (Linux), so that a bot's own children,
+/// Makes this process the reaper of orphaned descendants, so that a bot's own children,
 /// killed with its process group, are reaped by [`reap_group`] instead of lingering as zombies
-/// under an init that may not reap. Elsewhere a no-op.
+/// under an init that may not reap.
 pub fn become_subreaper() {
-    #[cfg(target_os = "linux")]
     // SAFETY: prctl(PR_SET_CHILD_SUBREAPER, 1) only sets a flag on this process.
     unsafe {
         libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
@@ -497,7 +487,6 @@ pub fn become_subreaper() {
 
 /// Reaps whatever is left of a killed process group whose members were re-parented to us.
 /// Called only after the group leader itself has been reaped by tokio.
-#[cfg(unix)]
 async fn reap_group(pgid: u32) {
     let deadline = Instant::now() + Duration::from_secs(1);
     loop {

@@ -207,20 +207,12 @@ fn timeout_ms(deadline: Instant) -> i32 {
     left.as_micros().div_ceil(1000).min(i32::MAX as u128) as i32
 }
 
-/// A descriptor that is readable when the process `pid` exits (Linux ≥ 5.3); `None` where the
-/// kernel has no pidfds, and the caller then watches the exit some other way.
+/// A descriptor that is readable when the process `pid` exits; `None` on kernels before 5.3,
+/// which have no pidfds, and the caller then watches the exit some other way.
 pub fn pidfd(pid: u32) -> Option<OwnedFd> {
-    #[cfg(target_os = "linux")]
-    {
-        // SAFETY: pidfd_open(2) with no pointer arguments; the result is checked before use.
-        let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid as libc::pid_t, 0) }
-            as std::os::fd::RawFd;
-        // SAFETY: a descriptor pidfd_open just returned is ours alone.
-        (fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(fd) })
-    }
-    #[cfg(not(target_os = "linux"))]
-    {
-        let _ = pid;
-        None
-    }
+    // SAFETY: pidfd_open(2) with no pointer arguments; the result is checked before use.
+    let fd =
+        unsafe { libc::syscall(libc::SYS_pidfd_open, pid as libc::pid_t, 0) } as std::os::fd::RawFd;
+    // SAFETY: a descriptor pidfd_open just returned is ours alone.
+    (fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(fd) })
 }

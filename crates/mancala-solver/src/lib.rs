@@ -43,28 +43,34 @@ pub fn minimax(spec: &BoardSpec, b: &SBoard) -> i32 {
 }
 
 /// A vector of `len` copies of `value`, backed by transparent huge pages where the kernel allows
-/// them (`madvise(MADV_HUGEPAGE)` before the pages are first touched). Why: the TT and the
-/// databases are probed at random over hundreds of MiB; with 4 KiB pages nearly every probe is
-/// also a TLB miss.
+/// them. Why: the TT and the databases are probed at random over hundreds of MiB; with 4 KiB
+/// pages nearly every probe is also a TLB miss.
 pub(crate) fn huge_vec<T: Clone>(len: usize, value: T) -> Vec<T> {
     let mut v = Vec::with_capacity(len);
-    let bytes = len * std::mem::size_of::<T>();
-    if bytes >= 4 << 20 {
-        let start = v.as_mut_ptr() as usize;
-        let page = 4096;
-        let aligned = start.next_multiple_of(page);
-        // SAFETY: the range lies inside the vector's own (untouched) allocation; madvise only
-        // changes how the kernel backs it, and a failure is harmless.
-        unsafe {
-            libc::madvise(
-                aligned as *mut libc::c_void,
-                (start + bytes).saturating_sub(aligned) / page * page,
-                libc::MADV_HUGEPAGE,
-            );
-        }
-    }
+    #[cfg(target_os = "linux")]
+    advise_huge_pages(v.as_mut_ptr() as usize, len * std::mem::size_of::<T>());
     v.resize(len, value);
     v
+}
+
+/// `madvise(MADV_HUGEPAGE)` on the whole pages of an allocation of `bytes` at `start`, before
+/// they are first touched; allocations under 4 MiB are left alone.
+#[cfg(target_os = "linux")]
+fn advise_huge_pages(start: usize, bytes: usize) {
+    if bytes < 4 << 20 {
+        return;
+    }
+    let page = 4096;
+    let aligned = start.next_multiple_of(page);
+    // SAFETY: the range lies inside an allocation the caller owns and has not touched; madvise
+    // only changes how the kernel backs it, and a failure is harmless.
+    unsafe {
+        libc::madvise(
+            aligned as *mut libc::c_void,
+            (start + bytes).saturating_sub(aligned) / page * page,
+            libc::MADV_HUGEPAGE,
+        );
+    }
 }
 
 /// Asks the CPU to start loading the cache line holding `x` (no effect on other targets).
