@@ -168,6 +168,19 @@ fn a_game_written_twice_is_counted_once_or_refused() {
 }
 
 #[test]
+fn a_game_of_a_player_against_itself_is_named_by_its_id_and_player() {
+    // Line 6 holds game 4 (a against d); make it d against d.
+    let (ok, out) = rate_edited("ratings-self-play", |lines| {
+        let mut fields: Vec<String> = lines[5].split(',').map(str::to_string).collect();
+        assert_eq!(fields[0], "4");
+        fields[3] = fields[4].clone();
+        lines[5] = fields.join(",");
+    });
+    assert!(!ok, "{out}");
+    assert!(out.contains("game 4: `d` plays itself"), "{out}");
+}
+
+#[test]
 fn only_a_torn_last_line_gets_the_resume_hint() {
     let dir = Dir::new("ratings-torn");
     let run = fixture_copy(&dir);

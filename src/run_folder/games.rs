@@ -736,6 +736,9 @@ pub fn rated_games(
         if exclude_forfeits && row.forfeit.is_some() {
             continue;
         }
+        if row.first == row.second {
+            bail!("game {}: `{}` plays itself", row.game_id, row.first);
+        }
         games.push(RatedGame {
             pair: row.pair_id,
             first: player(row, &row.first)?,
