@@ -288,3 +288,115 @@ fn mankalah_players_refuse_openings_and_options_before_play() {
     assert!(!out.join("games.csv").exists());
     assert_eq!(processes_with(&tag), Vec::<String>::new());
 }
+
+/// A bundled bot's `--bot` words.
+fn bundled(name: &str) -> Vec<String> {
+    vec![
+        "--bot".into(),
+        format!("name={name}"),
+        format!("bundled={name}"),
+    ]
+}
+
+#[test]
+fn a_kgp_agent_s_games_end_early_where_kgp_would_with_the_same_winner() {
+    // A KGP server ends a game once a store holds more than half the seeds; the arena's
+    // `--adjudicate` is that rule, so an agent's adjudicated game has the winner KGP gives it.
+    let dir = Dir::new("drivers-early-end");
+    let tag = format!("early-{}", std::process::id());
+    let bots = [agent_bot("kgp", "kgp", "", &tag), bundled("random")];
+    let out = dir.join("run");
+    let extra = ["--pairs", "4", "--movetime", "1000", "--adjudicate"];
+    succeeded(&[], run(&out, &extra, &bots));
+    let half = 7 * 7; // ManKalah's 98 seeds
+    let mut adjudicated = 0;
+    for g in games(&out) {
+        let (first, second): (u32, u32) = (
+            g["score_first"].parse().unwrap(),
+            g["score_second"].parse().unwrap(),
+        );
+        match g["termination"].as_str() {
+            "normal" => {}
+            "adjudicated" => {
+                adjudicated += 1;
+                let winner = if first > half {
+                    "1-0"
+                } else {
+                    assert!(second > half, "a store holds more than half: {g:?}");
+                    "0-1"
+                };
+                assert_eq!(g["result"], winner, "{g:?}");
+            }
+            other => panic!("no fault expected, got {other}: {g:?}"),
+        }
+    }
+    assert!(
+        adjudicated > 0,
+        "the agent's greedy moves decide games against random ones early"
+    );
+    assert_eq!(processes_with(&tag), Vec::<String>::new());
+}
+
+#[test]
+fn a_run_with_agents_of_both_protocols_resumes_after_kill_9() {
+    let dir = Dir::new("drivers-resume");
+    let tag = format!("resume-{}", std::process::id());
+    let bots = [
+        agent_bot("mk", "mankalah", "", &tag),
+        agent_bot("kgp", "kgp", "", &tag),
+        bundled("greedy"),
+    ];
+    let out = dir.join("run");
+    let out_text = out.display().to_string();
+    let mut words: Vec<&str> = vec!["run", "--quiet", "--no-plots", "--out", &out_text];
+    words.extend_from_slice(&["--rules", MANKALAH, "--opening-plies", "0"]);
+    words.extend_from_slice(&["--pairs", "3", "--movetime", "1000"]);
+    let bot_words: Vec<&str> = bots.iter().flatten().map(String::as_str).collect();
+    words.extend_from_slice(&bot_words);
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(&words)
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while started.elapsed() < std::time::Duration::from_secs(120) {
+        let played = std::fs::read_to_string(out.join("games.csv"))
+            .map(|t| t.lines().count().saturating_sub(1))
+            .unwrap_or(0);
+        if played >= 4 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    child.kill().unwrap(); // SIGKILL: no chance to tidy up
+    child.wait().unwrap();
+    let cut = games(&out).len();
+    assert!((4..18).contains(&cut), "cut short after {cut} games");
+
+    let resumed = arena(&["run", "--quiet", "--no-plots", "--resume", &out_text]);
+    succeeded(&[], resumed);
+    let games = games(&out);
+    let mut ids: Vec<u64> = games
+        .iter()
+        .map(|g| g["game_id"].parse().unwrap())
+        .collect();
+    ids.sort_unstable();
+    assert_eq!(
+        ids,
+        (0..18).collect::<Vec<u64>>(),
+        "3 encounters x 3 pairs x 2 games, once each"
+    );
+    for g in &games {
+        assert_eq!(g["termination"], "normal", "{g:?}");
+    }
+    let ratings = std::fs::read_to_string(out.join("ratings.csv")).unwrap();
+    for name in ["mk", "kgp", "greedy"] {
+        assert!(ratings.contains(&format!(",{name},")), "{ratings}");
+    }
+    // The agents the killed arena left (their pipes and sockets closed) and the resumed run's
+    // are all gone.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while !processes_with(&tag).is_empty() && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert_eq!(processes_with(&tag), Vec::<String>::new());
+}
