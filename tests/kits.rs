@@ -330,6 +330,52 @@ fn every_example_bot_passes_check_bot_on_every_declared_ruleset() {
 }
 
 #[test]
+fn the_python_kit_installs_with_pip_without_a_package_index() {
+    let test = "pip install bots/python";
+    let Some(py) = python(test) else { return };
+    let dir = Dir::new("kit-pip");
+    let site = dir.join("site");
+    // `--no-index`: nothing may come from a package index, not even the build backend.
+    let install = Command::new(&py)
+        .args(["-m", "pip", "install", "--quiet", "--no-index", "--target"])
+        .arg(&site)
+        .arg(root().join("bots/python"))
+        .output()
+        .unwrap();
+    assert!(install.status.success(), "{}", text(&install.stderr));
+    assert!(site.join("mancala_bot/rules.py").is_file());
+    // A bot outside the checkout finds the installed kit, and plays.
+    let script = dir.join("mybot.py");
+    std::fs::write(
+        &script,
+        "from mancala_bot import Bot\n\n\nclass First(Bot):\n    name = \"first 1.0\"\n\n    \
+         def choose(self, position, limits):\n        return position.legal_moves()[0]\n\n\n\
+         First().run()\n",
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args([
+            "check-bot",
+            "--timeout-ms",
+            "10000",
+            "--margin-ms",
+            "1000",
+            "--",
+        ])
+        .arg(&py)
+        .arg(&script)
+        .env("PYTHONPATH", &site)
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let report = text(&out.stdout);
+    assert!(out.status.success(), "{report}{}", text(&out.stderr));
+    assert!(report.contains(" 0 failed"), "{report}");
+    // The in-tree build leaves nothing behind in the checkout.
+    assert!(!root().join("bots/python/build").exists());
+}
+
+#[test]
 fn a_python_and_a_js_bot_play_a_gauntlet_without_forfeits() {
     let (Some(py), Some(node)) = (python("gauntlet"), node("gauntlet")) else {
         return;
