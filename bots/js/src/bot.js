@@ -5,8 +5,8 @@
 // `choose` that loops for a long time never blocks stdin. On `stop`, or when the time limit of
 // the `go` runs out, the main thread answers at once with the best move `choose` reported so
 // far (`limits.report(move)`) or the first legal move, terminates the worker and starts a fresh
-// one for the next `go` (it gets the `newgame`, its seed and the options again; so only state a
-// bot kept across moves inside the worker is lost). `limits.stopped()` lets a `choose` end in
+// one at once, which loads while the opponent thinks (it gets the `newgame`, its seed and the
+// options again; so only state a bot kept across moves inside the worker is lost). `limits.stopped()` lets a `choose` end in
 // time by itself. `run({ worker: false })` runs `choose` on the main thread instead (awaited, so
 // an async `choose` that yields now and then can still see `stop`; a synchronous one cannot).
 import { isMainThread, parentPort, workerData, Worker } from 'node:worker_threads';
@@ -239,8 +239,9 @@ function mainLoop(bot, { worker: useWorker = true } = {}) {
     p.limits.stopFlag = true;
     fallback(p);
     if (worker) {
-      worker.terminate(); // the long choose ends here; a fresh worker takes the next go
-      worker = null;
+      worker.terminate(); // the long choose ends here
+      // A fresh worker loads now, while the opponent thinks, rather than on the next go's clock.
+      startWorker();
     }
   };
 
