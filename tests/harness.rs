@@ -452,6 +452,58 @@ fn resume_after_kill_9_finishes_exactly_the_missing_games() {
 }
 
 #[test]
+fn resume_checks_every_played_opening_before_playing_a_game() {
+    // The first pair is missing (as if its games were never played) and run.json's seed was
+    // edited: the openings of the pairs after it no longer match. The resume must refuse before
+    // it plays the first pair under the edited run.json.
+    let dir = Dir::new("resume-openings");
+    let out = dir.join("run");
+    let bots = [bot_arg("g", &bot("greedy")), bot_arg("r", &bot("random"))];
+    let o = arena_run(&out, &["--pairs", "3", "--seed", "21"], &bots);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    for (file, first_pair) in [
+        ("games.csv", ["0,", "1,"]),
+        ("games.jsonl", ["{\"game_id\":0,", "{\"game_id\":1,"]),
+    ] {
+        let path = out.join(file);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let kept: Vec<&str> = text
+            .lines()
+            .filter(|l| !first_pair.iter().any(|p| l.starts_with(p)))
+            .collect();
+        assert_eq!(kept.len() + 2, text.lines().count(), "{file}: {text}");
+        std::fs::write(&path, kept.join("\n") + "\n").unwrap();
+    }
+    let json = std::fs::read_to_string(out.join("run.json")).unwrap();
+    assert!(json.contains("\"seed\": 21"), "{json}");
+    std::fs::write(
+        out.join("run.json"),
+        json.replace("\"seed\": 21", "\"seed\": 22"),
+    )
+    .unwrap();
+    let before = std::fs::read_to_string(out.join("games.csv")).unwrap();
+    let o = arena(&[
+        "run",
+        "--quiet",
+        "--no-plots",
+        "--resume",
+        out.to_str().unwrap(),
+    ]);
+    let err = text(&o.stderr);
+    assert!(!o.status.success());
+    assert!(
+        err.contains("no longer matches") && err.contains("game 2"),
+        "{err}"
+    );
+    assert!(!err.contains("--resume"), "resuming again cannot help: {err}");
+    assert_eq!(
+        std::fs::read_to_string(out.join("games.csv")).unwrap(),
+        before,
+        "no game may be played under the edited run.json"
+    );
+}
+
+#[test]
 fn adjudication_ends_decided_games_early_with_the_same_winner() {
     let dir = Dir::new("adjudicate");
     let bots = [bot_arg("g", &bot("greedy")), bot_arg("r", &bot("random"))];

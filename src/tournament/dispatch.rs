@@ -4,8 +4,8 @@
 //!
 //! Random openings come from one seeded stream, opening `p` for pair `p`, so the dispatcher
 //! walks every pair in order (fast-forwarding through pairs of other shards and games already
-//! played) to keep the stream in step. On `--resume` it also checks that the games already in
-//! the folder are the ones `run.json` schedules (same players, same opening).
+//! played) to keep the stream in step. On `--resume` it first checks that the games already in
+//! the folder are the ones `run.json` schedules (same players, rules and openings).
 
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
@@ -22,30 +22,9 @@ enum Openings {
     List(Vec<Arc<Opening>>),
 }
 
-/// The next games of a run.
-pub struct Dispatcher {
-    schedule: Schedule,
-    openings: Openings,
-    shard: Option<(u64, u64)>,
-    done: BTreeSet<u64>,
-    /// The opening of each game already in the folder, to check against the schedule.
-    played: HashMap<u64, String>,
-    next_pair: u64,
-    /// The second game of the pair whose first game was just handed out.
-    pending: Option<(Pairing, Arc<Opening>)>,
-}
-
-impl Dispatcher {
-    /// The games of `config` (in `shard`, if any) that are not among `done_rows`. Checks every
-    /// done row's game id and players against the schedule at once; openings as the run gets to
-    /// their pair.
-    pub fn new(
-        config: &RunConfig,
-        shard: Option<(u64, u64)>,
-        done_rows: &[GameRow],
-    ) -> Result<Dispatcher> {
-        let schedule = Schedule::new(config.players.len(), &config.format, config.pairs);
-        let openings = match &config.openings {
+impl Openings {
+    fn new(config: &RunConfig) -> Result<Openings> {
+        Ok(match &config.openings {
             OpeningSource::Random { plies } => Openings::Random(Box::new(RandomOpenings::new(
                 config.rules,
                 *plies,
@@ -63,7 +42,43 @@ impl Dispatcher {
                 }
                 Openings::List(openings.iter().cloned().map(Arc::new).collect())
             }
-        };
+        })
+    }
+
+    /// The opening of `pair`; pairs must be asked for in order, from 0 (the random stream is
+    /// one sequence).
+    fn next(&mut self, pair: u64) -> Arc<Opening> {
+        match self {
+            Openings::Random(stream) => Arc::new(Opening {
+                state: None,
+                moves: stream.next_opening(),
+            }),
+            Openings::List(list) => list[(pair % list.len() as u64) as usize].clone(),
+        }
+    }
+}
+
+/// The next games of a run.
+pub struct Dispatcher {
+    schedule: Schedule,
+    openings: Openings,
+    shard: Option<(u64, u64)>,
+    done: BTreeSet<u64>,
+    next_pair: u64,
+    /// The second game of the pair whose first game was just handed out.
+    pending: Option<(Pairing, Arc<Opening>)>,
+}
+
+impl Dispatcher {
+    /// The games of `config` (in `shard`, if any) that are not among `done_rows`. Checks every
+    /// done row's game id, players, rules and opening against the schedule at once.
+    pub fn new(
+        config: &RunConfig,
+        shard: Option<(u64, u64)>,
+        done_rows: &[GameRow],
+    ) -> Result<Dispatcher> {
+        let schedule = Schedule::new(config.players.len(), &config.format, config.pairs);
+        let openings = Openings::new(config)?;
         let name = |i: usize| config.players[i].name.as_str();
         let mut played = HashMap::new();
         for row in done_rows {
@@ -97,12 +112,12 @@ impl Dispatcher {
             }
             played.insert(row.game_id, row.opening.to_string());
         }
+        check_openings(&played, Openings::new(config)?)?;
         Ok(Dispatcher {
             schedule,
             openings,
             shard,
             done: done_rows.iter().map(|r| r.game_id).collect(),
-            played,
             next_pair: 0,
             pending: None,
         })
@@ -113,46 +128,49 @@ impl Dispatcher {
         self.schedule.games_in_shard(self.shard)
     }
 
-    /// The next game to play, `None` when none is left. `Err` when a game already played
-    /// started from another opening than `run.json` gives its pair.
-    pub fn next_game(&mut self) -> Result<Option<(Pairing, Arc<Opening>)>> {
+    /// The next game to play, `None` when none is left.
+    pub fn next_game(&mut self) -> Option<(Pairing, Arc<Opening>)> {
         if let Some(game) = self.pending.take() {
-            return Ok(Some(game));
+            return Some(game);
         }
         while self.next_pair < self.schedule.pair_count() {
             let pair = self.next_pair;
             self.next_pair += 1;
-            let opening = match &mut self.openings {
-                Openings::Random(stream) => Arc::new(Opening {
-                    state: None,
-                    moves: stream.next_opening(),
-                }),
-                Openings::List(list) => list[(pair % list.len() as u64) as usize].clone(),
-            };
+            let opening = self.openings.next(pair);
             if self.shard.is_some_and(|(i, n)| pair % n != i) {
                 continue;
             }
-            let mut todo = Vec::with_capacity(2);
-            for game_id in [2 * pair, 2 * pair + 1] {
-                if self.done.contains(&game_id) {
-                    let line = opening.to_string();
-                    if let Some(played) = self.played.get(&game_id) {
-                        if *played != line {
-                            bail!(
-                                "run.json no longer matches the games already in the folder: game {game_id} started from `{played}`, run.json gives its pair `{line}`; restore run.json or start a new run folder"
-                            );
-                        }
-                    }
-                } else {
-                    todo.push((self.schedule.pairing(game_id), opening.clone()));
-                }
-            }
-            let mut todo = todo.into_iter();
+            let mut todo = [2 * pair, 2 * pair + 1]
+                .into_iter()
+                .filter(|game_id| !self.done.contains(game_id))
+                .map(|game_id| (self.schedule.pairing(game_id), opening.clone()));
             if let Some(first) = todo.next() {
                 self.pending = todo.next();
-                return Ok(Some(first));
+                return Some(first);
             }
         }
-        Ok(None)
+        None
     }
+}
+
+/// Checks that every game already in the folder (`played`: game id → its opening) started from
+/// the opening `run.json` gives its pair, before any game is played: found only when the run
+/// reached that pair, an edited seed or openings file would have had earlier pairs played under
+/// it first. Walks the openings up to the last pair played, as the run itself will.
+fn check_openings(played: &HashMap<u64, String>, mut openings: Openings) -> Result<()> {
+    let Some(last_pair) = played.keys().max().map(|id| id / 2) else {
+        return Ok(());
+    };
+    for pair in 0..=last_pair {
+        let line = openings.next(pair).to_string();
+        for game_id in [2 * pair, 2 * pair + 1] {
+            match played.get(&game_id) {
+                Some(played) if *played != line => bail!(
+                    "run.json no longer matches the games already in the folder: game {game_id} started from `{played}`, run.json gives its pair `{line}`; restore run.json or start a new run folder"
+                ),
+                _ => {}
+            }
+        }
+    }
+    Ok(())
 }

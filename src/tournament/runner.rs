@@ -580,13 +580,8 @@ async fn worker(
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .next_game();
-        let (pairing, opening) = match next {
-            Ok(Some(game)) => game,
-            Ok(None) => break,
-            Err(err) => {
-                let _ = tx.send(WorkerEvent::Failed(err)).await;
-                break;
-            }
+        let Some((pairing, opening)) = next else {
+            break;
         };
         if !shared.health().plays(&pairing) {
             continue;
