@@ -182,6 +182,8 @@ fn every_kgp_misbehaviour_is_a_forfeit_with_its_reason() {
             // It reads the board as if it moved North (an older draft of the spec): a pit it
             // picks may be empty on its real side, which is an illegal move.
             ("wrong-side", "normal|illegal_move", "normal|illegal_move"),
+            // Not a fault: the agent's own pings are answered (it exits if one is not).
+            ("ping", "normal", "normal"),
         ],
     );
 }

@@ -11,6 +11,8 @@ seeds into its store) after a short think, then `yield`. Misbehaving modes, one 
   --garbage      sends bytes that are not UTF-8
   --wrong-side   reads the board as if it moved North (an older draft of the spec said so)
   --no-yield     never yields: the arena's `stop` ends each request
+  --ping         well-behaved, but pings the server before each move and waits for its pong
+                 (exits if anything else comes first)
 """
 import os
 import random
@@ -87,6 +89,11 @@ def main():
             if MODE == "garbage":
                 f.write(b"\xff\xfe move \x80\r\n")
                 continue
+            if MODE == "ping":
+                send("%d ping" % (ident + 1_000_000))
+                pong = parse(f.readline().decode().strip())
+                if pong[2] != "pong" or pong[1] != ident + 1_000_000:
+                    sys.exit(4)
             legal = [p for p in range(1, n + 1) if mine[p - 1] > 0]
             if MODE == "illegal":
                 empty = [p for p in range(1, n + 1) if mine[p - 1] == 0]
