@@ -235,22 +235,38 @@ fn sprt_defaults_to_the_bundled_suite_on_kalah_6_4() {
         &o,
     ]);
     assert!(matches!(status.status.code(), Some(0 | 3 | 4)));
+    assert_played_the_bundled_suite(&out);
+}
+
+#[test]
+fn gate_defaults_to_the_bundled_suite_on_kalah_6_4() {
+    let dir = Dir::new("gate-suite");
+    let file = dir.join("bands.toml");
+    let bands = format!(
+        "concurrency = 2\n[reference]\neasy = 1000\n{}",
+        level("same", "Level = \"easy\"", "1000 ± 100")
+    );
+    std::fs::write(&file, bands).unwrap();
+    let out = dir.join("run");
+    let o = gate(&file, &out, &["--max-pairs", "2", "--no-plots"]);
+    assert!(
+        matches!(o.status.code(), Some(0 | 3 | 4)),
+        "{}",
+        text(&o.stderr)
+    );
+    assert_played_the_bundled_suite(&out);
+}
+
+/// `run.json` names a bundled Kalah(6,4) suite and the first pair started from its first opening.
+fn assert_played_the_bundled_suite(out: &Path) {
     let run: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("run.json")).unwrap()).unwrap();
     let openings = &run["config"]["openings"];
-    assert_eq!(openings["kind"], "list");
-    assert!(openings["file"]
-        .as_str()
-        .unwrap()
-        .starts_with("bundled:openings/kalah-6x4-"));
-    // The first pairs start from the suite's first openings.
+    assert_eq!(openings["kind"], "list", "{run}");
+    let file = openings["file"].as_str().unwrap();
+    assert!(file.starts_with("bundled:openings/kalah-6x4-"), "{file}");
     let suite = std::fs::read_to_string(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join(
-            openings["file"]
-                .as_str()
-                .unwrap()
-                .trim_start_matches("bundled:"),
-        ),
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(file.trim_start_matches("bundled:")),
     )
     .unwrap();
     let first = suite
@@ -258,7 +274,7 @@ fn sprt_defaults_to_the_bundled_suite_on_kalah_6_4() {
         .find(|l| !l.starts_with('#'))
         .and_then(|l| l.split("  #").next())
         .unwrap();
-    let rows = games(&out);
+    let rows = games(out);
     assert!(rows
         .iter()
         .any(|r| r["pair_id"] == "0" && r["opening"] == first));

@@ -495,7 +495,10 @@ fn resume_checks_every_played_opening_before_playing_a_game() {
         err.contains("no longer matches") && err.contains("game 2"),
         "{err}"
     );
-    assert!(!err.contains("--resume"), "resuming again cannot help: {err}");
+    assert!(
+        !err.contains("--resume"),
+        "resuming again cannot help: {err}"
+    );
     assert_eq!(
         std::fs::read_to_string(out.join("games.csv")).unwrap(),
         before,
