@@ -339,6 +339,44 @@ fn rate_writes_a_missing_pgn_with_the_seven_tag_roster() {
     );
     let today = date_tag(&pgn);
     assert!(today.len() == 10 && today.as_bytes()[4] == b'.', "{pgn}");
+    // Without games.jsonl it is written from games.csv: the same tags, no movetext.
+    std::fs::remove_file(out.join("games.pgn")).unwrap();
+    std::fs::remove_file(out.join("games.jsonl")).unwrap();
+    arena_ok(&["rate", out_arg, "--bootstrap", "0"]);
+    let from_csv = std::fs::read_to_string(out.join("games.pgn")).unwrap();
+    let tags = |pgn: &str| -> Vec<String> {
+        pgn.lines()
+            .filter(|l| l.starts_with('['))
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(tags(&from_csv), tags(&pgn));
+    assert!(from_csv.contains("\n\n1-0\n") || from_csv.contains("\n\n0-1\n"));
+}
+
+#[test]
+fn rate_writes_the_pgn_of_a_folder_without_moves_as_ordo_read_it() {
+    // The fixture has only games.csv; its games.pgn is the file Ordo and BayesElo were given.
+    let dir = Dir::new("ratings-pgn-csv");
+    let run = fixture_copy(&dir);
+    let theirs = std::fs::read_to_string(fixture().join("games.pgn")).unwrap();
+    assert!(!run.join("games.pgn").exists() && !run.join("games.jsonl").exists());
+    arena_ok(&["rate", run.to_str().unwrap(), "--bootstrap", "0"]);
+    let ours = std::fs::read_to_string(run.join("games.pgn")).unwrap();
+    let games = |pgn: &str| -> Vec<(String, String, String)> {
+        let tag = |record: &str, name: &str| {
+            let start = format!("[{name} \"");
+            let line = record.lines().find(|l| l.starts_with(&start)).unwrap();
+            line[start.len()..line.len() - 2].to_string()
+        };
+        pgn.split("[Event ")
+            .skip(1)
+            .map(|r| (tag(r, "White"), tag(r, "Black"), tag(r, "Result")))
+            .collect()
+    };
+    let (ours, theirs) = (games(&ours), games(&theirs));
+    assert_eq!(ours.len(), 4800);
+    assert_eq!(ours, theirs);
 }
 
 /// The `Date` tag's value.

@@ -14,7 +14,7 @@ use super::tables::{pairwise_table, ratings_table, signed};
 use crate::rating::fit::Anchor;
 use crate::rating::{analyse, RatedGame, RatingConfig, RatingReport};
 use crate::run_folder::games::{
-    player_names, rated_games, read_games, schedule_warnings, termination_counts, GAMES_JSONL,
+    player_names, rated_games, read_games, schedule_warnings, termination_counts,
 };
 use crate::run_folder::pgn::{write_pgn, GAMES_PGN};
 use crate::run_folder::ratings::{write_rating_files, Summary};
@@ -121,7 +121,7 @@ pub fn rate_dir(dir: &Path, opts: &RateOptions) -> Result<Rated> {
         .unwrap_or_else(|| RunFile::read(dir).map(|r| r.config.seed).unwrap_or(1));
     let report = rate_games(&names, &games, opts, seed)?;
     // Ordo and BayesElo read games.pgn: write it again if it went missing.
-    if !dir.join(GAMES_PGN).exists() && dir.join(GAMES_JSONL).exists() {
+    if !dir.join(GAMES_PGN).exists() {
         write_pgn(dir)?;
     }
     let summary = Summary::new(&report, termination_counts(&rows));

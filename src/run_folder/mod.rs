@@ -6,7 +6,7 @@
 //! |---|---|---|
 //! | `run.json` | [`run_file::RunFile`] | `arena run` / `sprt` / `calibrate` at the start, `arena merge` |
 //! | `games.csv`, `games.jsonl` | [`games::GameRow`], [`games::GameRecord`], [`games::ResultsWriter`] (read whole, or as they grow with [`games::GamesTail`]) | appended as each game ends |
-//! | `games.pgn` | [`pgn::write_pgn`] | at the end of a run, from `games.jsonl` |
+//! | `games.pgn` | [`pgn::write_pgn`] | at the end of a run, from `games.jsonl` (or `games.csv`) |
 //! | `logs/NAME.stderr.log` | [`logs::stderr_log_path`] | each bot's stderr |
 //! | `sprt.json`, `sprt.csv` | [`sprt::SprtFile`], [`sprt::SprtTrace`] | `arena sprt` |
 //! | `gate.json` | [`gate::GateFile`] | `arena gate` |

@@ -1,6 +1,7 @@
 //! `games.pgn`: the games in the Portable Game Notation that Ordo and BayesElo read as they read
-//! chess tournaments. Derived from `games.jsonl`; written at the end of a run and by
-//! `arena merge`.
+//! chess tournaments. Derived from `games.jsonl`, or from `games.csv` alone where a folder has
+//! no `games.jsonl` (then without movetext: the result is what the rating programs read);
+//! written at the end of a run, by `arena merge`, and by `arena rate` when it is missing.
 //!
 //! # Format
 //! One game per record, in game-id order. Tags: the seven-tag roster `Event`, `Site`, `Date`
@@ -16,23 +17,30 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
-use super::games::read_records;
+use super::games::{read_games, read_records, GameRow, GAMES_JSONL};
 use super::RunFile;
+use crate::rules::Move;
 
 pub const GAMES_PGN: &str = "games.pgn";
 
-/// Writes `games.pgn` from `games.jsonl`.
+/// Writes `games.pgn` from `games.jsonl`, or from `games.csv` (no moves) without one.
 pub fn write_pgn(dir: &Path) -> Result<PathBuf> {
-    let mut records = read_records(dir)?;
-    records.sort_by_key(|r| r.row.game_id);
+    let mut records: Vec<(GameRow, Option<Vec<Move>>)> = if dir.join(GAMES_JSONL).exists() {
+        read_records(dir)?
+            .into_iter()
+            .map(|r| (r.row, Some(r.moves)))
+            .collect()
+    } else {
+        read_games(dir)?.into_iter().map(|r| (r, None)).collect()
+    };
+    records.sort_by_key(|(row, _)| row.game_id);
     let path = dir.join(GAMES_PGN);
     let date = RunFile::read(dir)
         .ok()
         .and_then(|r| pgn_date(&r.started))
         .unwrap_or_else(|| "????.??.??".to_string());
     let mut out = std::io::BufWriter::new(File::create(&path)?);
-    for rec in &records {
-        let r = &rec.row;
+    for (r, moves) in &records {
         writeln!(out, "[Event \"mancala-arena\"]")?;
         writeln!(out, "[Site \"?\"]")?;
         writeln!(out, "[Date \"{date}\"]")?;
@@ -44,11 +52,12 @@ pub fn write_pgn(dir: &Path) -> Result<PathBuf> {
         writeln!(out, "[Variant \"{}\"]", escape(&r.rules.to_string()))?;
         writeln!(out, "[Opening \"{}\"]", escape(&r.opening.to_string()))?;
         writeln!(out, "[Score \"{}-{}\"]", r.score_first, r.score_second)?;
-        writeln!(out, "[PlyCount \"{}\"]", rec.moves.len())?;
+        let plies = moves.as_ref().map_or(r.sows as usize, Vec::len);
+        writeln!(out, "[PlyCount \"{plies}\"]")?;
         writeln!(out, "[Termination \"{}\"]", r.termination)?;
         writeln!(out)?;
         let mut line = String::new();
-        for (i, mv) in rec.moves.iter().enumerate() {
+        for (i, mv) in moves.iter().flatten().enumerate() {
             if i % 2 == 0 {
                 line.push_str(&format!("{}. ", i / 2 + 1));
             }
