@@ -561,3 +561,85 @@ fn a_browser_watches_a_run_and_steps_through_a_game() {
     assert!(last["ply"].as_u64().unwrap() > 0);
     assert!(last["end"].as_str().unwrap().starts_with("Result "));
 }
+
+/// `/api/run?id=ID` as JSON (panics on any other status).
+fn api_run(addr: &str, id: &str) -> Value {
+    let r = get(addr, &format!("/api/run?id={id}"));
+    assert_eq!(r.status, 200, "/api/run?id={id}: {}", r.body);
+    serde_json::from_str(&r.body).expect("/api/run JSON")
+}
+
+/// The HTML of the section `name` in an `/api/run` answer.
+fn section(api: &Value, name: &str) -> String {
+    api["sections"]
+        .as_array()
+        .and_then(|s| s.iter().find(|s| s[0] == name))
+        .and_then(|s| s[1].as_str())
+        .unwrap_or_else(|| panic!("no `{name}` section: {api}"))
+        .to_string()
+}
+
+/// The number of points of each `<polyline>` drawn `width` wide in `svg`.
+fn polylines(svg: &str, width: &str) -> Vec<usize> {
+    svg.lines()
+        .filter(|l| l.starts_with("<polyline") && l.contains(&format!("stroke-width=\"{width}\"")))
+        .filter_map(|l| l.split("points=\"").nth(1)?.split('"').next())
+        .map(|points| points.split_whitespace().count())
+        .collect()
+}
+
+#[test]
+fn an_sprt_run_page_shows_the_llr_path_against_its_bounds() {
+    let dir = Dir::new("serve-sprt");
+    let root = dir.join("results");
+    std::fs::create_dir_all(&root).unwrap();
+    let (_server, addr) = serve(&root, "127.0.0.1:0");
+    let out = root.join("sprt");
+    let o = arena(&[
+        "sprt",
+        "--quiet",
+        "--no-plots",
+        "--base",
+        &bot("random"),
+        "--test",
+        &bot("greedy"),
+        "--elo0",
+        "0",
+        "--elo1",
+        "200",
+        "--max-pairs",
+        "8",
+        "--movetime",
+        "5000",
+        "--seed",
+        "2",
+        "--out",
+        &out.display().to_string(),
+    ]);
+    assert!(
+        matches!(o.status.code(), Some(0 | 3 | 4)),
+        "arena sprt failed: {}",
+        text(&o.stderr)
+    );
+    let sprt: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("sprt.json")).unwrap()).unwrap();
+    let pairs = sprt["pairs"].as_u64().unwrap();
+    assert!(pairs > 0);
+    let api = api_run(&addr, "sprt");
+    assert_eq!(api["state"], "finished", "{api}");
+    let plot = section(&api, "sprt");
+    assert!(plot.contains("<svg"), "{plot}");
+    assert!(plot.contains(&format!("after {pairs} pairs")), "{plot}");
+    // The LLR path (drawn 3 wide) and the two bounds (2 wide), from 0 through every pair, then
+    // their marks in the legend (2 points each).
+    let n = pairs as usize + 1;
+    assert_eq!(polylines(&plot, "3"), [n, 2], "{plot}");
+    assert_eq!(polylines(&plot, "2"), [n, n, 2, 2], "{plot}");
+    let texts: Vec<&str> = plot.lines().map(str::trim).collect();
+    for label in ["LLR", "upper bound (accept H1)", "lower bound (accept H0)"] {
+        assert!(texts.contains(&label), "no `{label}` in {plot}");
+    }
+    let page = get(&addr, "/run?id=sprt");
+    assert_eq!(page.status, 200);
+    assert!(page.body.contains("<section id=\"sprt\">") && page.body.contains("upper bound"));
+}
