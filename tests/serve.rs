@@ -561,3 +561,201 @@ fn a_browser_watches_a_run_and_steps_through_a_game() {
     assert!(last["ply"].as_u64().unwrap() > 0);
     assert!(last["end"].as_str().unwrap().starts_with("Result "));
 }
+
+/// `/api/run?id=ID` as JSON (panics on any other status).
+fn api_run(addr: &str, id: &str) -> Value {
+    let r = get(addr, &format!("/api/run?id={id}"));
+    assert_eq!(r.status, 200, "/api/run?id={id}: {}", r.body);
+    serde_json::from_str(&r.body).expect("/api/run JSON")
+}
+
+/// The HTML of the section `name` in an `/api/run` answer.
+fn section(api: &Value, name: &str) -> String {
+    api["sections"]
+        .as_array()
+        .and_then(|s| s.iter().find(|s| s[0] == name))
+        .and_then(|s| s[1].as_str())
+        .unwrap_or_else(|| panic!("no `{name}` section: {api}"))
+        .to_string()
+}
+
+/// The number of points of each `<polyline>` drawn `width` wide in `svg`.
+fn polylines(svg: &str, width: &str) -> Vec<usize> {
+    svg.lines()
+        .filter(|l| l.starts_with("<polyline") && l.contains(&format!("stroke-width=\"{width}\"")))
+        .filter_map(|l| l.split("points=\"").nth(1)?.split('"').next())
+        .map(|points| points.split_whitespace().count())
+        .collect()
+}
+
+#[test]
+fn an_sprt_run_page_shows_the_llr_path_against_its_bounds() {
+    let dir = Dir::new("serve-sprt");
+    let root = dir.join("results");
+    std::fs::create_dir_all(&root).unwrap();
+    let (_server, addr) = serve(&root, "127.0.0.1:0");
+    let out = root.join("sprt");
+    let o = arena(&[
+        "sprt",
+        "--quiet",
+        "--no-plots",
+        "--base",
+        &bot("random"),
+        "--test",
+        &bot("greedy"),
+        "--elo0",
+        "0",
+        "--elo1",
+        "200",
+        "--max-pairs",
+        "8",
+        "--movetime",
+        "5000",
+        "--seed",
+        "2",
+        "--out",
+        &out.display().to_string(),
+    ]);
+    assert!(
+        matches!(o.status.code(), Some(0 | 3 | 4)),
+        "arena sprt failed: {}",
+        text(&o.stderr)
+    );
+    let sprt: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("sprt.json")).unwrap()).unwrap();
+    let pairs = sprt["pairs"].as_u64().unwrap();
+    assert!(pairs > 0);
+    let api = api_run(&addr, "sprt");
+    assert_eq!(api["state"], "finished", "{api}");
+    let plot = section(&api, "sprt");
+    assert!(plot.contains("<svg"), "{plot}");
+    assert!(plot.contains(&format!("after {pairs} pairs")), "{plot}");
+    // The LLR path (drawn 3 wide) and the two bounds (2 wide), from 0 through every pair, then
+    // their marks in the legend (2 points each).
+    let n = pairs as usize + 1;
+    assert_eq!(polylines(&plot, "3"), [n, 2], "{plot}");
+    assert_eq!(polylines(&plot, "2"), [n, n, 2, 2], "{plot}");
+    let texts: Vec<&str> = plot.lines().map(str::trim).collect();
+    for label in ["LLR", "upper bound (accept H1)", "lower bound (accept H0)"] {
+        assert!(texts.contains(&label), "no `{label}` in {plot}");
+    }
+    let page = get(&addr, "/run?id=sprt");
+    assert_eq!(page.status, 200);
+    assert!(page.body.contains("<section id=\"sprt\">") && page.body.contains("upper bound"));
+}
+
+#[test]
+fn a_calibration_is_shown_live_and_then_finished_with_its_curve() {
+    let dir = Dir::new("serve-calibration");
+    let root = dir.join("results");
+    std::fs::create_dir_all(&root).unwrap();
+    let (_server, addr) = serve(&root, "127.0.0.1:0");
+    // Given pool Elos (no reference games); MCTS thinks 30 ms a sow, so a step of four games
+    // takes a second or two and the four steps (16 games, the budget) several seconds.
+    let out = root.join("cal");
+    let mut calibrate = Killed(
+        Command::new(env!("CARGO_BIN_EXE_arena"))
+            .args([
+                "calibrate",
+                "--quiet",
+                "--bot",
+                &bot("alphabeta"),
+                "--bot-option",
+                "Level=easy",
+                "--knob",
+                "option.Noise=0.0..2.0",
+                "--targets",
+                "1000",
+                "--reference",
+                "random=700,mcts=1300",
+                "--max-games",
+                "16",
+                "--initial-points",
+                "3",
+                "--max-pairs",
+                "1",
+                "--movetime",
+                "30",
+                "--concurrency",
+                "1",
+                "--out",
+                &out.display().to_string(),
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start arena calibrate"),
+    );
+    // While it runs: the curve and the points measured so far, the runs page's progress.
+    let started = Instant::now();
+    let live = loop {
+        if let Some(status) = calibrate.0.try_wait().unwrap() {
+            panic!("the calibration ended ({status}) before the dashboard showed a point");
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "no point shown"
+        );
+        let r = get(&addr, "/api/run?id=cal");
+        if r.status == 200 {
+            let api: Value = serde_json::from_str(&r.body).expect("JSON");
+            if api["points"].as_u64().unwrap_or(0) >= 1 {
+                break api;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let runs: Value = serde_json::from_str(&get(&addr, "/api/runs").body).unwrap();
+    let runs = runs["html"].as_str().unwrap().to_string();
+    assert!(calibrate.0.try_wait().unwrap().is_none(), "ended meanwhile");
+    assert_eq!(live["state"], "running", "{live}");
+    assert!(section(&live, "curve").contains("<svg"), "{live}");
+    let file: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("calibration.json")).unwrap())
+            .unwrap();
+    assert_eq!(file["finished"], false);
+    assert!(!file["points"].as_array().unwrap().is_empty());
+    // The runs page: calibration games against the budget, and a remaining time.
+    let row = runs
+        .lines()
+        .find(|l| l.contains("href=\"/run?id=cal\""))
+        .unwrap_or_else(|| panic!("no calibration line: {runs}"));
+    assert!(row.contains(" / 16</td>"), "{row}");
+    assert!(
+        !row.ends_with("<td>–</td></tr>"),
+        "no remaining time: {row}"
+    );
+    let page = get(&addr, "/run?id=cal").body;
+    assert!(
+        page.contains("id=\"live\"") && page.contains("<section id=\"curve\">"),
+        "{page}"
+    );
+
+    // Once it has ended: finished, with the final curve and every point.
+    let status = calibrate.0.wait().unwrap();
+    let mut stderr = String::new();
+    use std::io::Read;
+    calibrate
+        .0
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    assert!(status.success(), "arena calibrate failed: {stderr}");
+    let file: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("calibration.json")).unwrap())
+            .unwrap();
+    assert_eq!(file["finished"], true);
+    let done = api_run(&addr, "cal");
+    assert_eq!(done["state"], "finished", "{done}");
+    assert_eq!(
+        done["points"],
+        json!(file["points"].as_array().unwrap().len())
+    );
+    let curve = section(&done, "curve");
+    assert!(
+        curve.contains("<svg") && curve.contains("target"),
+        "{curve}"
+    );
+}

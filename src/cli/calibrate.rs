@@ -8,6 +8,10 @@
 //! fixed: every calibration batch is a gauntlet of the candidate at one knob value against the
 //! pool, in its own run folder `step-NN-<knob>-<value>/` under the calibration folder, so every
 //! game is on disk and can be re-rated. The maths is `mancala_arena::calibrate`.
+//!
+//! After every step `calibration.json` and `calibration.csv` hold the calibration so far (every
+//! point measured, the curve fitted to the games so far, `finished` false), so a calibration
+//! that runs for a day can be watched (`arena serve`); the other files are written at the end.
 
 use std::path::{Path, PathBuf};
 
@@ -17,8 +21,8 @@ use mancala_arena::engine::BotSpec;
 use mancala_arena::report::calibration::{table, write_curve};
 use mancala_arena::report::rate::{rate_dir, RateOptions};
 use mancala_arena::run_folder::calibration::{
-    bands_toml, write_bands, write_calibration, BandsReference, CANDIDATE, REFERENCE_DIR,
-    STEP_PREFIX,
+    bands_toml, write_bands, write_calibration, write_points, BandsReference, CANDIDATE,
+    REFERENCE_DIR, STEP_PREFIX,
 };
 use mancala_arena::run_folder::games::read_games;
 use mancala_arena::run_folder::RunKind;
@@ -404,9 +408,16 @@ pub fn run(args: &CalibrateArgs) -> Result<()> {
         dir: &dir,
     };
     let quiet = args.quiet;
-    let cal = calibrate::calibrate(&knob, &pool, &settings, &mut player, |_, results| {
-        if !quiet && !results.is_empty() {
-            let line: Vec<String> = results
+    let cal = calibrate::calibrate(&knob, &pool, &settings, &mut player, |so_far| {
+        // The calibration so far, for whoever watches the folder (`arena serve`): a failed write
+        // costs only that view, so the calibration goes on.
+        if let Err(e) = write_points(&dir, so_far) {
+            eprintln!("warning: {e:#}");
+        }
+        // A curve of one knob value is flat: nothing to say yet.
+        if !quiet && so_far.curve.degree > 0 {
+            let line: Vec<String> = so_far
+                .targets
                 .iter()
                 .map(|r| {
                     format!(
@@ -429,8 +440,8 @@ pub fn run(args: &CalibrateArgs) -> Result<()> {
         cal.games,
         cal.steps.len(),
         match cal.stop {
-            Stop::Converged => "every target converged".to_string(),
-            Stop::Budget => "budget reached: not every target converged".to_string(),
+            Some(Stop::Converged) => "every target converged",
+            _ => "budget reached: not every target converged",
         },
         dir.display()
     )?;
@@ -577,7 +588,7 @@ mod tests {
             tolerance: 60.0,
             ..Settings::default()
         };
-        let cal = calibrate::calibrate(&knob, &pool, &settings, &mut player, |_, _| {}).unwrap();
+        let cal = calibrate::calibrate(&knob, &pool, &settings, &mut player, |_| {}).unwrap();
         let text = mancala_arena::run_folder::calibration::toml_snippet(
             &cal,
             "target/release/mancala-alphabeta",

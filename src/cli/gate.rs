@@ -622,7 +622,7 @@ mod tests {
             tolerance: 60.0,
             ..Settings::default()
         };
-        let cal = calibrate::calibrate(&knob, &pool, &settings, &mut player, |_, _| {}).unwrap();
+        let cal = calibrate::calibrate(&knob, &pool, &settings, &mut player, |_| {}).unwrap();
         let deep = BotSpec {
             name: "deep".into(),
             program: Program::from_command_line("bots/ab --fast").unwrap(),

@@ -22,7 +22,8 @@ pub fn table(cal: &Calibration) -> String {
         let status = match (r.reachable, r.converged) {
             (false, _) => "out of range: the knob's end is the nearest".to_string(),
             (true, true) => "converged".to_string(),
-            (true, false) => "NOT converged (budget)".to_string(),
+            (true, false) if cal.finished => "NOT converged (budget)".to_string(),
+            (true, false) => "not converged yet".to_string(),
         };
         let _ = writeln!(
             s,

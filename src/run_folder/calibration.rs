@@ -4,7 +4,13 @@
 //! # Format
 //! - `calibration.csv`: one row per knob value played: `value,games,score,elo,se,ci_low,ci_high`
 //!   (score 4 decimals, Elos 1 decimal).
-//! - `calibration.json`: the whole [`Calibration`], as serde writes it.
+//! - `calibration.json`: the whole [`Calibration`], as serde writes it; `finished` is false while
+//!   the calibration runs (and `stop` null), true at the end (files from before `finished`
+//!   existed lack it: they were written only at the end).
+//!
+//! These two are written after every step (the calibration so far: every point measured, the
+//! curve fitted to the games so far), each to a temporary file in the folder that is then
+//! renamed over the old one, so a reader (`arena serve`) never sees half a file.
 //! - `calibrated.toml`: one `[[bot]]` table per target, in the tournament file's format, with
 //!   comments giving each target's Elo and interval (see [`toml_snippet`]).
 //! - `bands.toml`: the same players as the levels of an `arena gate` bands file, each with its
@@ -32,8 +38,9 @@ pub const CANDIDATE: &str = "candidate";
 /// Each batch's run folder is `step-NN-<knob>-<value>`.
 pub const STEP_PREFIX: &str = "step-";
 
-/// Writes the four files into the calibration folder `dir`. `cmd` and `fixed` are the
-/// candidate's command line and fixed options (`NAME=VALUE`), `pool` the reference pool in words.
+/// Writes the four files into the calibration folder `dir` at the end. `cmd` and `fixed` are
+/// the candidate's command line and fixed options (`NAME=VALUE`), `pool` the reference pool in
+/// words.
 pub fn write_calibration(
     dir: &Path,
     cal: &Calibration,
@@ -42,9 +49,19 @@ pub fn write_calibration(
     pool: &str,
     table: &str,
 ) -> Result<()> {
-    let path = dir.join(CALIBRATION_CSV);
-    let mut w = csv::Writer::from_path(&path)
-        .with_context(|| format!("cannot write {}", path.display()))?;
+    write_points(dir, cal)?;
+    std::fs::write(
+        dir.join(CALIBRATED_TOML),
+        toml_snippet(cal, cmd, fixed, pool),
+    )?;
+    std::fs::write(dir.join(TABLE_TXT), table)?;
+    Ok(())
+}
+
+/// Writes `calibration.csv` and `calibration.json` (after every step, and at the end), each
+/// atomically.
+pub fn write_points(dir: &Path, cal: &Calibration) -> Result<()> {
+    let mut w = csv::Writer::from_writer(Vec::new());
     w.write_record(["value", "games", "score", "elo", "se", "ci_low", "ci_high"])?;
     for p in &cal.points {
         w.write_record([
@@ -57,14 +74,19 @@ pub fn write_calibration(
             format!("{:.1}", p.ci_high),
         ])?;
     }
-    w.flush()?;
-    super::write_json(dir, CALIBRATION_JSON, cal)?;
-    std::fs::write(
-        dir.join(CALIBRATED_TOML),
-        toml_snippet(cal, cmd, fixed, pool),
-    )?;
-    std::fs::write(dir.join(TABLE_TXT), table)?;
-    Ok(())
+    write_atomically(&dir.join(CALIBRATION_CSV), &w.into_inner()?)?;
+    let json = serde_json::to_string_pretty(cal)? + "\n";
+    write_atomically(&dir.join(CALIBRATION_JSON), json.as_bytes())
+}
+
+/// Writes `path` through `path.tmp` in the same folder, renamed over it: a reader sees the old
+/// file or the new one, never a part of one.
+fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".tmp");
+    std::fs::write(&tmp, bytes)
+        .and_then(|()| std::fs::rename(&tmp, path))
+        .with_context(|| format!("cannot write {}", path.display()))
 }
 
 /// Writes [`bands_toml`] as the calibration folder's `bands.toml`; returns its path.
@@ -222,7 +244,8 @@ fn toml_key(k: &str) -> String {
     }
 }
 
-/// The folder's `calibration.json` (written when the calibration ends), `None` if it has none.
+/// The folder's `calibration.json` (the calibration so far, or its result once `finished`),
+/// `None` if it has none yet.
 pub fn read_calibration(dir: &Path) -> Result<Option<Calibration>> {
     super::read_json(dir, CALIBRATION_JSON)
 }
@@ -250,4 +273,58 @@ pub fn calibration_runs(dir: &Path) -> Vec<std::path::PathBuf> {
 /// Whether `dir` is a calibration folder: it has `calibration.json`, or the run folders of one.
 pub fn is_calibration_dir(dir: &Path) -> bool {
     dir.join(CALIBRATION_JSON).exists() || !calibration_runs(dir).is_empty()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::calibrate::sim::SimulatedPlayer;
+    use crate::calibrate::{calibrate, Knob, Settings};
+
+    #[test]
+    fn the_points_are_written_whole_and_older_files_read_as_finished() {
+        let dir = std::env::temp_dir().join(format!("arena-calibration-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let pool = [1000.0, 1400.0];
+        let knob = Knob::parse("option.Noise=0..2.0").unwrap();
+        let mut player = SimulatedPlayer::new(|x: f64| 1700.0 - 400.0 * x, pool.to_vec(), 1);
+        let settings = Settings {
+            targets: vec![1200.0],
+            max_games: 40,
+            ..Settings::default()
+        };
+        let mut first = None;
+        let cal = calibrate(&knob, &pool, &settings, &mut player, |c| {
+            first.get_or_insert_with(|| c.clone());
+        })
+        .unwrap();
+        let first = first.expect("a step before the last");
+        write_points(&dir, &first).unwrap();
+        let read = read_calibration(&dir).unwrap().unwrap();
+        assert!(!read.finished && read.stop.is_none());
+        assert_eq!(read.points.len(), first.points.len());
+        // (serde_json may read a float back one unit in the last place off: compare the rest.)
+        let same = |read: Calibration| {
+            assert!(read.finished && read.stop == cal.stop);
+            assert_eq!((read.games, &read.steps), (cal.games, &cal.steps));
+            assert_eq!(read.points.len(), cal.points.len());
+        };
+        write_points(&dir, &cal).unwrap();
+        same(read_calibration(&dir).unwrap().unwrap());
+        let csv = std::fs::read_to_string(dir.join(CALIBRATION_CSV)).unwrap();
+        assert!(csv.starts_with("value,games,score,elo,se,ci_low,ci_high\n"));
+        assert_eq!(csv.lines().count(), 1 + cal.points.len());
+        // No temporary file is left behind.
+        let names: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(names.iter().all(|n| !n.ends_with(".tmp")), "{names:?}");
+        // A calibration.json written before `finished` existed (only ever at the end).
+        let mut old = serde_json::to_value(&cal).unwrap();
+        old.as_object_mut().unwrap().remove("finished");
+        std::fs::write(dir.join(CALIBRATION_JSON), old.to_string()).unwrap();
+        same(read_calibration(&dir).unwrap().unwrap());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

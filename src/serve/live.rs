@@ -37,7 +37,7 @@ pub type Sections = std::sync::Arc<Vec<(&'static str, String)>>;
 /// The ratings are computed again at most this often while games arrive.
 pub const RATE_EVERY: Duration = Duration::from_secs(1);
 /// A run is not called interrupted before its folder has been quiet this long.
-const MIN_QUIET: Duration = Duration::from_secs(120);
+pub const MIN_QUIET: Duration = Duration::from_secs(120);
 
 /// Where a run stands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -34,8 +34,9 @@ use serde::Deserialize;
 use self::catalog::{Catalog, Entry, FolderKind};
 use self::live::{Progress, RunCache, RunState, Sections};
 use self::pages::RunLine;
+use crate::calibrate::Calibration;
 use crate::report::viewer::{GameView, VIEWER_CSS, VIEWER_JS};
-use crate::run_folder::calibration::{calibration_runs, read_calibration};
+use crate::run_folder::calibration::{calibration_runs, read_calibration, CALIBRATION_JSON};
 use crate::run_folder::logs::read_log_tail;
 use crate::run_folder::RunKind;
 
@@ -132,7 +133,7 @@ impl App {
                 FolderKind::Calibration => RunLine {
                     id: e.id.clone(),
                     kind: "calibration".to_string(),
-                    progress: self.calibration_progress(e, &catalog, now),
+                    progress: self.calibration(e, &catalog, now).progress,
                 },
             })
             .collect();
@@ -155,35 +156,105 @@ impl App {
             .collect()
     }
 
-    /// A calibration as a whole: finished once `calibration.json` exists, running while one of
-    /// its run folders is; its games are theirs.
-    fn calibration_progress(&self, entry: &Entry, catalog: &Catalog, now: SystemTime) -> Progress {
-        let steps: Vec<Progress> = self
+    /// A calibration as a whole, from its `calibration.json` (written after every step) and its
+    /// run folders. Finished once the file says so; running while one of its run folders is, or
+    /// while the file is younger than a run may stay quiet (between two steps no folder runs);
+    /// interrupted otherwise. Its games are the steps' (the reference pool's round robin has its
+    /// own line), counted against the budget (`--max-games`) once the first step has written the
+    /// file; the remaining time is the time per game of the steps so far times the games left to
+    /// the budget (at most that: a calibration stops as soon as every target converges).
+    fn calibration(&self, entry: &Entry, catalog: &Catalog, now: SystemTime) -> CalibrationState {
+        let runs: Vec<RunLine> = self
             .calibration_steps(entry, catalog)
             .into_iter()
-            .map(|e| self.progress(e, now))
+            .map(|e| {
+                let progress = self.progress(e, now);
+                RunLine {
+                    id: e.id.clone(),
+                    kind: progress.kind.as_str().to_string(),
+                    progress,
+                }
+            })
             .collect();
-        let finished = matches!(read_calibration(&entry.dir), Ok(Some(_)));
-        let state = if finished {
+        let path = entry.dir.join(CALIBRATION_JSON);
+        let (cal, written) = match Catalog::contained(&entry.root, &path) {
+            Some(path) => (
+                read_calibration(&entry.dir)
+                    .map_err(|e| format!("{e:#}"))
+                    .transpose(),
+                std::fs::metadata(path)
+                    .ok()
+                    .map(|m| (m.len(), m.modified().ok())),
+            ),
+            None if path.exists() => (
+                Some(Err(format!(
+                    "{CALIBRATION_JSON} leads out of the served folder: not read"
+                ))),
+                None,
+            ),
+            None => (None, None),
+        };
+        let so_far = cal.as_ref().and_then(|c| c.as_ref().ok());
+        let fresh = written
+            .and_then(|(_, t)| now.duration_since(t?).ok())
+            .is_some_and(|age| age < live::MIN_QUIET);
+        let state = if so_far.is_some_and(|c| c.finished) {
             RunState::Finished
-        } else if steps.iter().any(|p| p.state == RunState::Running) {
+        } else if fresh || runs.iter().any(|r| r.progress.state == RunState::Running) {
             RunState::Running
         } else {
             RunState::Interrupted
         };
-        let done = steps.iter().map(|p| p.done).sum();
-        Progress {
+        let steps: Vec<&Progress> = runs
+            .iter()
+            .map(|r| &r.progress)
+            .filter(|p| p.kind == RunKind::CalibrationStep)
+            .collect();
+        let done: u64 = steps.iter().map(|p| p.done).sum();
+        let budget = so_far.map_or(0, |c| c.settings.max_games as u64);
+        let stepping: Duration = steps.iter().filter_map(|p| p.elapsed).sum();
+        let remaining = (state == RunState::Running && done > 0 && budget > 0)
+            .then(|| stepping.mul_f64(budget.saturating_sub(done) as f64 / done as f64));
+        let progress = Progress {
             kind: RunKind::CalibrationStep,
-            name: String::new(),
+            name: pages::count(steps.len(), "step", "steps"),
             state,
             done,
-            total: if finished { done } else { 0 },
-            started: steps.iter().filter_map(|p| p.started).min(),
-            elapsed: Some(steps.iter().filter_map(|p| p.elapsed).sum()),
-            remaining: None,
+            total: if state == RunState::Finished {
+                done
+            } else {
+                budget
+            },
+            started: runs.iter().filter_map(|r| r.progress.started).min(),
+            elapsed: Some(runs.iter().filter_map(|r| r.progress.elapsed).sum()),
+            remaining,
             resume: None,
+        };
+        // The curve changes only when the file does: its length and time are its version (53
+        // bits: the page keeps it as a JavaScript number).
+        let version = written.map_or(0, |w| {
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            std::hash::Hash::hash(&w, &mut h);
+            std::hash::Hasher::finish(&h) & ((1 << 53) - 1)
+        });
+        CalibrationState {
+            progress,
+            runs,
+            cal,
+            version,
         }
     }
+}
+
+/// What a calibration's page and line show (see [`App::calibration`]).
+struct CalibrationState {
+    progress: Progress,
+    /// Its run folders: the reference pool's round robin, the steps.
+    runs: Vec<RunLine>,
+    /// `calibration.json`: `None` before the first step has written it.
+    cal: Option<Result<Calibration, String>>,
+    /// Changes whenever `calibration.json` does.
+    version: u64,
 }
 
 #[derive(Deserialize)]
@@ -277,26 +348,21 @@ async fn run_page(State(app): State<Arc<App>>, Query(q): Query<RunQuery>) -> Res
             return not_found(&format!("No run folder `{}` here.", q.id));
         };
         if entry.kind == FolderKind::Calibration {
-            let catalog = app.catalog(false);
-            let now = SystemTime::now();
-            let steps: Vec<RunLine> = app
-                .calibration_steps(&entry, &catalog)
-                .into_iter()
-                .map(|e| {
-                    let progress = app.progress(e, now);
-                    RunLine {
-                        id: e.id.clone(),
-                        kind: progress.kind.as_str().to_string(),
-                        progress,
-                    }
-                })
-                .collect();
-            let cal = read_calibration(&entry.dir)
-                .map_err(|e| format!("{e:#}"))
-                .transpose();
+            let c = app.calibration(&entry, &app.catalog(false), SystemTime::now());
+            let sections = [
+                ("curve", pages::calibration_curve(c.cal.as_ref())),
+                ("steps", pages::calibration_runs(&c.runs)),
+            ];
             return html(
                 StatusCode::OK,
-                pages::calibration_page(&entry.id, &steps, cal),
+                pages::run_page(
+                    &entry.id,
+                    "calibration",
+                    &c.progress,
+                    &sections,
+                    c.version,
+                    None,
+                ),
             );
         }
         let (progress, sections, version, error) = run_state(app, &entry, None);
@@ -304,6 +370,7 @@ async fn run_page(State(app): State<Arc<App>>, Query(q): Query<RunQuery>) -> Res
             StatusCode::OK,
             pages::run_page(
                 &entry.id,
+                progress.kind.as_str(),
                 &progress,
                 sections.as_deref().map_or(&[][..], Vec::as_slice),
                 version,
@@ -316,24 +383,52 @@ async fn run_page(State(app): State<Arc<App>>, Query(q): Query<RunQuery>) -> Res
 
 async fn api_run(State(app): State<Arc<App>>, Query(q): Query<RunQuery>) -> Response {
     blocking(app, move |app| {
-        let Some(entry) = app.entry(&q.id).filter(|e| e.kind == FolderKind::Run) else {
+        let Some(entry) = app.entry(&q.id) else {
             return (
                 StatusCode::NOT_FOUND,
                 Json(serde_json::json!({"error": "no such run"})),
             )
                 .into_response();
         };
+        if entry.kind == FolderKind::Calibration {
+            return api_calibration(app, &entry, q.v);
+        }
         let (progress, sections, version, _) = run_state(app, &entry, q.v);
         Json(serde_json::json!({
             "version": version,
             "games": progress.done,
             "state": progress.state.as_str(),
-            "progress": pages::progress_html(&progress),
+            "progress": pages::progress_html(progress.kind.as_str(), &progress),
             "sections": sections.as_deref(),
         }))
         .into_response()
     })
     .await
+}
+
+/// `/api/run` for a calibration: the curve section only when `calibration.json` changed since
+/// version `known`, the run folders' table always (its times move every second), and the
+/// number of knob values measured so far (`points`).
+fn api_calibration(app: &App, entry: &Entry, known: Option<u64>) -> Response {
+    let c = app.calibration(entry, &app.catalog(false), SystemTime::now());
+    let mut sections = Vec::new();
+    if known != Some(c.version) {
+        sections.push(("curve", pages::calibration_curve(c.cal.as_ref())));
+    }
+    sections.push(("steps", pages::calibration_runs(&c.runs)));
+    let points = match &c.cal {
+        Some(Ok(cal)) => cal.points.len(),
+        _ => 0,
+    };
+    Json(serde_json::json!({
+        "version": c.version,
+        "games": c.progress.done,
+        "state": c.progress.state.as_str(),
+        "progress": pages::progress_html("calibration", &c.progress),
+        "sections": sections,
+        "points": points,
+    }))
+    .into_response()
 }
 
 /// The game's positions, or a response saying why there are none.

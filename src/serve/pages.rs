@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 use super::live::{Progress, RunState, RunView};
-use crate::calibrate::Calibration;
+use crate::calibrate::{Calibration, Stop};
 use crate::report::html::{escape, inline_svg};
 use crate::report::plots::{
     render_svg, CalibrationPlot, MatrixPlot, Plot, PlotError, RatingsPlot, SprtPlot,
@@ -135,12 +135,13 @@ pub fn runs_page(lines: &[RunLine], roots: &str) -> String {
     )
 }
 
-/// The header of a run page: kind, state, games, times, the resume command.
-pub fn progress_html(p: &Progress) -> String {
+/// The header of a run page: kind (`p.kind`'s word, or `calibration` for a calibration's top
+/// folder), state, games, times, the resume command.
+pub fn progress_html(kind: &str, p: &Progress) -> String {
     let mut h = format!(
         "<p class=\"progress\">{} · {} · <b id=\"games-done\">{}</b> of {} games · started {} · \
          elapsed {} · remaining {}</p>\n",
-        escape(p.kind.as_str()),
+        escape(kind),
         state_cell(p.state),
         p.done,
         p.total,
@@ -391,9 +392,11 @@ fn recent(id: &str, v: &RunView<'_>) -> String {
     h
 }
 
-/// The run page; `sections` as [`run_sections`] made them.
+/// The run page (also a calibration's, with `kind` `calibration`); `sections` as
+/// [`run_sections`] or [`calibration_curve`] and [`calibration_runs`] made them.
 pub fn run_page(
     id: &str,
+    kind: &str,
     progress: &Progress,
     sections: &[(&'static str, String)],
     version: u64,
@@ -404,7 +407,7 @@ pub fn run_page(
          <div id=\"progress\">{}</div>\n",
         escape(id),
         escape(&query(id)),
-        progress_html(progress)
+        progress_html(kind, progress)
     );
     if let Some(e) = error {
         let _ = writeln!(body, "<p class=\"warning\">{}</p>", escape(e));
@@ -416,42 +419,60 @@ pub fn run_page(
     layout(id, &body)
 }
 
-/// A calibration's top folder: its run folders (reference, steps) and, once it has ended, the
-/// curve and the table.
-pub fn calibration_page(
-    id: &str,
-    steps: &[RunLine],
-    cal: Option<Result<Calibration, String>>,
-) -> String {
-    let mut body = format!("<h1>{}</h1>\n<p>calibration · ", escape(id));
-    body.push_str(match &cal {
-        Some(Ok(_)) => "finished</p>\n",
-        _ => {
-            "in progress (the curve appears when it ends; this page does not refresh by \
-              itself)</p>\n"
-        }
-    });
-    match cal {
-        Some(Ok(cal)) => {
-            body.push_str("<section id=\"curve\"><h2>Curve</h2>\n");
-            body.push_str(&figure(Ok(CalibrationPlot::new(&cal))));
-            let _ = writeln!(
-                body,
-                "<pre>{}</pre></section>",
-                escape(&crate::report::calibration::table(&cal))
+/// A calibration page's curve section: the curve fitted to the games so far with every knob
+/// value measured (redrawn after every step while it runs), the final one once it has ended,
+/// and the table.
+pub fn calibration_curve(cal: Option<&Result<Calibration, String>>) -> String {
+    let mut h = String::from("<h2>Curve</h2>\n");
+    let cal = match cal {
+        None => {
+            h.push_str(
+                "<p class=\"missing\">No step measured yet: the curve and its points appear \
+                 after the first step (the reference pool's round robin, if its Elos were not \
+                 given, comes first).</p>\n",
             );
+            return h;
         }
         Some(Err(e)) => {
-            let _ = writeln!(body, "<p class=\"warning\">{}</p>", escape(&e));
+            let _ = writeln!(h, "<p class=\"warning\">{}</p>", escape(e));
+            return h;
         }
-        None => {}
-    }
-    let _ = write!(
-        body,
-        "<section id=\"steps\"><h2>Run folders</h2>\n{}</section>\n",
-        runs_table(steps)
+        Some(Ok(cal)) => cal,
+    };
+    let _ = writeln!(
+        h,
+        "<p>{} {} games in {}, {} measured{}.</p>",
+        match cal.stop {
+            Some(Stop::Converged) => "Finished: every target converged,",
+            Some(Stop::Budget) => "Finished: the budget was reached before every target converged,",
+            None => "So far (redrawn after every step):",
+        },
+        cal.games,
+        count(cal.steps.len(), "step", "steps"),
+        count(cal.points.len(), "knob value", "knob values"),
+        if cal.finished {
+            String::new()
+        } else {
+            format!("; the budget is {} games", cal.settings.max_games)
+        }
     );
-    layout(id, &body)
+    h.push_str(&figure(Ok(CalibrationPlot::new(cal))));
+    let _ = writeln!(
+        h,
+        "<pre>{}</pre>",
+        escape(&crate::report::calibration::table(cal))
+    );
+    h
+}
+
+/// `1 step`, `2 steps`.
+pub fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// A calibration page's run folders (reference, steps).
+pub fn calibration_runs(runs: &[RunLine]) -> String {
+    format!("<h2>Run folders</h2>\n{}", runs_table(runs))
 }
 
 /// The game viewer page: the game's positions as data, drawn by `/static/viewer.js`.

@@ -192,7 +192,7 @@ mod tests {
             tolerance: 60.0,
             ..Settings::default()
         };
-        let cal = calibrate(&knob, &pool, &settings, &mut player, |_, _| {}).unwrap();
+        let cal = calibrate(&knob, &pool, &settings, &mut player, |_| {}).unwrap();
         let plot = CalibrationPlot::new(&cal);
         assert_eq!(plot.targets.len(), 2);
         assert_eq!(plot.points.len(), cal.points.len());

@@ -202,7 +202,8 @@ pub enum Stop {
     Budget,
 }
 
-/// The result of a calibration.
+/// The result of a calibration, or (`finished` false) where it stands after a step: the curve
+/// fitted to the games so far and the targets as that curve places them.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Calibration {
     pub knob: Knob,
@@ -213,9 +214,18 @@ pub struct Calibration {
     pub steps: Vec<Step>,
     pub curve: Curve,
     pub games: usize,
-    pub stop: Stop,
+    /// Why it stopped; `None` while it runs.
+    pub stop: Option<Stop>,
     /// The z of the intervals (1.96 for 95%).
     pub z: f64,
+    /// The calibration has ended. Files written before the calibration reported each step
+    /// have no such field: they were written only at the end.
+    #[serde(default = "yes")]
+    pub finished: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// The two-sided normal quantile for a confidence level.
@@ -240,13 +250,15 @@ pub fn info_per_game(elo: f64, opponents: &[f64]) -> f64 {
 }
 
 /// Runs the calibration: an initial design, then batches where the widest target interval is,
-/// until every target converges or the budget is spent.
+/// until every target converges or the budget is spent. After every step but the last,
+/// `on_step` gets the calibration so far (`finished` false), so that it can be shown while it
+/// runs; the last step's is the result.
 pub fn calibrate(
     knob: &Knob,
     opponents: &[f64],
     settings: &Settings,
     player: &mut dyn Player,
-    mut on_step: impl FnMut(&Step, &[TargetResult]),
+    mut on_step: impl FnMut(&Calibration),
 ) -> Result<Calibration, String> {
     if opponents.is_empty() {
         return Err("the reference pool is empty".into());
@@ -280,54 +292,78 @@ pub fn calibrate(
         .map(|i| knob.snap(knob.lo + (knob.hi - knob.lo) * i as f64 / (n0 - 1) as f64))
         .collect();
     initial.dedup();
-    for &x in &initial {
-        play(&mut obs, &mut steps, x, settings.min_pairs.max(1), None)?;
-        on_step(steps.last().expect("just pushed"), &[]);
-    }
     let mut near: Vec<Option<f64>> = vec![None; settings.targets.len()];
+    for (i, &x) in initial.iter().enumerate() {
+        play(&mut obs, &mut steps, x, settings.min_pairs.max(1), None)?;
+        // The design's last step is reported by the loop below; before it a curve that cannot
+        // be fitted yet only means nothing to report.
+        if i + 1 < initial.len() {
+            if let Ok(cal) = so_far(knob, opponents, settings, &obs, &steps, &near, z) {
+                on_step(&cal);
+            }
+        }
+    }
     loop {
-        let curve = fit_curve(&obs, opponents, knob.lo, knob.hi, settings.max_degree)
-            .map_err(|e| e.to_string())?;
-        let results: Vec<TargetResult> = settings
-            .targets
-            .iter()
-            .enumerate()
-            .map(|(i, &t)| assess(knob, &curve, t, near[i], z, settings.tolerance))
-            .collect();
-        for (i, r) in results.iter().enumerate() {
-            near[i] = Some(r.crossing);
+        let mut cal = so_far(knob, opponents, settings, &obs, &steps, &near, z)?;
+        for (n, r) in near.iter_mut().zip(&cal.targets) {
+            *n = Some(r.crossing);
         }
-        let all = results.iter().all(|r| r.converged);
+        let all = cal.targets.iter().all(|r| r.converged);
         if all || obs.len() >= settings.max_games {
-            let stop = if all { Stop::Converged } else { Stop::Budget };
-            return Ok(Calibration {
-                knob: knob.clone(),
-                settings: settings.clone(),
-                opponents: opponents.to_vec(),
-                targets: results,
-                points: points(&obs, opponents, z),
-                steps,
-                curve,
-                games: obs.len(),
-                stop,
-                z,
-            });
+            cal.stop = Some(if all { Stop::Converged } else { Stop::Budget });
+            cal.finished = true;
+            return Ok(cal);
         }
+        on_step(&cal);
         // The unconverged target with the widest interval, and there the candidate setting
         // whose Elo is least certain.
-        let worst = results
+        let worst = cal
+            .targets
             .iter()
             .filter(|r| !r.converged)
             .max_by(|a, b| a.half_width.total_cmp(&b.half_width))
             .expect("some target is unconverged");
         let x = candidates(knob, worst)
             .into_iter()
-            .max_by(|&a, &b| curve.se(a).total_cmp(&curve.se(b)))
+            .max_by(|&a, &b| cal.curve.se(a).total_cmp(&cal.curve.se(b)))
             .expect("at least one candidate");
-        let pairs = batch_pairs(&curve, x, opponents, z, settings, obs.len());
+        let pairs = batch_pairs(&cal.curve, x, opponents, z, settings, obs.len());
         play(&mut obs, &mut steps, x, pairs, Some(worst.target))?;
-        on_step(steps.last().expect("just pushed"), &results);
     }
+}
+
+/// The calibration as the games so far place it (not finished): the curve fitted to them, each
+/// target assessed on it (the crossing nearest `near`), and every point.
+fn so_far(
+    knob: &Knob,
+    opponents: &[f64],
+    settings: &Settings,
+    obs: &[Observation],
+    steps: &[Step],
+    near: &[Option<f64>],
+    z: f64,
+) -> Result<Calibration, String> {
+    let curve = fit_curve(obs, opponents, knob.lo, knob.hi, settings.max_degree)
+        .map_err(|e| e.to_string())?;
+    let targets = settings
+        .targets
+        .iter()
+        .zip(near)
+        .map(|(&t, &near)| assess(knob, &curve, t, near, z, settings.tolerance))
+        .collect();
+    Ok(Calibration {
+        knob: knob.clone(),
+        settings: settings.clone(),
+        opponents: opponents.to_vec(),
+        targets,
+        points: points(obs, opponents, z),
+        steps: steps.to_vec(),
+        curve,
+        games: obs.len(),
+        stop: None,
+        z,
+        finished: false,
+    })
 }
 
 /// The settings whose Elo the result for `r` rests on.

@@ -25,7 +25,7 @@ fn depth(d: f64) -> f64 {
 
 fn run(truth: fn(f64) -> f64, knob: &Knob, seed: u64) -> Calibration {
     let mut player = SimulatedPlayer::new(truth, POOL.to_vec(), seed);
-    calibrate(knob, &POOL, &Settings::default(), &mut player, |_, _| {}).unwrap()
+    calibrate(knob, &POOL, &Settings::default(), &mut player, |_| {}).unwrap()
 }
 
 /// Each target's true knob, by bisection on the (decreasing) truth.
@@ -45,7 +45,7 @@ fn true_knob(truth: fn(f64) -> f64, knob: &Knob, target: f64) -> f64 {
 fn check_accuracy_and_cost(name: &str, truth: fn(f64) -> f64) {
     let knob = noise_knob();
     let cal = run(truth, &knob, 1);
-    assert_eq!(cal.stop, Stop::Converged, "{name}: {:?}", cal.targets);
+    assert_eq!(cal.stop, Some(Stop::Converged), "{name}: {:?}", cal.targets);
     for r in &cal.targets {
         assert!(r.converged && r.reachable && r.half_width <= 25.0);
         let error = truth(r.x) - r.target;
@@ -139,8 +139,8 @@ fn integer_knob_reports_both_neighbouring_integers() {
         max_games: 10_000,
         ..Settings::default()
     };
-    let cal = calibrate(&knob, &POOL, &settings, &mut player, |_, _| {}).unwrap();
-    assert_eq!(cal.stop, Stop::Converged);
+    let cal = calibrate(&knob, &POOL, &settings, &mut player, |_| {}).unwrap();
+    assert_eq!(cal.stop, Some(Stop::Converged));
     for p in &cal.points {
         assert_eq!(p.x, p.x.round(), "only whole depths are played");
     }
@@ -177,8 +177,8 @@ fn unreachable_target_is_reported_not_chased() {
     // The bot never gets weaker than 1300: 1000 and 1200 are out of range.
     let knob = noise_knob();
     let mut player = SimulatedPlayer::new(|x: f64| 1700.0 - 200.0 * x, POOL.to_vec(), 3);
-    let cal = calibrate(&knob, &POOL, &Settings::default(), &mut player, |_, _| {}).unwrap();
-    assert_eq!(cal.stop, Stop::Converged);
+    let cal = calibrate(&knob, &POOL, &Settings::default(), &mut player, |_| {}).unwrap();
+    assert_eq!(cal.stop, Some(Stop::Converged));
     assert!(!cal.targets[0].reachable && !cal.targets[1].reachable);
     assert_eq!(cal.targets[0].x, 2.0);
     assert!(cal.targets[2].reachable && cal.targets[3].reachable);
@@ -193,10 +193,40 @@ fn budget_stops_and_says_so() {
         max_games: 60,
         ..Settings::default()
     };
-    let cal = calibrate(&knob, &POOL, &settings, &mut player, |_, _| {}).unwrap();
-    assert_eq!(cal.stop, Stop::Budget);
+    let cal = calibrate(&knob, &POOL, &settings, &mut player, |_| {}).unwrap();
+    assert_eq!(cal.stop, Some(Stop::Budget));
     assert!(cal.games <= 60 + 2 * POOL.len() * settings.max_pairs as usize);
     assert!(cal.targets.iter().any(|r| !r.converged));
+}
+
+#[test]
+fn every_step_but_the_last_is_reported_while_it_runs() {
+    let knob = noise_knob();
+    let settings = Settings {
+        max_games: 60,
+        ..Settings::default()
+    };
+    let mut seen: Vec<Calibration> = Vec::new();
+    let mut player = SimulatedPlayer::new(linear, POOL.to_vec(), 5);
+    let cal = calibrate(&knob, &POOL, &settings, &mut player, |c| {
+        seen.push(c.clone())
+    })
+    .unwrap();
+    assert_eq!(seen.len(), cal.steps.len() - 1);
+    for (i, c) in seen.iter().enumerate() {
+        assert!(!c.finished && c.stop.is_none());
+        assert_eq!(c.steps[..], cal.steps[..=i]);
+        assert_eq!(
+            c.games,
+            cal.steps[..=i].iter().map(|s| s.games).sum::<usize>()
+        );
+        assert_eq!(c.targets.len(), settings.targets.len());
+        // Each step's point as soon as it is measured.
+        let played = |x: f64| c.steps.iter().any(|s| s.x == x);
+        assert!(c.points.iter().all(|p| played(p.x)));
+        assert!(c.steps.iter().all(|s| c.points.iter().any(|p| p.x == s.x)));
+    }
+    assert!(cal.finished && cal.stop.is_some());
 }
 
 #[test]
