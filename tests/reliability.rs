@@ -283,6 +283,61 @@ fn a_flood_of_stderr_is_capped_per_run_with_head_and_tail() {
     assert!(text.starts_with("eeee") && text.ends_with("eeee"));
 }
 
+/// How many games `out/games.csv` holds (lines past the header; a line being written counts).
+fn rows_in(out: &Path) -> usize {
+    std::fs::read_to_string(out.join("games.csv"))
+        .map_or(0, |t| t.lines().count().saturating_sub(1))
+}
+
+#[test]
+fn a_flood_of_stderr_stays_within_the_cap_across_resumes() {
+    let dir = Dir::new("rel-logcap-resume");
+    let out = dir.join("run");
+    let log = out.join("logs/flood.stderr.log");
+    // Every game the bot thinks 300 ms, then writes 9 MiB to stderr and crashes.
+    let flood = format!("python3 {} flood-crash --delay 300", misbehave());
+    let first = run_words(
+        &out,
+        &["--pairs", "20", "--concurrency", "1", "--log-cap", "1M"],
+        &[bot_arg("flood", &flood), bot_arg("r", &bot("random"))],
+    );
+    let resume: Vec<String> = [
+        "run",
+        "--quiet",
+        "--no-plots",
+        "--concurrency",
+        "1",
+        "--log-cap",
+        "1M",
+        "--resume",
+        out.to_str().unwrap(),
+    ]
+    .map(String::from)
+    .to_vec();
+    // The run and three resumes, each stopped by SIGTERM (a scheduler's requeue) once it has
+    // recorded one more game: each stop leaves the log with its head, a note and a tail.
+    for (n, words) in [&first, &resume, &resume, &resume].into_iter().enumerate() {
+        let before = rows_in(&out);
+        let child = spawn_arena(words);
+        let played = wait_until(Duration::from_secs(30), || rows_in(&out) > before);
+        signal(&child, libc::SIGTERM);
+        let done = child.wait_timeout_or_kill(Duration::from_secs(20));
+        assert!(played, "run {n} played nothing: {}", text(&done.stderr));
+        assert!(
+            text(&done.stderr).contains("SIGTERM"),
+            "{}",
+            text(&done.stderr)
+        );
+        // The cap, plus the note's one line (docs/tournament.md, "Logs").
+        let len = std::fs::metadata(&log).unwrap().len();
+        assert!(len < (1 << 20) + 512, "{len} bytes after run {n}");
+    }
+    let bytes = std::fs::read(&log).unwrap();
+    let text = String::from_utf8_lossy(&bytes);
+    assert_eq!(text.matches("bytes of stderr dropped").count(), 1);
+    assert!(text.starts_with("eeee") && text.ends_with("eeee"));
+}
+
 #[test]
 fn stray_and_second_bestmoves_answer_nothing() {
     let dir = Dir::new("rel-stray");
