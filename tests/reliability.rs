@@ -301,14 +301,13 @@ fn a_flood_of_stderr_stays_within_the_cap_across_resumes() {
         &["--pairs", "20", "--concurrency", "1", "--log-cap", "1M"],
         &[bot_arg("flood", &flood), bot_arg("r", &bot("random"))],
     );
+    // Resumed as the Slurm recipe does, without the first run's flags: the cap is the run's.
     let resume: Vec<String> = [
         "run",
         "--quiet",
         "--no-plots",
         "--concurrency",
         "1",
-        "--log-cap",
-        "1M",
         "--resume",
         out.to_str().unwrap(),
     ]

@@ -183,7 +183,11 @@ pub async fn run_observed(
         }
     };
     if !mode.resume {
-        RunFile::new(mode.kind, config.clone(), mode.shard).write(dir)?;
+        RunFile {
+            log_cap: Some(mode.log_cap),
+            ..RunFile::new(mode.kind, config.clone(), mode.shard)
+        }
+        .write(dir)?;
     }
 
     let shared = Arc::new(Shared {
