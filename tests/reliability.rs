@@ -690,6 +690,61 @@ fn names_logs_and_bytes_stay_apart_and_printable() {
 }
 
 #[test]
+fn check_bots_default_transcript_is_new_under_a_name_no_one_can_plant() {
+    let dir = Dir::new("rel-check-plant");
+    let tmp = dir.join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let victim = dir.join("victim");
+    std::fs::write(&victim, "precious").unwrap();
+    // The shell plants symlinks where a name made of the pid alone would go (the pid is known:
+    // `exec` hands it to the arena), then becomes `arena check-bot` with TMPDIR there.
+    bin_dir();
+    let script = format!(
+        "ln -s '{v}' \"$TMPDIR/arena-check-bot-$$.txt\" && ln -s '{v}' \"$TMPDIR/arena-check-bot-$$.stderr.log\" && echo $$ && exec '{arena}' check-bot --ruleset kalah --margin-ms 1000 -- '{bot}'",
+        v = victim.display(),
+        arena = env!("CARGO_BIN_EXE_arena"),
+        bot = bot("random"),
+    );
+    let run = || {
+        Command::new("sh")
+            .args(["-c", &script])
+            .env("TMPDIR", &tmp)
+            .output()
+            .unwrap()
+    };
+    let mut random_parts = Vec::new();
+    for o in [run(), run()] {
+        let out = text(&o.stdout);
+        let pid = out.lines().next().unwrap_or_default();
+        let transcript = out
+            .lines()
+            .find_map(|l| l.split("transcript: ").nth(1))
+            .map(PathBuf::from)
+            .unwrap_or_else(|| panic!("no transcript: {out}{}", text(&o.stderr)));
+        assert_eq!(transcript.parent(), Some(tmp.as_path()));
+        // The pid, then 64 bits no one could know in advance.
+        let name = transcript.file_name().unwrap().to_str().unwrap();
+        let random = name
+            .strip_prefix(&format!("arena-check-bot-{pid}-"))
+            .and_then(|r| r.strip_suffix(".txt"))
+            .unwrap_or_else(|| panic!("{name}"));
+        assert!(
+            random.len() == 16 && random.chars().all(|c| c.is_ascii_hexdigit()),
+            "{name}"
+        );
+        random_parts.push(random.to_string());
+        // Both files are the arena's own, new and regular, the transcript written.
+        for path in [&transcript, &transcript.with_extension("stderr.log")] {
+            let meta = std::fs::symlink_metadata(path).unwrap();
+            assert!(meta.file_type().is_file(), "{}", path.display());
+        }
+        assert!(std::fs::metadata(&transcript).unwrap().len() > 0);
+    }
+    assert_ne!(random_parts[0], random_parts[1]);
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+}
+
+#[test]
 fn check_bot_transcripts_are_safe_and_a_grandchild_does_not_hide_a_crash() {
     let dir = Dir::new("rel-check");
     let o = arena(&[
