@@ -745,6 +745,101 @@ fn check_bots_default_transcript_is_new_under_a_name_no_one_can_plant() {
 }
 
 #[test]
+fn merge_and_sprt_hold_the_folder_lock_against_a_second_writer() {
+    let dir = Dir::new("rel-lock-writers");
+    let random = bot("random");
+    // A second writer, a resume of the folder: its output and how long it took (stopped after
+    // 15 s, as a resume let in would go on playing).
+    let second_writer = |folder: &Path| {
+        let started = Instant::now();
+        let child = spawn_arena(
+            &["run", "--resume", folder.to_str().unwrap(), "--quiet"].map(String::from),
+        );
+        wait_until(Duration::from_secs(15), || !alive(child.id()));
+        signal(&child, libc::SIGTERM);
+        (
+            child.wait_timeout_or_kill(Duration::from_secs(10)),
+            started.elapsed(),
+        )
+    };
+    // Refused at once, naming the holder's pid.
+    let refused = |(o, took): (std::process::Output, Duration), holder: u32| {
+        let err = text(&o.stderr);
+        assert!(!o.status.success(), "{err}");
+        assert!(
+            err.contains("being written by another arena process")
+                && err.contains(&format!("pid {holder}")),
+            "{err}"
+        );
+        assert!(took < Duration::from_secs(15), "it waited");
+    };
+
+    // `arena sprt`, stopped in its first game by a bot that never answers.
+    let sprt_out = dir.join("sprt");
+    let hang = format!("python3 {} hang", misbehave());
+    let sprt = start_run(
+        &[
+            "sprt",
+            "--base",
+            &hang,
+            "--test",
+            &random,
+            "--elo0",
+            "0",
+            "--elo1",
+            "10",
+            "--movetime",
+            "60000",
+            "--concurrency",
+            "1",
+            "--quiet",
+            "--no-plots",
+            "--out",
+            sprt_out.to_str().unwrap(),
+        ]
+        .map(String::from),
+        &sprt_out,
+    );
+    let (second, holder) = (second_writer(&sprt_out), sprt.id());
+    signal(&sprt, libc::SIGTERM);
+    let done = sprt.wait_timeout_or_kill(Duration::from_secs(20));
+    refused(second, holder);
+    assert!(
+        text(&done.stderr).contains("SIGTERM"),
+        "{}",
+        text(&done.stderr)
+    );
+
+    // `arena merge`, held up writing its output: its games.jsonl is a FIFO no one reads (a
+    // stalled disk), so it waits after taking the lock, writing run.json and games.csv.
+    let shard = dir.join("shard");
+    let o = arena_words(&run_words(
+        &shard,
+        &["--pairs", "1"],
+        &[bot_arg("a", &random), bot_arg("b", &random)],
+    ));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let merged = dir.join("merged");
+    std::fs::create_dir_all(&merged).unwrap();
+    let fifo = std::ffi::CString::new(merged.join("games.jsonl").to_str().unwrap()).unwrap();
+    // SAFETY: mkfifo(3) with a valid C string.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+    let merge = spawn_arena(
+        &["merge", merged.to_str().unwrap(), shard.to_str().unwrap()].map(String::from),
+    );
+    assert!(
+        wait_until(Duration::from_secs(20), || merged
+            .join("games.csv")
+            .exists()),
+        "the merge did not start writing"
+    );
+    let (second, holder) = (second_writer(&merged), merge.id());
+    // Blocked in open(2) on the FIFO, with no bots: SIGKILL ends it.
+    let _ = merge.wait_timeout_or_kill(Duration::ZERO);
+    refused(second, holder);
+}
+
+#[test]
 fn check_bot_transcripts_are_safe_and_a_grandchild_does_not_hide_a_crash() {
     let dir = Dir::new("rel-check");
     let o = arena(&[
