@@ -236,7 +236,7 @@ fn many_players_under_a_low_open_file_limit_play_without_spawn_forfeits() {
         "{:?}",
         rows.iter().find(|r| !r["forfeit"].is_empty())
     );
-    // Far too low to start two bots: a clear error, nobody's loss.
+    // Far too low to start two bots: a clear error that names the limit, nobody's loss.
     let tiny = dir.join("tiny");
     let words = run_words(
         &tiny,
@@ -249,14 +249,48 @@ fn many_players_under_a_low_open_file_limit_play_without_spawn_forfeits() {
         words.join(" ")
     );
     let o = Command::new("sh").args(["-c", &script]).output().unwrap();
+    assert_out_of_open_files(&o, 14);
+    assert!(!tiny.join("games.csv").exists() && !tiny.join("run.json").exists());
+}
+
+/// A run the open-file limit `limit` stopped: it says the arena ran out of open files, names the
+/// limit, and blames no player (no panic, no "cannot start", no forfeit).
+fn assert_out_of_open_files(o: &std::process::Output, limit: u64) {
     let err = text(&o.stderr);
     assert!(!o.status.success(), "{err}");
     assert!(
-        err.contains("not the bot's fault") || err.contains("Too many open files"),
+        err.contains("the arena itself ran out of open files")
+            && err.contains(&format!("limit is {limit}"))
+            && err.contains("no player is at fault"),
         "{err}"
     );
-    if tiny.join("games.csv").exists() {
-        assert!(games(&tiny).iter().all(|r| r["termination"] != "spawn"));
+    assert!(
+        !err.contains("panicked") && !err.contains("cannot start:") && !err.contains("--drop"),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_arenas_own_trouble_before_the_first_game_blames_no_player() {
+    let dir = Dir::new("rel-nofile-preflight");
+    let random = bot("random");
+    // One slot, so the limits hit the same step everywhere: with the fewest files the slot's
+    // runtime cannot be built, with a few more the bots cannot be started (and are retried).
+    for limit in [12, 14, 18] {
+        let out = dir.join(&format!("run-{limit}"));
+        let words = run_words(
+            &out,
+            &["--pairs", "1", "--concurrency", "1"],
+            &[bot_arg("a", &random), bot_arg("b", &random)],
+        );
+        let script = format!(
+            "ulimit -n {limit} && exec {} {}",
+            env!("CARGO_BIN_EXE_arena"),
+            words.join(" ")
+        );
+        let o = Command::new("sh").args(["-c", &script]).output().unwrap();
+        assert_out_of_open_files(&o, limit);
+        assert!(!out.join("games.csv").exists(), "limit {limit}");
     }
 }
 
@@ -280,6 +314,60 @@ fn a_flood_of_stderr_is_capped_per_run_with_head_and_tail() {
         text.contains("bytes of stderr dropped"),
         "no truncation note"
     );
+    assert!(text.starts_with("eeee") && text.ends_with("eeee"));
+}
+
+/// How many games `out/games.csv` holds (lines past the header; a line being written counts).
+fn rows_in(out: &Path) -> usize {
+    std::fs::read_to_string(out.join("games.csv"))
+        .map_or(0, |t| t.lines().count().saturating_sub(1))
+}
+
+#[test]
+fn a_flood_of_stderr_stays_within_the_cap_across_resumes() {
+    let dir = Dir::new("rel-logcap-resume");
+    let out = dir.join("run");
+    let log = out.join("logs/flood.stderr.log");
+    // Every game the bot thinks 300 ms, then writes 9 MiB to stderr and crashes.
+    let flood = format!("python3 {} flood-crash --delay 300", misbehave());
+    let first = run_words(
+        &out,
+        &["--pairs", "20", "--concurrency", "1", "--log-cap", "1M"],
+        &[bot_arg("flood", &flood), bot_arg("r", &bot("random"))],
+    );
+    // Resumed as the Slurm recipe does, without the first run's flags: the cap is the run's.
+    let resume: Vec<String> = [
+        "run",
+        "--quiet",
+        "--no-plots",
+        "--concurrency",
+        "1",
+        "--resume",
+        out.to_str().unwrap(),
+    ]
+    .map(String::from)
+    .to_vec();
+    // The run and three resumes, each stopped by SIGTERM (a scheduler's requeue) once it has
+    // recorded one more game: each stop leaves the log with its head, a note and a tail.
+    for (n, words) in [&first, &resume, &resume, &resume].into_iter().enumerate() {
+        let before = rows_in(&out);
+        let child = spawn_arena(words);
+        let played = wait_until(Duration::from_secs(30), || rows_in(&out) > before);
+        signal(&child, libc::SIGTERM);
+        let done = child.wait_timeout_or_kill(Duration::from_secs(20));
+        assert!(played, "run {n} played nothing: {}", text(&done.stderr));
+        assert!(
+            text(&done.stderr).contains("SIGTERM"),
+            "{}",
+            text(&done.stderr)
+        );
+        // The cap, plus the note's one line (docs/tournament.md, "Logs").
+        let len = std::fs::metadata(&log).unwrap().len();
+        assert!(len < (1 << 20) + 512, "{len} bytes after run {n}");
+    }
+    let bytes = std::fs::read(&log).unwrap();
+    let text = String::from_utf8_lossy(&bytes);
+    assert_eq!(text.matches("bytes of stderr dropped").count(), 1);
     assert!(text.starts_with("eeee") && text.ends_with("eeee"));
 }
 
@@ -599,6 +687,156 @@ fn names_logs_and_bytes_stay_apart_and_printable() {
     let err = text(&o.stderr);
     assert!(err.contains("players not in run.json: ghost"), "{err}");
     assert!(err.contains("game ids 999"), "{err}");
+}
+
+#[test]
+fn check_bots_default_transcript_is_new_under_a_name_no_one_can_plant() {
+    let dir = Dir::new("rel-check-plant");
+    let tmp = dir.join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let victim = dir.join("victim");
+    std::fs::write(&victim, "precious").unwrap();
+    // The shell plants symlinks where a name made of the pid alone would go (the pid is known:
+    // `exec` hands it to the arena), then becomes `arena check-bot` with TMPDIR there.
+    bin_dir();
+    let script = format!(
+        "ln -s '{v}' \"$TMPDIR/arena-check-bot-$$.txt\" && ln -s '{v}' \"$TMPDIR/arena-check-bot-$$.stderr.log\" && echo $$ && exec '{arena}' check-bot --ruleset kalah --margin-ms 1000 -- '{bot}'",
+        v = victim.display(),
+        arena = env!("CARGO_BIN_EXE_arena"),
+        bot = bot("random"),
+    );
+    let run = || {
+        Command::new("sh")
+            .args(["-c", &script])
+            .env("TMPDIR", &tmp)
+            .output()
+            .unwrap()
+    };
+    let mut random_parts = Vec::new();
+    for o in [run(), run()] {
+        let out = text(&o.stdout);
+        let pid = out.lines().next().unwrap_or_default();
+        let transcript = out
+            .lines()
+            .find_map(|l| l.split("transcript: ").nth(1))
+            .map(PathBuf::from)
+            .unwrap_or_else(|| panic!("no transcript: {out}{}", text(&o.stderr)));
+        assert_eq!(transcript.parent(), Some(tmp.as_path()));
+        // The pid, then 64 bits no one could know in advance.
+        let name = transcript.file_name().unwrap().to_str().unwrap();
+        let random = name
+            .strip_prefix(&format!("arena-check-bot-{pid}-"))
+            .and_then(|r| r.strip_suffix(".txt"))
+            .unwrap_or_else(|| panic!("{name}"));
+        assert!(
+            random.len() == 16 && random.chars().all(|c| c.is_ascii_hexdigit()),
+            "{name}"
+        );
+        random_parts.push(random.to_string());
+        // Both files are the arena's own, new and regular, the transcript written.
+        for path in [&transcript, &transcript.with_extension("stderr.log")] {
+            let meta = std::fs::symlink_metadata(path).unwrap();
+            assert!(meta.file_type().is_file(), "{}", path.display());
+        }
+        assert!(std::fs::metadata(&transcript).unwrap().len() > 0);
+    }
+    assert_ne!(random_parts[0], random_parts[1]);
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+}
+
+#[test]
+fn merge_and_sprt_hold_the_folder_lock_against_a_second_writer() {
+    let dir = Dir::new("rel-lock-writers");
+    let random = bot("random");
+    // A second writer, a resume of the folder: its output and how long it took (stopped after
+    // 15 s, as a resume let in would go on playing).
+    let second_writer = |folder: &Path| {
+        let started = Instant::now();
+        let child = spawn_arena(
+            &["run", "--resume", folder.to_str().unwrap(), "--quiet"].map(String::from),
+        );
+        wait_until(Duration::from_secs(15), || !alive(child.id()));
+        signal(&child, libc::SIGTERM);
+        (
+            child.wait_timeout_or_kill(Duration::from_secs(10)),
+            started.elapsed(),
+        )
+    };
+    // Refused at once, naming the holder's pid.
+    let refused = |(o, took): (std::process::Output, Duration), holder: u32| {
+        let err = text(&o.stderr);
+        assert!(!o.status.success(), "{err}");
+        assert!(
+            err.contains("being written by another arena process")
+                && err.contains(&format!("pid {holder}")),
+            "{err}"
+        );
+        assert!(took < Duration::from_secs(15), "it waited");
+    };
+
+    // `arena sprt`, stopped in its first game by a bot that never answers.
+    let sprt_out = dir.join("sprt");
+    let hang = format!("python3 {} hang", misbehave());
+    let sprt = start_run(
+        &[
+            "sprt",
+            "--base",
+            &hang,
+            "--test",
+            &random,
+            "--elo0",
+            "0",
+            "--elo1",
+            "10",
+            "--movetime",
+            "60000",
+            "--concurrency",
+            "1",
+            "--quiet",
+            "--no-plots",
+            "--out",
+            sprt_out.to_str().unwrap(),
+        ]
+        .map(String::from),
+        &sprt_out,
+    );
+    let (second, holder) = (second_writer(&sprt_out), sprt.id());
+    signal(&sprt, libc::SIGTERM);
+    let done = sprt.wait_timeout_or_kill(Duration::from_secs(20));
+    refused(second, holder);
+    assert!(
+        text(&done.stderr).contains("SIGTERM"),
+        "{}",
+        text(&done.stderr)
+    );
+
+    // `arena merge`, held up writing its output: its games.jsonl is a FIFO no one reads (a
+    // stalled disk), so it waits after taking the lock, writing run.json and games.csv.
+    let shard = dir.join("shard");
+    let o = arena_words(&run_words(
+        &shard,
+        &["--pairs", "1"],
+        &[bot_arg("a", &random), bot_arg("b", &random)],
+    ));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let merged = dir.join("merged");
+    std::fs::create_dir_all(&merged).unwrap();
+    let fifo = std::ffi::CString::new(merged.join("games.jsonl").to_str().unwrap()).unwrap();
+    // SAFETY: mkfifo(3) with a valid C string.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+    let merge = spawn_arena(
+        &["merge", merged.to_str().unwrap(), shard.to_str().unwrap()].map(String::from),
+    );
+    assert!(
+        wait_until(Duration::from_secs(20), || merged
+            .join("games.csv")
+            .exists()),
+        "the merge did not start writing"
+    );
+    let (second, holder) = (second_writer(&merged), merge.id());
+    // Blocked in open(2) on the FIFO, with no bots: SIGKILL ends it.
+    let _ = merge.wait_timeout_or_kill(Duration::ZERO);
+    refused(second, holder);
 }
 
 #[test]

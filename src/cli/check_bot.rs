@@ -52,24 +52,33 @@ fn new_transcript_files() -> Result<(PathBuf, PathBuf)> {
                 .map_or(0, |d| d.as_nanos()),
         );
         let stem = format!("arena-check-bot-{}-{:016x}", std::process::id(), h.finish());
-        let (transcript, log) = (
-            tmp.join(format!("{stem}.txt")),
-            tmp.join(format!("{stem}.stderr.log")),
-        );
-        let create = |p: &PathBuf| {
-            std::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(p)
-        };
-        if create(&transcript).is_ok() {
-            if create(&log).is_ok() {
-                return Ok((transcript, log));
-            }
-            let _ = std::fs::remove_file(&transcript);
+        if let Some(files) = create_new_pair(&tmp, &stem) {
+            return Ok(files);
         }
     }
     anyhow::bail!("cannot create a transcript file in {}", tmp.display())
+}
+
+/// `STEM.txt` and `STEM.stderr.log` in `dir`, both created new (`O_EXCL`: whatever is already
+/// there under either name, a file or a symlink, dangling or not, is neither followed nor
+/// overwritten); `None` when either name is taken.
+fn create_new_pair(dir: &std::path::Path, stem: &str) -> Option<(PathBuf, PathBuf)> {
+    let (transcript, log) = (
+        dir.join(format!("{stem}.txt")),
+        dir.join(format!("{stem}.stderr.log")),
+    );
+    let create = |p: &PathBuf| {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(p)
+    };
+    create(&transcript).ok()?;
+    if create(&log).is_err() {
+        let _ = std::fs::remove_file(&transcript);
+        return None;
+    }
+    Some((transcript, log))
 }
 
 /// Exit codes: 0 compliant (warnings allowed), 1 a check failed, 2 the bot could not be started.
@@ -167,4 +176,44 @@ pub fn run(args: &CheckBotArgs) -> Result<ExitCode> {
     } else {
         ExitCode::from(1)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::symlink;
+
+    #[test]
+    fn a_planted_file_or_symlink_is_never_followed_or_overwritten() {
+        let dir =
+            std::env::temp_dir().join(format!("arena-check-bot-plant-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let victim = dir.join("victim");
+        std::fs::write(&victim, "precious").unwrap();
+        // A symlink where the transcript would go, one where its log would go (the transcript
+        // just created is removed again), a dangling one, and a plain file.
+        symlink(&victim, dir.join("a.txt")).unwrap();
+        symlink(&victim, dir.join("b.stderr.log")).unwrap();
+        symlink(dir.join("absent"), dir.join("c.txt")).unwrap();
+        std::fs::write(dir.join("d.txt"), "mine").unwrap();
+        for stem in ["a", "b", "c", "d"] {
+            assert_eq!(create_new_pair(&dir, stem), None, "{stem}");
+        }
+        assert!(!dir.join("b.txt").exists());
+        assert!(!dir.join("absent").exists());
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+        assert_eq!(std::fs::read_to_string(dir.join("d.txt")).unwrap(), "mine");
+        // A free name: two new, empty regular files.
+        let (transcript, log) = create_new_pair(&dir, "e").unwrap();
+        for path in [transcript, log] {
+            let meta = std::fs::symlink_metadata(&path).unwrap();
+            assert!(
+                meta.file_type().is_file() && meta.len() == 0,
+                "{}",
+                path.display()
+            );
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

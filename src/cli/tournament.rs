@@ -178,7 +178,7 @@ pub struct RunArgs {
     #[arg(long)]
     pub drop_unstartable: bool,
     /// Most of each player's stderr kept in its log for the whole run: bytes, or with a K, M or
-    /// G suffix; the first and the last part are kept [default: 16M].
+    /// G suffix; the first and the last part are kept [default: 16M; on --resume, the run's].
     #[arg(long, value_name = "SIZE")]
     pub log_cap: Option<String>,
     /// Play only the game pairs with id ≡ I (mod N): `I/N`, zero-based.
@@ -646,7 +646,7 @@ fn parse_size(text: &str) -> Result<u64> {
 
 /// `arena run`: builds (or, with --resume, reads) the plan and plays the tournament.
 pub async fn run(args: &RunArgs) -> Result<(RunPlan, runner::RunOutcome)> {
-    let (plan, shard) = match &args.resume {
+    let (plan, shard, run_log_cap) = match &args.resume {
         Some(dir) => {
             let ignored = ignored_by_resume(args);
             if !ignored.is_empty() {
@@ -666,11 +666,11 @@ pub async fn run(args: &RunArgs) -> Result<(RunPlan, runner::RunOutcome)> {
                 concurrency: args.game.concurrency.unwrap_or_else(physical_cores),
                 out: dir.clone(),
             };
-            (plan, run_file.shard)
+            (plan, run_file.shard, run_file.log_cap)
         }
         None => {
             let shard = args.shard.as_deref().map(parse_shard).transpose()?;
-            (build_plan(args)?, shard)
+            (build_plan(args)?, shard, None)
         }
     };
     // Rating settings are checked before a game is played, not after the last.
@@ -688,9 +688,10 @@ pub async fn run(args: &RunArgs) -> Result<(RunPlan, runner::RunOutcome)> {
         shard,
         progress: !args.quiet,
         drop_unstartable: args.drop_unstartable,
+        // A resume keeps the run's cap unless told otherwise.
         log_cap: match &args.log_cap {
             Some(text) => parse_size(text)?,
-            None => DEFAULT_LOG_CAP,
+            None => run_log_cap.unwrap_or(DEFAULT_LOG_CAP),
         },
         kind: RunKind::Tournament,
         ..RunMode::default()

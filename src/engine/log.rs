@@ -5,13 +5,17 @@
 //! first errors). After that the latest bytes are kept in memory, at most `tail` of them (a
 //! quarter of the cap, at most 1 MiB), and written behind a note of how much was dropped
 //! whenever the log is [`BotLog::flush`]ed (each time one of the player's processes ends, and at
-//! the end of the run). So the file never grows past the cap plus the note, however much a bot
-//! writes, and still ends with the bot's last words. A log that already exists (a resumed run)
-//! counts towards the head.
+//! the end of the run). So the file never grows past the cap plus the note (one line of about 150
+//! bytes), however much a bot writes, and still ends with the bot's last words.
+//!
+//! A resumed run (`--resume`, a Slurm requeue) takes up the file where the last one left it: its
+//! bytes up to the head's cap stay the head, and what lies past them (the earlier note and tail)
+//! becomes the tail again, the earlier note's count carried on. So the cap holds for the run
+//! however often it is resumed.
 
 use std::collections::VecDeque;
 use std::fs::{File, OpenOptions};
-use std::io::{Seek, SeekFrom, Write};
+use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -41,19 +45,23 @@ impl BotLog {
     /// The log at `path`, capped at `cap` bytes (plus the truncation note).
     pub fn new(path: &Path, cap: u64) -> BotLog {
         let tail_cap = (cap / 4).min(1 << 20) as usize;
-        let existing = std::fs::metadata(path).map_or(0, |m| m.len());
         // The file exists from the start, empty or not: a silent bot has an empty log.
         let _ = OpenOptions::new().create(true).append(true).open(path);
-        BotLog {
-            inner: Arc::new(Mutex::new(LogState {
-                path: path.to_path_buf(),
-                head: existing,
-                head_cap: cap - tail_cap as u64,
-                tail: VecDeque::new(),
-                tail_cap,
-                dropped: 0,
-            })),
-        }
+        let mut state = LogState {
+            path: path.to_path_buf(),
+            head: 0,
+            head_cap: cap - tail_cap as u64,
+            tail: VecDeque::new(),
+            tail_cap,
+            dropped: 0,
+        };
+        let _ = state.take_up();
+        let log = BotLog {
+            inner: Arc::new(Mutex::new(state)),
+        };
+        // A file past the cap (an older arena's, or a larger `--log-cap`'s) is cut now.
+        log.flush();
+        log
     }
 
     pub fn path(&self) -> PathBuf {
@@ -103,7 +111,7 @@ impl BotLog {
             return;
         }
         let note = format!(
-            "\n[arena] ... {} bytes of stderr dropped: the log keeps the first {} and the last {} bytes of a run (--log-cap) ...\n",
+            "{NOTE_START}{} bytes of stderr dropped: the log keeps the first {} and the last {} bytes of a run (--log-cap) ...\n",
             s.dropped,
             s.head_cap,
             s.tail_cap
@@ -122,7 +130,35 @@ impl BotLog {
     }
 }
 
+/// How the truncation note starts; a resumed run finds the note of the last one by it.
+const NOTE_START: &str = "\n[arena] ... ";
+
 impl LogState {
+    /// Takes up the file an earlier run of the folder left: up to the head's cap it is the head;
+    /// past it, the earlier note (its count carried on into `dropped`) and then bytes of which
+    /// the last `tail_cap` become the tail again. The head is set first, so that even a file
+    /// that cannot be read is cut at the cap by the next flush.
+    fn take_up(&mut self) -> std::io::Result<()> {
+        let len = std::fs::metadata(&self.path)?.len();
+        self.head = len.min(self.head_cap);
+        if len <= self.head_cap {
+            return Ok(());
+        }
+        let mut file = File::open(&self.path)?;
+        file.seek(SeekFrom::Start(self.head_cap))?;
+        let mut start = Vec::new();
+        (&mut file).take(256).read_to_end(&mut start)?;
+        let (note_len, dropped) = parse_note(&start).unwrap_or((0, 0));
+        let past = len - self.head_cap - note_len;
+        let keep = past.min(self.tail_cap as u64);
+        file.seek(SeekFrom::Start(len - keep))?;
+        let mut tail = Vec::new();
+        file.take(keep).read_to_end(&mut tail)?;
+        self.dropped = dropped + past - tail.len() as u64;
+        self.tail = tail.into();
+        Ok(())
+    }
+
     /// The log file, opened for this write only: a run of a thousand players must not hold a
     /// thousand files open (stderr output is rare, and past the head it stays in memory).
     fn open(&self) -> Option<File> {
@@ -133,6 +169,15 @@ impl LogState {
             .open(&self.path)
             .ok()
     }
+}
+
+/// The length of a truncation note at the start of `bytes`, and the count of dropped bytes it
+/// gives.
+fn parse_note(bytes: &[u8]) -> Option<(u64, u64)> {
+    let rest = bytes.strip_prefix(NOTE_START.as_bytes())?;
+    let end = rest.iter().position(|&b| b == b'\n')?;
+    let count = std::str::from_utf8(&rest[..end]).ok()?.split(' ').next()?;
+    Some(((NOTE_START.len() + end + 1) as u64, count.parse().ok()?))
 }
 
 #[cfg(test)]
@@ -170,15 +215,54 @@ mod tests {
         assert!(text.ends_with("[arena] killed after a timeout\n"), "{text}");
         assert_eq!(text.matches("bytes of stderr dropped").count(), 1);
         assert!(text.len() < 1000 + 200);
-        // A resumed run's log counts towards the head.
+        // A resumed run goes on with the same file, within the same cap.
         let again = BotLog::new(&path, 1000);
         again.write(b"after resume\n");
         again.flush();
         let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.starts_with("start\nline 0000\n"), "{}", &text[..40]);
+        assert!(text.ends_with("after resume\n"), "{text}");
+        assert_eq!(text.matches("bytes of stderr dropped").count(), 1);
+        assert!(text.len() < 1000 + 200, "{}", text.len());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_run_resumed_again_and_again_keeps_one_cap_and_counts_every_drop() {
+        let dir = std::env::temp_dir().join(format!("arena-botlog-resume-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("x.stderr.log");
+        let mut written = 0;
+        for resume in 0..6 {
+            let log = BotLog::new(&path, 1000);
+            for i in 0..500 {
+                let line = format!("run {resume} line {i:03}\n");
+                log.write(line.as_bytes());
+                written += line.len();
+            }
+            log.flush();
+            let text = std::fs::read_to_string(&path).unwrap();
+            assert!(
+                text.len() < 1000 + 200,
+                "resume {resume}: {} bytes",
+                text.len()
+            );
+            assert!(text.starts_with("run 0 line 000\n"), "{}", &text[..40]);
+            assert!(text.ends_with(&format!("run {resume} line 499\n")));
+            assert_eq!(text.matches("bytes of stderr dropped").count(), 1);
+            // Everything written, but the head (750 bytes) and the tail (250), was dropped.
+            let dropped = format!("[arena] ... {} bytes of stderr dropped", written - 1000);
+            assert!(text.contains(&dropped), "resume {resume}: {text}");
+        }
+        // A log far past the cap (a larger cap before, or an older arena) is cut at once.
+        std::fs::write(&path, vec![b'x'; 50_000]).unwrap();
+        drop(BotLog::new(&path, 1000));
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.len() < 1000 + 200, "{} bytes", text.len());
         assert!(
-            text.ends_with("after resume\n") && text.len() < 1300,
-            "{}",
-            text.len()
+            text.contains("[arena] ... 49000 bytes of stderr dropped"),
+            "{text}"
         );
         std::fs::remove_dir_all(&dir).unwrap();
     }

@@ -35,7 +35,7 @@ use crate::rules::{Move, Ruleset, RulesetPattern};
 
 pub use log::{BotLog, DEFAULT_LOG_CAP};
 pub use player::{Player, Protocol};
-pub use process::{become_subreaper, kill_orphans, parent_of};
+pub use process::{arena_resource, become_subreaper, kill_orphans, parent_of};
 use process::{BotProcess, Wiring};
 pub use wait::Stop;
 

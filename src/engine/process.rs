@@ -29,15 +29,19 @@ fn live() -> std::sync::MutexGuard<'static, Option<HashSet<u32>>> {
     LIVE.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Whether a failed `spawn` is the arena's own trouble (no file descriptors, memory or process
-/// slots, a full disk) rather than the bot's (a missing or broken program).
-fn arena_side(e: &std::io::Error) -> bool {
-    matches!(
-        e.raw_os_error(),
-        Some(
-            libc::EMFILE | libc::ENFILE | libc::ENOMEM | libc::EAGAIN | libc::ENOSPC | libc::EDQUOT
-        )
-    )
+/// What the arena ran out of when a call failed with `e`, if that is the arena's own trouble (no
+/// file descriptors, memory or process slots, a full disk) rather than the bot's (a missing or
+/// broken program).
+pub fn arena_resource(e: &std::io::Error) -> Option<&'static str> {
+    Some(match e.raw_os_error()? {
+        libc::EMFILE => "open files",
+        libc::ENFILE => "open files (the system's limit)",
+        libc::ENOMEM => "memory",
+        libc::EAGAIN => "processes or threads",
+        libc::ENOSPC => "disk space",
+        libc::EDQUOT => "disk quota",
+        _ => return None,
+    })
 }
 
 /// How a bot process is wired besides its program: extra environment variables, whether its
@@ -130,7 +134,7 @@ impl BotProcess {
         // another thread never takes a bot being born for an orphan.
         let mut registry = live();
         let child = cmd.spawn().map_err(|e| {
-            if arena_side(&e) {
+            if arena_resource(&e).is_some() {
                 StartError::Arena {
                     program: program.display(),
                     error: e,

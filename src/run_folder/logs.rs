@@ -1,5 +1,5 @@
-//! `logs/`: one file per player with everything its bot wrote to stderr, appended across
-//! restarts (see `engine::process` for the per-process cap).
+//! `logs/`: one file per player with what its bot wrote to stderr, across restarts and resumes,
+//! capped per run (`--log-cap`; see `engine::log` for the head and tail it keeps).
 
 use std::path::{Path, PathBuf};
 

@@ -4,7 +4,9 @@
 //! # Format
 //! A pretty-printed JSON object: `arena_version`, `kind` (see [`RunKind`]; files written before
 //! it existed read as `tournament`), `started` (RFC 3339), `command` (the argv words), `shard`
-//! (`[index, count]`, only for a shard) and `config`, the
+//! (`[index, count]`, only for a shard), `log_cap` (the bytes of stderr kept per player, so that a
+//! resume that does not repeat `--log-cap`, as a requeued Slurm task's, keeps the run's) and
+//! `config`, the
 //! [`RunConfig`](crate::tournament::config::RunConfig) serialised field by field.
 
 use std::path::Path;
@@ -60,6 +62,9 @@ pub struct RunFile {
     pub command: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<(u64, u64)>,
+    /// `--log-cap` in bytes (absent in files written before it was kept: the default then).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log_cap: Option<u64>,
     pub config: RunConfig,
 }
 
@@ -72,6 +77,7 @@ impl RunFile {
             started: chrono::Local::now().to_rfc3339(),
             command: std::env::args().collect(),
             shard,
+            log_cap: None,
             config,
         }
     }

@@ -6,6 +6,8 @@
 //! (`.arena.lock`), the soft open-file limit is raised to the hard one, and every player's bot
 //! is started once, through the handshake and its options: a player that cannot is an error
 //! naming it (or, with `drop_unstartable`, dropped), and `run.json` is written only after that.
+//! A start that fails on the arena's side is retried there too, and if the arena cannot even
+//! start the threads to do it on, the run ends saying what it ran out of, blaming no player.
 //!
 //! During the run a worker keeps at most [`pool_size`] bots alive (started on demand, the least
 //! recently used one stopped to make room) and reuses them across games; a bot that faulted is
@@ -30,7 +32,8 @@ use super::progress::Progress;
 use super::referee::{self, GameSetup, Played};
 use super::schedule::{self, Pairing};
 use crate::engine::{
-    kill_orphans, BotLog, Fault, FaultKind, Player, StartError, Stop, DEFAULT_LOG_CAP,
+    arena_resource, kill_orphans, BotLog, Fault, FaultKind, Player, StartError, Stop,
+    DEFAULT_LOG_CAP,
 };
 use crate::run_folder::games::{self, GameRecord, ResultsWriter, Termination};
 use crate::run_folder::lock::{RunLock, LOCK_FILE};
@@ -159,7 +162,8 @@ pub async fn run_observed(
     let (stop_tx, stop_rx) = watch::channel(None::<&'static str>);
     let signals = tokio::spawn(watch_signals(stop_tx.clone()));
     // The slots' threads block in their bots' waits: the stop reaches them as an eventfd.
-    let stop = Stop::new().context("cannot create the run's stop signal")?;
+    let stop =
+        Stop::new().map_err(|e| arena_trouble("creating the run's stop signal", &e, files))?;
     let stop_bridge = tokio::spawn({
         let (stop, stop_rx) = (stop.clone(), stop_rx.clone());
         async move {
@@ -168,7 +172,7 @@ pub async fn run_observed(
         }
     });
     let dropped = tokio::select! {
-        checked = preflight(config, &logs, plan.concurrency, mode.drop_unstartable, &stop) => checked,
+        checked = preflight(config, &logs, plan.concurrency, mode.drop_unstartable, &stop, files) => checked,
         signal = wait_for_stop(stop_rx.clone()) => Err(anyhow::anyhow!(
             "interrupted ({signal}) while starting the bots: nothing was played"
         )),
@@ -183,7 +187,11 @@ pub async fn run_observed(
         }
     };
     if !mode.resume {
-        RunFile::new(mode.kind, config.clone(), mode.shard).write(dir)?;
+        RunFile {
+            log_cap: Some(mode.log_cap),
+            ..RunFile::new(mode.kind, config.clone(), mode.shard)
+        }
+        .write(dir)?;
     }
 
     let shared = Arc::new(Shared {
@@ -191,6 +199,7 @@ pub async fn run_observed(
         logs,
         queue: Mutex::new(dispatcher),
         pool_size: pool_size(files, plan.concurrency),
+        open_files: files,
         stop,
         health: Mutex::new(Health {
             failures: vec![0; config.players.len()],
@@ -210,7 +219,7 @@ pub async fn run_observed(
             Ok(handle) => workers.push(handle),
             // No thread for this slot: the others play its share.
             Err(err) if !workers.is_empty() => eprintln!("playing on fewer game slots: {err}"),
-            Err(err) => return Err(anyhow::Error::new(err).context("cannot start a game slot")),
+            Err(err) => return Err(arena_trouble("starting a game slot", &err, files)),
         }
     }
     drop(tx);
@@ -378,27 +387,40 @@ pub fn pool_size(open_files: u64, workers: usize) -> usize {
 
 /// Starts every player's bot once (handshake, options, `isready`), on `concurrency` slots at a
 /// time, and stops it. Returns which players are dropped; an error names every player that
-/// cannot start, unless `drop_unstartable` (a bad option or the arena's own trouble is always
-/// an error).
+/// cannot start, unless `drop_unstartable` (a bad option is always an error). A start that fails
+/// on the arena's side is tried again, as during play; if it keeps failing, or no slot can be
+/// started at all, the error says what the arena ran out of and blames no player.
 async fn preflight(
     config: &RunConfig,
     logs: &[BotLog],
     concurrency: usize,
     drop_unstartable: bool,
     stop: &Stop,
+    open_files: u64,
 ) -> Result<Vec<bool>> {
     let timeout = Duration::from_millis(config.time.handshake_ms);
     let players = Arc::new(config.players.clone());
     let (tx, mut rx) = mpsc::unbounded_channel();
     let next = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let (mut slots, mut slot_error) = (0, None);
     for slot in 0..concurrency.clamp(1, players.len().max(1)) {
         let (players, logs, tx, next) = (players.clone(), logs.to_vec(), tx.clone(), next.clone());
         let (rules, stop) = (config.rules, stop.clone());
-        spawn_slot(format!("preflight-{slot}"), move || async move {
+        let started = spawn_slot(format!("preflight-{slot}"), move || async move {
             loop {
                 let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let Some(spec) = players.get(i) else { break };
-                let started = Player::start(spec, &logs[i], timeout, Some(&stop)).await;
+                let mut attempt = 0;
+                let started = loop {
+                    match Player::start(spec, &logs[i], timeout, Some(&stop)).await {
+                        Err(StartError::Arena { program, error }) if attempt < ARENA_RETRIES => {
+                            attempt += 1;
+                            kill_orphans();
+                            retry_wait(&program, &spec.name, &error).await;
+                        }
+                        other => break other,
+                    }
+                };
                 let result = match started {
                     Ok(engine) => {
                         let plays = engine.info().plays(&rules);
@@ -408,18 +430,34 @@ async fn preflight(
                     }
                     Err(err) => Err(err),
                 };
-                if tx.send((i, result)).is_err() {
+                let arena_failed = matches!(result, Err(StartError::Arena { .. }));
+                if tx.send((i, result)).is_err() || arena_failed {
+                    // The arena is short of something even after the retries: no more starts.
+                    next.store(players.len(), std::sync::atomic::Ordering::Relaxed);
                     break;
                 }
             }
-        })
-        .context("cannot start a thread to start the bots on")?;
+        });
+        // A slot that cannot start leaves its share to the others; with none, nothing starts.
+        match started {
+            Ok(_) => slots += 1,
+            Err(err) => slot_error = Some(err),
+        }
     }
     drop(tx);
+    if let (0, Some(err)) = (slots, &slot_error) {
+        return Err(arena_trouble("starting the bots", err, open_files));
+    }
     let mut results: Vec<Option<Result<Result<(), String>, StartError>>> =
         (0..players.len()).map(|_| None).collect();
     while let Some((i, result)) = rx.recv().await {
         results[i] = Some(result);
+    }
+    // The arena's own trouble first: the starts it cut short have no result.
+    for result in results.iter().flatten() {
+        if let Err(StartError::Arena { error, .. }) = result {
+            return Err(arena_trouble("starting the bots", error, open_files));
+        }
     }
     let results = results
         .into_iter()
@@ -474,20 +512,62 @@ async fn preflight(
 /// bots of a slot block its thread while they are waited for (one `epoll_wait`, see
 /// `engine::wait`), so slots never share a thread; the rest of the run (signals, the writer)
 /// keeps the caller's.
+///
+/// Returns once the slot's runtime is built, or with the error that kept it from being built
+/// (its epoll set and eventfd need file descriptors the arena may not have): a slot that just
+/// ended would look to the caller like a panic.
 fn spawn_slot<F, Fut>(name: String, task: F) -> std::io::Result<std::thread::JoinHandle<()>>
 where
     F: FnOnce() -> Fut + Send + 'static,
     Fut: std::future::Future<Output = ()>,
 {
-    std::thread::Builder::new().name(name).spawn(move || {
+    let (built_tx, built) = std::sync::mpsc::sync_channel(1);
+    let slot = std::thread::Builder::new().name(name).spawn(move || {
+        // Built on the slot's own thread: a runtime may not be dropped on the caller's (async).
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build();
         match runtime {
-            Ok(runtime) => runtime.block_on(task()),
-            Err(err) => eprintln!("a game slot cannot start its runtime: {err}"),
+            Ok(runtime) => {
+                let _ = built_tx.send(Ok(()));
+                runtime.block_on(task());
+            }
+            Err(err) => {
+                let _ = built_tx.send(Err(err));
+            }
         }
-    })
+    })?;
+    // Blocks the caller for as long as building a runtime takes: a few system calls.
+    match built.recv() {
+        Ok(Err(err)) => Err(err),
+        _ => Ok(slot),
+    }
+}
+
+/// The error that ends a run when the arena itself ran out of something while `doing`: what it
+/// ran out of (with the open-file limit, which `ulimit -n` raises), and that no player is at
+/// fault. Any other error is passed on as it is.
+fn arena_trouble(doing: &str, error: &std::io::Error, open_files: u64) -> anyhow::Error {
+    let Some(what) = arena_resource(error) else {
+        return anyhow::anyhow!("failed while {doing}: {error}");
+    };
+    let limit = if error.raw_os_error() == Some(libc::EMFILE) {
+        format!("its limit is {open_files} (`ulimit -n` raises it); ")
+    } else {
+        String::new()
+    };
+    anyhow::anyhow!(
+        "the arena itself ran out of {what} while {doing}: {error}; {limit}no player is at fault"
+    )
+}
+
+/// Says that a start failed on the arena's side, then waits before it is tried again.
+async fn retry_wait(program: &str, player: &str, error: &std::io::Error) {
+    eprintln!(
+        "the arena could not start `{program}` for `{player}`: {error}; not the bot's fault: trying again in {} s",
+        ARENA_RETRY_WAIT.as_secs()
+    );
+    tokio::time::sleep(ARENA_RETRY_WAIT).await;
 }
 
 /// Sends `SIGINT`/`SIGTERM` into `stop` when they arrive.
@@ -531,6 +611,8 @@ struct Shared {
     logs: Vec<BotLog>,
     queue: Mutex<Dispatcher>,
     pool_size: usize,
+    /// The open-file limit in force, for the message when the arena runs out.
+    open_files: u64,
     /// Ends every wait on a bot in every slot when the run stops.
     stop: Stop,
     health: Mutex<Health>,
@@ -676,15 +758,10 @@ async fn play_one(
             match Player::start(spec, log, timeout, Some(&shared.stop)).await {
                 Err(StartError::Arena { program, error }) if attempt < ARENA_RETRIES => {
                     attempt += 1;
-                    eprintln!(
-                        "the arena could not start `{program}` for `{}`: {error}; not the bot's fault: trying again in {} s",
-                        spec.name,
-                        ARENA_RETRY_WAIT.as_secs()
-                    );
                     // Free what the arena holds (but this game's bots) before trying again.
                     pool.quit_all(&players).await;
                     kill_orphans();
-                    tokio::time::sleep(ARENA_RETRY_WAIT).await;
+                    retry_wait(&program, &spec.name, &error).await;
                 }
                 other => break other,
             }
@@ -714,6 +791,13 @@ async fn play_one(
                     slot,
                     start_fault(fault),
                 )));
+            }
+            Err(StartError::Arena { error, .. }) => {
+                return Err(arena_trouble(
+                    &format!("starting `{}`'s bot", spec.name),
+                    &error,
+                    shared.open_files,
+                ))
             }
             Err(err) => bail!("player `{}`: {err}", spec.name),
         }
