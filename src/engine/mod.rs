@@ -376,11 +376,7 @@ impl Engine {
                 return Err(StartError::Option(err));
             }
         };
-        let ready = async {
-            engine.set_options(&options)?;
-            engine.sync()
-        };
-        match ready.await {
+        match engine.set_options(&options).and_then(|()| engine.sync()) {
             Ok(()) => Ok(engine),
             Err(fault) => {
                 engine.kill().await;

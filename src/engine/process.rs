@@ -1,6 +1,6 @@
 //! The operating-system side of a bot: its own process group, piped stdin/stdout, stderr copied
 //! to the player's capped log ([`BotLog`]) by a thread of its own, and stdout split into bounded
-//! lines on the caller's thread, so that an answer costs one `poll` and one `read`
+//! lines on the caller's thread, so that an answer costs one `epoll_wait` and one `read`
 //! ([`super::wait`]: no reader task, no channel, no runtime wake-up). Reads and writes block the
 //! calling thread (a game slot's own); waiting for the process to end is async. Every
 //! live bot's pid is registered, so that processes a bot left behind outside its process group
@@ -378,15 +378,13 @@ impl BotProcess {
         }
     }
 
-    /// Waits for the process to exit (no timeout: wrap it in one).
+    /// Waits for the process to exit (no timeout: wrap it in one), then kills and reaps what
+    /// is left of its group.
     pub async fn wait(&mut self) -> Option<std::process::ExitStatus> {
         self.stdin = None;
         let status = self.child.wait().await.ok();
+        self.kill_group();
         if let Some(pid) = self.pid {
-            // SAFETY: kill(2) on the process group created at spawn; ESRCH is fine.
-            unsafe {
-                libc::kill(-(pid as libc::pid_t), libc::SIGKILL);
-            }
             reap_group(pid).await;
         }
         self.forget();
@@ -395,7 +393,13 @@ impl BotProcess {
 
     /// Kills the whole process group with SIGKILL and reaps the child.
     pub async fn kill(&mut self) {
-        self.stdin = None;
+        self.kill_group();
+        let _ = self.child.start_kill();
+        self.wait().await;
+    }
+
+    /// SIGKILL to the process group created at spawn (the bot and whatever it started in it).
+    fn kill_group(&self) {
         if let Some(pid) = self.pid {
             // SAFETY: kill(2) with a negative pid signals the process group we created at spawn;
             // it has no memory-safety preconditions. ESRCH (already gone) is fine.
@@ -403,12 +407,6 @@ impl BotProcess {
                 libc::kill(-(pid as libc::pid_t), libc::SIGKILL);
             }
         }
-        let _ = self.child.start_kill();
-        let _ = self.child.wait().await;
-        if let Some(pid) = self.pid {
-            reap_group(pid).await;
-        }
-        self.forget();
     }
 
     /// The process is gone: no longer a live bot, and what it left outside its group dies.
@@ -424,13 +422,8 @@ impl BotProcess {
 
 impl Drop for BotProcess {
     fn drop(&mut self) {
-        if let Some(pid) = self.pid {
-            // kill_on_drop kills the leader; the group and the registry are ours to tidy.
-            // SAFETY: kill(2) on the process group created at spawn; no memory preconditions.
-            unsafe {
-                libc::kill(-(pid as libc::pid_t), libc::SIGKILL);
-            }
-        }
+        // kill_on_drop kills the leader; the group and the registry are ours to tidy.
+        self.kill_group();
         self.forget();
     }
 }

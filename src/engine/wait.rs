@@ -68,7 +68,7 @@ pub fn wait(
     deadline: Option<Instant>,
     stop: Option<&Stop>,
 ) -> Woke {
-    // At most the bot's stream, its pidfd and the stop: no allocation on the turn path.
+    // At most three descriptors and the stop, on the stack.
     let mut polled = [libc::pollfd {
         fd: -1,
         events: 0,
