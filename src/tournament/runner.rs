@@ -32,7 +32,7 @@ use super::progress::Progress;
 use super::referee::{self, GameSetup, Played};
 use super::schedule::{self, Pairing};
 use crate::engine::{
-    arena_resource, kill_orphans, BotLog, Fault, FaultKind, Player, StartError, Stop,
+    arena_resource, kill_orphans, BotLog, BotSpec, Fault, FaultKind, Player, StartError, Stop,
     DEFAULT_LOG_CAP,
 };
 use crate::run_folder::games::{self, GameRecord, ResultsWriter, Termination};
@@ -410,17 +410,7 @@ async fn preflight(
             loop {
                 let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let Some(spec) = players.get(i) else { break };
-                let mut attempt = 0;
-                let started = loop {
-                    match Player::start(spec, &logs[i], timeout, Some(&stop)).await {
-                        Err(StartError::Arena { program, error }) if attempt < ARENA_RETRIES => {
-                            attempt += 1;
-                            kill_orphans();
-                            retry_wait(&program, &spec.name, &error).await;
-                        }
-                        other => break other,
-                    }
-                };
+                let started = start_retrying(spec, &logs[i], timeout, &stop, async || {}).await;
                 let result = match started {
                     Ok(engine) => {
                         let plays = engine.info().plays(&rules);
@@ -561,13 +551,33 @@ fn arena_trouble(doing: &str, error: &std::io::Error, open_files: u64) -> anyhow
     )
 }
 
-/// Says that a start failed on the arena's side, then waits before it is tried again.
-async fn retry_wait(program: &str, player: &str, error: &std::io::Error) {
-    eprintln!(
-        "the arena could not start `{program}` for `{player}`: {error}; not the bot's fault: trying again in {} s",
-        ARENA_RETRY_WAIT.as_secs()
-    );
-    tokio::time::sleep(ARENA_RETRY_WAIT).await;
+/// Starts `spec`'s bot. A start that fails on the arena's side (see [`arena_resource`]) is not
+/// the bot's fault: it is said so and tried again [`ARENA_RETRIES`] times, after `free` (what the
+/// caller can let go of), the orphans killed and [`ARENA_RETRY_WAIT`].
+async fn start_retrying(
+    spec: &BotSpec,
+    log: &BotLog,
+    timeout: Duration,
+    stop: &Stop,
+    mut free: impl AsyncFnMut(),
+) -> Result<Player, StartError> {
+    let mut attempt = 0;
+    loop {
+        match Player::start(spec, log, timeout, Some(stop)).await {
+            Err(StartError::Arena { program, error }) if attempt < ARENA_RETRIES => {
+                attempt += 1;
+                eprintln!(
+                    "the arena could not start `{program}` for `{}`: {error}; not the bot's fault: trying again in {} s",
+                    spec.name,
+                    ARENA_RETRY_WAIT.as_secs()
+                );
+                free().await;
+                kill_orphans();
+                tokio::time::sleep(ARENA_RETRY_WAIT).await;
+            }
+            other => return other,
+        }
+    }
 }
 
 /// Sends `SIGINT`/`SIGTERM` into `stop` when they arrive.
@@ -753,20 +763,9 @@ async fn play_one(
         pool.make_room(&players).await;
         let spec = &config.players[player];
         let log = &shared.logs[player];
-        let mut attempt = 0;
-        let started = loop {
-            match Player::start(spec, log, timeout, Some(&shared.stop)).await {
-                Err(StartError::Arena { program, error }) if attempt < ARENA_RETRIES => {
-                    attempt += 1;
-                    // Free what the arena holds (but this game's bots) before trying again.
-                    pool.quit_all(&players).await;
-                    kill_orphans();
-                    retry_wait(&program, &spec.name, &error).await;
-                }
-                other => break other,
-            }
-        };
-        match started {
+        // Before trying again, free what the arena holds but this game's bots.
+        let free = async || pool.quit_all(&players).await;
+        match start_retrying(spec, log, timeout, &shared.stop, free).await {
             Ok(engine) => {
                 shared.health().failures[player] = 0;
                 pool.insert(player, engine);
