@@ -3,10 +3,12 @@
 //! The pure parts are crates of their own, re-exported here under their old names:
 //! [`rules`] (`mancala-rules`: game logic), [`protocol`] (`mancala-protocol`: the line protocol),
 //! [`solver`] (`mancala-solver`: exact Kalah values) and [`rating`] (`mancala-rating`: Elo,
-//! intervals, SPRT, calibration maths). This crate is the harness around them, layered the way
-//! data flows (docs/tournament.md): `engine` (bot processes) → `tournament` (schedule, referee)
-//! → `run_folder` (every results-folder file) → `report` (tables and plots), `serve` (the live
-//! dashboard) and the `arena` CLI.
+//! intervals, SPRT, calibration maths). This crate is the harness around them, in layers that
+//! import only downwards (tests/layers.rs checks it): `vocab` (the run's vocabulary: openings,
+//! time controls, players, the schedule, fault kinds) → `engine` (bot processes), `run_folder`
+//! (every results-folder file), `openings` → `tournament` (the session every game-playing command
+//! runs on, the referee, the event stream), `report` (tables and plots) → `serve` (the live
+//! dashboard). The `arena` CLI sits above them all, in the binary.
 
 // The harness waits on its bots with epoll, eventfd and pidfd and tidies their process groups
 // through /proc: say so at once rather than fail deep in the build on another system.
@@ -30,3 +32,4 @@ pub mod report;
 pub mod run_folder;
 pub mod serve;
 pub mod tournament;
+pub mod vocab;

@@ -24,7 +24,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::rules::{GameKind, Move, Position, Ruleset, Side};
 use crate::solver::{db, BoardSpec, Db, Solver};
-use crate::tournament::config::{Opening, OpeningSource};
+use crate::vocab::config::{Opening, OpeningSource};
 
 /// The bundled suite's name in `run.json` and the reports.
 pub const BUNDLED_NAME: &str = "bundled:openings/kalah-6x4-balanced.txt";

@@ -21,11 +21,9 @@ mod process;
 mod wait;
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitStatus;
 use std::time::{Duration, Instant};
-
-use serde::{Deserialize, Serialize};
 
 use crate::protocol::{
     FromBot, GoLimits, IdKey, OptionDecl, OptionValueError, ParseError, PositionLine,
@@ -33,8 +31,9 @@ use crate::protocol::{
 };
 use crate::rules::{Move, Ruleset, RulesetPattern};
 
+pub use crate::vocab::{BotSpec, FaultKind, Program, Protocol};
 pub use log::{BotLog, DEFAULT_LOG_CAP};
-pub use player::{Player, Protocol};
+pub use player::Player;
 pub use process::{arena_resource, become_subreaper, kill_orphans, parent_of};
 use process::{BotProcess, Wiring};
 pub use wait::Stop;
@@ -46,123 +45,6 @@ const MAX_DRAINED: usize = 256;
 /// How many non-protocol lines a bot may print while one answer is due before it counts as
 /// flooding (garbage) rather than chatter.
 pub const MAX_UNKNOWN_LINES: usize = 10_000;
-
-/// How to start a bot: a program with arguments, run directly (no shell), or a shell command line
-/// when the user asks for one.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Program {
-    Exec { program: PathBuf, args: Vec<String> },
-    Shell { command: String },
-}
-
-impl Program {
-    /// Splits a command line the way a POSIX shell splits words (quotes respected), without
-    /// running a shell.
-    pub fn from_command_line(line: &str) -> Result<Program, String> {
-        let words =
-            shlex::split(line).ok_or_else(|| format!("unbalanced quotes in command `{line}`"))?;
-        let mut words = words.into_iter();
-        let program = words.next().ok_or_else(|| "empty command".to_string())?;
-        Ok(Program::Exec {
-            program: PathBuf::from(program),
-            args: words.collect(),
-        })
-    }
-
-    /// A readable form for messages and logs.
-    pub fn display(&self) -> String {
-        match self {
-            Program::Exec { program, args } => {
-                let mut parts = vec![program.display().to_string()];
-                parts.extend(args.iter().cloned());
-                shlex::try_join(parts.iter().map(String::as_str))
-                    .unwrap_or_else(|_| parts.join(" "))
-            }
-            Program::Shell { command } => format!("sh -c {command:?}"),
-        }
-    }
-}
-
-/// A player of the tournament: a name, how to start it, and the options sent after the handshake.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct BotSpec {
-    pub name: String,
-    pub program: Program,
-    /// Working directory of the bot process (default: the arena's).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub dir: Option<PathBuf>,
-    /// `setoption` pairs, in order.
-    #[serde(default)]
-    pub options: Vec<(String, String)>,
-    /// The protocol the bot speaks (docs/protocols.md); absent in `run.json` for the arena's own.
-    #[serde(default, skip_serializing_if = "Protocol::is_native")]
-    pub protocol: Protocol,
-}
-
-/// What went wrong with a bot. Each kind is a termination reason in the results files.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FaultKind {
-    /// The program could not be started at all.
-    Spawn,
-    /// No `mancalaok` / `readyok` in time, or the bot exited during the handshake.
-    Handshake,
-    /// The process exited (or closed its stdout) while an answer was due.
-    Crash,
-    /// No `bestmove` within the time limit (plus the margin).
-    Timeout,
-    /// `bestmove` with a move that does not parse.
-    Malformed,
-    /// A well-formed move that is illegal in the position.
-    IllegalMove,
-    /// Bytes that are not UTF-8, or a flood of lines that are not protocol messages.
-    Garbage,
-    /// A line longer than the protocol's maximum.
-    LineTooLong,
-    /// Writing to the bot failed (its stdin is closed).
-    Io,
-}
-
-impl FaultKind {
-    pub const ALL: [FaultKind; 9] = [
-        FaultKind::Spawn,
-        FaultKind::Handshake,
-        FaultKind::Crash,
-        FaultKind::Timeout,
-        FaultKind::Malformed,
-        FaultKind::IllegalMove,
-        FaultKind::Garbage,
-        FaultKind::LineTooLong,
-        FaultKind::Io,
-    ];
-
-    /// The name in the results files (`games.csv`'s `termination` column).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            FaultKind::Spawn => "spawn",
-            FaultKind::Handshake => "handshake",
-            FaultKind::Crash => "crash",
-            FaultKind::Timeout => "timeout",
-            FaultKind::Malformed => "malformed_move",
-            FaultKind::IllegalMove => "illegal_move",
-            FaultKind::Garbage => "garbage",
-            FaultKind::LineTooLong => "line_too_long",
-            FaultKind::Io => "io",
-        }
-    }
-}
-
-impl std::str::FromStr for FaultKind {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        FaultKind::ALL
-            .into_iter()
-            .find(|k| k.as_str() == s)
-            .ok_or_else(|| format!("unknown fault kind `{s}`"))
-    }
-}
 
 /// A bot's failure, with a human-readable detail (what it printed, how it exited).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

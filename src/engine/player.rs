@@ -5,60 +5,12 @@
 
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
-
 use super::kgp::Kgp;
 use super::mankalah::ManKalah;
 use super::{Answer, BotInfo, BotLog, BotSpec, Engine, Fault, StartError, Stop};
 use crate::protocol::{GoLimits, PositionStart};
 use crate::rules::{Move, Ruleset};
-
-/// The protocol a bot speaks (the `protocol` key of a player).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Protocol {
-    /// The arena's own line protocol (docs/protocol.md).
-    #[default]
-    Mancala,
-    /// The Manchester ManKalah engine protocol: one agent process per game on stdin/stdout.
-    Mankalah,
-    /// The Kalah Game Protocol 1.0 (KWARC): the agent is a client of the arena's TCP server.
-    Kgp,
-}
-
-impl Protocol {
-    pub const ALL: [Protocol; 3] = [Protocol::Mancala, Protocol::Mankalah, Protocol::Kgp];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Protocol::Mancala => "mancala",
-            Protocol::Mankalah => "mankalah",
-            Protocol::Kgp => "kgp",
-        }
-    }
-
-    /// Whether this is the arena's own protocol (the default, left out of `run.json`).
-    pub fn is_native(&self) -> bool {
-        *self == Protocol::Mancala
-    }
-}
-
-impl std::str::FromStr for Protocol {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Protocol::ALL
-            .into_iter()
-            .find(|p| p.as_str() == s)
-            .ok_or_else(|| format!("unknown protocol `{s}` (mancala, mankalah or kgp)"))
-    }
-}
-
-impl std::fmt::Display for Protocol {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+use crate::vocab::Protocol;
 
 /// One player's live bot.
 pub enum Player {

@@ -19,7 +19,7 @@ use crate::run_folder::games::{
 use crate::run_folder::pgn::{write_pgn, GAMES_PGN};
 use crate::run_folder::ratings::{write_rating_files, Summary};
 use crate::run_folder::RunFile;
-use crate::tournament::schedule::{derive_seed, stream};
+use crate::vocab::schedule::{derive_seed, stream};
 
 /// How to rate, as the user says it (players by name).
 #[derive(Clone, Debug)]

@@ -24,7 +24,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 
 use crate::calibrate::Calibration;
-use crate::engine::{BotSpec, Program};
+use crate::vocab::{BotSpec, Program};
 
 pub const CALIBRATION_CSV: &str = "calibration.csv";
 pub const CALIBRATION_JSON: &str = "calibration.json";

@@ -30,10 +30,10 @@ use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
 use super::run_file::RunFile;
-use crate::engine::FaultKind;
 use crate::rating::{Outcome, RatedGame};
 use crate::rules::{Move, Ruleset, Side};
-use crate::tournament::config::Opening;
+use crate::vocab::config::Opening;
+use crate::vocab::FaultKind;
 
 pub const GAMES_CSV: &str = "games.csv";
 pub const GAMES_JSONL: &str = "games.jsonl";
@@ -110,7 +110,7 @@ pub struct GameRow {
     pub first: String,
     pub second: String,
     pub rules: Ruleset,
-    #[serde(with = "crate::tournament::config::opening_line")]
+    #[serde(with = "crate::vocab::config::opening_line")]
     pub opening: Opening,
     /// From the first player's view.
     pub result: Outcome,
@@ -669,11 +669,8 @@ pub fn player_names(dir: &Path, rows: &[GameRow]) -> Vec<String> {
 /// examples, then a count.
 pub fn schedule_warnings(run: &RunFile, rows: &[GameRow], limit: usize) -> Vec<String> {
     let config = &run.config;
-    let schedule = crate::tournament::schedule::Schedule::new(
-        config.players.len(),
-        &config.format,
-        config.pairs,
-    );
+    let schedule =
+        crate::vocab::schedule::Schedule::new(config.players.len(), &config.format, config.pairs);
     let known: std::collections::HashSet<&str> =
         config.players.iter().map(|p| p.name.as_str()).collect();
     let mut strangers: Vec<&str> = Vec::new();

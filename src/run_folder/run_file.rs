@@ -7,14 +7,14 @@
 //! (`[index, count]`, only for a shard), `log_cap` (the bytes of stderr kept per player, so that a
 //! resume that does not repeat `--log-cap`, as a requeued Slurm task's, keeps the run's) and
 //! `config`, the
-//! [`RunConfig`](crate::tournament::config::RunConfig) serialised field by field.
+//! [`RunConfig`](crate::vocab::config::RunConfig) serialised field by field.
 
 use std::path::Path;
 
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
-use crate::tournament::config::RunConfig;
+use crate::vocab::config::RunConfig;
 
 pub const RUN_JSON: &str = "run.json";
 

@@ -28,8 +28,8 @@ use crate::run_folder::ratings::Summary;
 use crate::run_folder::run_file::RUN_JSON;
 use crate::run_folder::sprt::{read_trace, SprtFile, TracePoint, SPRT_CSV, SPRT_JSON};
 use crate::run_folder::{RunFile, RunKind};
-use crate::tournament::config::TimeControl;
-use crate::tournament::schedule::Schedule;
+use crate::vocab::config::TimeControl;
+use crate::vocab::schedule::Schedule;
 
 /// A run page's sections, `(element id, HTML)`, rendered once per version and shared.
 pub type Sections = std::sync::Arc<Vec<(&'static str, String)>>;

@@ -12,9 +12,9 @@ use std::sync::Arc;
 
 use anyhow::{bail, Result};
 
-use super::config::{Opening, OpeningSource, RunConfig};
-use super::schedule::{Pairing, RandomOpenings, Schedule};
 use crate::run_folder::games::GameRow;
+use crate::vocab::config::{Opening, OpeningSource, RunConfig};
+use crate::vocab::schedule::{Pairing, RandomOpenings, Schedule};
 
 /// Where each pair's opening comes from.
 enum Openings {

@@ -169,8 +169,11 @@ pub fn merge(out: &Path, dirs: &[PathBuf]) -> Result<Merged> {
     } else {
         None
     };
-    let schedule =
-        super::schedule::Schedule::new(names.len(), &run_file.config.format, run_file.config.pairs);
+    let schedule = crate::vocab::schedule::Schedule::new(
+        names.len(),
+        &run_file.config.format,
+        run_file.config.pairs,
+    );
     Ok(Merged {
         games: by_id.len(),
         duplicates,

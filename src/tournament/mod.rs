@@ -1,11 +1,12 @@
 //! Tournaments: the seeded schedule of colour-swapped game pairs, the referee loop, concurrency,
 //! results appended as games finish, and resume. See docs/tournament.md.
 
-pub mod config;
 pub mod dispatch;
 pub mod merge;
 pub mod pool;
 pub mod progress;
 pub mod referee;
 pub mod runner;
-pub mod schedule;
+
+/// The run's vocabulary moved to [`crate::vocab`]; these paths stay for scripts and benches.
+pub use crate::vocab::{config, schedule};

@@ -7,12 +7,12 @@
 
 use std::time::{Duration, Instant};
 
-use super::config::{Opening, TimeControl};
 use crate::engine::{Fault, FaultKind, Player};
 use crate::protocol::PositionStart;
 use crate::rating::Outcome;
 use crate::rules::{BySide, EndReason, Move, Position, Ruleset, Side};
 use crate::run_folder::games::{GameRecord, GameRow, Termination};
+use crate::vocab::config::{Opening, TimeControl};
 
 /// Stops a game once its outcome can no longer change: one side holds more than half the seeds
 /// in its store, or both hold exactly half with nothing left to play for. Pure.

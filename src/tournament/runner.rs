@@ -25,12 +25,10 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use tokio::sync::{mpsc, watch};
 
-use super::config::{Opening, RunConfig};
 use super::dispatch::Dispatcher;
 use super::pool::Pool;
 use super::progress::Progress;
 use super::referee::{self, GameSetup, Played};
-use super::schedule::{self, Pairing};
 use crate::engine::{
     arena_resource, kill_orphans, BotLog, BotSpec, Fault, FaultKind, Player, StartError, Stop,
     DEFAULT_LOG_CAP,
@@ -40,6 +38,8 @@ use crate::run_folder::lock::{RunLock, LOCK_FILE};
 use crate::run_folder::logs::{logs_dir, stderr_log_path, LOGS_DIR};
 use crate::run_folder::sprt::{SPRT_CSV, SPRT_JSON};
 use crate::run_folder::{pgn, RunFile, RunKind};
+use crate::vocab::config::{Opening, RunConfig};
+use crate::vocab::schedule::{self, Pairing};
 
 /// A run ready to play: the checked configuration (what `run.json` stores), how many games to
 /// play at once, and the run folder. `arena run`, `sprt` and `calibrate` each build one from

@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use super::player::{BotSpec, Protocol};
 use super::schedule::Format;
-use crate::engine::{BotSpec, Protocol};
 use crate::rules::{Move, Position, Ruleset};
 
 /// Per-sow and game-clock limits, plus the search limits passed through to the bots.

@@ -1,0 +1,15 @@
+//! The run's vocabulary, the bottom layer of the harness: what a run is made of (openings, time
+//! controls, players, the schedule and its seed streams, fault kinds), as plain data with its
+//! checks. Everything above imports it; it imports only the pure crates (rules, protocol), so
+//! `run_folder`, `report` and `serve` can name a run's parts without reaching into `engine` or
+//! `tournament` (tests/layers.rs holds the direction).
+
+pub mod config;
+pub mod fault;
+pub mod player;
+pub mod schedule;
+
+pub use config::{Clock, Opening, OpeningSource, RunConfig, TimeControl};
+pub use fault::FaultKind;
+pub use player::{BotSpec, Program, Protocol};
+pub use schedule::{derive_seed, Format, Schedule};

@@ -1,0 +1,106 @@
+//! Who plays: a player's name, how its bot is started, its options and the protocol it speaks.
+//! What `run.json` stores of each player; starting the bot is `engine`'s.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+/// How to start a bot: a program with arguments, run directly (no shell), or a shell command line
+/// when the user asks for one.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Program {
+    Exec { program: PathBuf, args: Vec<String> },
+    Shell { command: String },
+}
+
+impl Program {
+    /// Splits a command line the way a POSIX shell splits words (quotes respected), without
+    /// running a shell.
+    pub fn from_command_line(line: &str) -> Result<Program, String> {
+        let words =
+            shlex::split(line).ok_or_else(|| format!("unbalanced quotes in command `{line}`"))?;
+        let mut words = words.into_iter();
+        let program = words.next().ok_or_else(|| "empty command".to_string())?;
+        Ok(Program::Exec {
+            program: PathBuf::from(program),
+            args: words.collect(),
+        })
+    }
+
+    /// A readable form for messages and logs.
+    pub fn display(&self) -> String {
+        match self {
+            Program::Exec { program, args } => {
+                let mut parts = vec![program.display().to_string()];
+                parts.extend(args.iter().cloned());
+                shlex::try_join(parts.iter().map(String::as_str))
+                    .unwrap_or_else(|_| parts.join(" "))
+            }
+            Program::Shell { command } => format!("sh -c {command:?}"),
+        }
+    }
+}
+
+/// A player of the tournament: a name, how to start it, and the options sent after the handshake.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BotSpec {
+    pub name: String,
+    pub program: Program,
+    /// Working directory of the bot process (default: the arena's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dir: Option<PathBuf>,
+    /// `setoption` pairs, in order.
+    #[serde(default)]
+    pub options: Vec<(String, String)>,
+    /// The protocol the bot speaks (docs/protocols.md); absent in `run.json` for the arena's own.
+    #[serde(default, skip_serializing_if = "Protocol::is_native")]
+    pub protocol: Protocol,
+}
+
+/// The protocol a bot speaks (the `protocol` key of a player).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Protocol {
+    /// The arena's own line protocol (docs/protocol.md).
+    #[default]
+    Mancala,
+    /// The Manchester ManKalah engine protocol: one agent process per game on stdin/stdout.
+    Mankalah,
+    /// The Kalah Game Protocol 1.0 (KWARC): the agent is a client of the arena's TCP server.
+    Kgp,
+}
+
+impl Protocol {
+    pub const ALL: [Protocol; 3] = [Protocol::Mancala, Protocol::Mankalah, Protocol::Kgp];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Protocol::Mancala => "mancala",
+            Protocol::Mankalah => "mankalah",
+            Protocol::Kgp => "kgp",
+        }
+    }
+
+    /// Whether this is the arena's own protocol (the default, left out of `run.json`).
+    pub fn is_native(&self) -> bool {
+        *self == Protocol::Mancala
+    }
+}
+
+impl std::str::FromStr for Protocol {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Protocol::ALL
+            .into_iter()
+            .find(|p| p.as_str() == s)
+            .ok_or_else(|| format!("unknown protocol `{s}` (mancala, mankalah or kgp)"))
+    }
+}
+
+impl std::fmt::Display for Protocol {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
