@@ -22,8 +22,9 @@ use mancala_arena::engine::{parent_of, FaultKind};
 use mancala_arena::engine::{BotSpec, Program};
 use mancala_arena::run_folder::games::read_games;
 use mancala_arena::run_folder::Termination;
+use mancala_arena::session::Session;
 use mancala_arena::tournament::config::{OpeningSource, RunConfig, TimeControl};
-use mancala_arena::tournament::runner::{run, RunMode, RunPlan};
+use mancala_arena::tournament::runner::{RunMode, RunPlan};
 use mancala_arena::tournament::schedule::Format;
 
 fn release_dir() -> PathBuf {
@@ -325,12 +326,10 @@ fn play_in(cfg: &RunConfig, concurrency: usize, tag: &str) -> (std::path::PathBu
         concurrency,
         out: dir.clone(),
     };
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
     let started = Instant::now();
-    rt.block_on(run(&plan, &RunMode::default())).expect("run");
+    Session::open(plan, RunMode::default())
+        .and_then(|session| session.play(&mut []))
+        .expect("run");
     (dir, started.elapsed().as_secs_f64())
 }
 

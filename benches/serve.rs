@@ -32,8 +32,9 @@ use mancala_arena::run_folder::games::{
     read_games, GameRecord, GameRow, ResultsWriter, Termination,
 };
 use mancala_arena::run_folder::{RunFile, RunKind};
+use mancala_arena::session::Session;
 use mancala_arena::tournament::config::{Opening, OpeningSource, RunConfig, TimeControl};
-use mancala_arena::tournament::runner::{run, RunMode, RunPlan};
+use mancala_arena::tournament::runner::{RunMode, RunPlan};
 use mancala_arena::tournament::schedule::{pairings, Format};
 
 fn release_dir() -> PathBuf {
@@ -140,12 +141,10 @@ fn timed_run(root: &Path, pairs: u32, watch: bool) -> f64 {
         concurrency: 1,
         out: root.join("run"),
     };
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
     let started = Instant::now();
-    rt.block_on(run(&plan, &RunMode::default())).expect("run");
+    Session::open(plan.clone(), RunMode::default())
+        .and_then(|session| session.play(&mut []))
+        .expect("run");
     let wall = started.elapsed().as_secs_f64();
     stop.store(true, Ordering::Relaxed);
     if let Some(p) = poller {

@@ -31,5 +31,6 @@ pub mod openings;
 pub mod report;
 pub mod run_folder;
 pub mod serve;
+pub mod session;
 pub mod tournament;
 pub mod vocab;

@@ -4,7 +4,7 @@
 //! test does (issue 26).
 //!
 //! Layers, lowest first: `vocab` (the run's vocabulary) → `engine`, `run_folder`, `openings` →
-//! `tournament`, `report` → `serve`. The CLI lives in the binary and is above them all.
+//! `tournament`, `report` → `serve`, `session`. The CLI lives in the binary and is above them all.
 
 use std::path::{Path, PathBuf};
 
@@ -16,7 +16,7 @@ fn rank(module: &str) -> Option<u32> {
         "vocab" => 1,
         "engine" | "run_folder" | "openings" => 2,
         "tournament" | "report" => 3,
-        "serve" => 4,
+        "serve" | "session" => 4,
         _ => return None,
     })
 }

@@ -759,3 +759,93 @@ fn a_calibration_is_shown_live_and_then_finished_with_its_curve() {
         "{curve}"
     );
 }
+
+/// The dashboard's run states come from the folder's `state.json` (issue 26), not from file
+/// times: a run killed with SIGKILL (which cannot say so) is interrupted at once, with a reason;
+/// an SPRT that decided says it was stopped by the SPRT.
+#[test]
+fn the_dashboard_reads_the_state_each_run_recorded() {
+    let dir = Dir::new("serve-state");
+    let root = dir.join("results");
+    std::fs::create_dir_all(&root).unwrap();
+    let (_server, addr) = serve(&root, "127.0.0.1:0");
+
+    // A run far too long to finish, killed with SIGKILL once it has played a game.
+    let out = root.join("killed");
+    let mut run = Killed(
+        Command::new(env!("CARGO_BIN_EXE_arena"))
+            .args([
+                "run",
+                "--quiet",
+                "--no-plots",
+                "--pairs",
+                "100000",
+                "--movetime",
+                "5000",
+            ])
+            .args(["--bot", "name=a", &format!("cmd={}", bot("random"))])
+            .args(["--bot", "name=b", &format!("cmd={}", bot("greedy"))])
+            .args(["--out", &out.display().to_string()])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start arena run"),
+    );
+    let started = Instant::now();
+    while !out.join("games.csv").exists() || games(&out).is_empty() {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "no game after 60 s"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let live = api_run(&addr, "killed");
+    assert_eq!(live["state"], "running", "{live}");
+    assert_eq!(live["reason"], Value::Null, "{live}");
+    run.0.kill().unwrap(); // SIGKILL
+    run.0.wait().unwrap();
+    let recorded: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("state.json")).unwrap()).unwrap();
+    assert_eq!(
+        recorded["state"], "running",
+        "the killed run could not record its end"
+    );
+    let api = api_run(&addr, "killed");
+    assert_eq!(api["state"], "interrupted", "{api}");
+    let reason = api["reason"].as_str().unwrap_or_default();
+    assert!(reason.contains("ended without saying why"), "{api}");
+    let progress = api["progress"].as_str().unwrap();
+    assert!(progress.contains("arena run --resume"), "{progress}");
+
+    // An SPRT that reaches its decision: greedy is far more than 100 Elo above random.
+    let out = root.join("decided");
+    let o = arena(&[
+        "sprt",
+        "--quiet",
+        "--no-plots",
+        "--base",
+        &bot("random"),
+        "--test",
+        &bot("greedy"),
+        "--elo0",
+        "0",
+        "--elo1",
+        "100",
+        "--max-pairs",
+        "500",
+        "--movetime",
+        "5000",
+        "--out",
+        &out.display().to_string(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "H1 expected: {}", text(&o.stderr));
+    let recorded: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("state.json")).unwrap()).unwrap();
+    assert_eq!(recorded["state"], "stopped", "{recorded}");
+    assert_eq!(recorded["reason"], "the SPRT accepted H1", "{recorded}");
+    let api = api_run(&addr, "decided");
+    assert_eq!(api["state"], "finished", "{api}");
+    assert_eq!(api["reason"], "the SPRT accepted H1", "{api}");
+    let page = get(&addr, "/run?id=decided");
+    assert!(page.body.contains("The SPRT accepted H1."), "{}", page.body);
+}

@@ -170,7 +170,10 @@ pub fn run(args: &AnalyseArgs) -> anyhow::Result<()> {
         // rated (e.g. one player only) keeps its analysis.csv and says why there is no report.
         let opts = RateOptions::default();
         match rate_dir(&args.dir, &opts) {
-            Ok(rated) => super::plot::report(&args.dir, &rated, &opts, true)?,
+            Ok(rated) => {
+                super::plot::say_warnings(&rated);
+                super::plot::report(&args.dir, &rated, &opts, true)?
+            }
             Err(e) => eprintln!("no report: {e:#}"),
         }
     }

@@ -26,9 +26,11 @@ use mancala_arena::run_folder::calibration::{
 };
 use mancala_arena::run_folder::games::read_games;
 use mancala_arena::run_folder::RunKind;
-use mancala_arena::tournament::config::{OpeningSource, RunConfig};
-use mancala_arena::tournament::runner::{self, RunMode, RunPlan};
-use mancala_arena::tournament::schedule::Format;
+use mancala_arena::session::Session;
+use mancala_arena::tournament::runner::{RunMode, RunPlan};
+use mancala_arena::vocab::{Format, OpeningSource, RunConfig};
+
+use super::progress::Console;
 
 use super::pool::{specs, Reference, ReferencePlayer};
 use super::tournament::{command_spec, gauntlet, parse_bot_arg, GameFlags};
@@ -207,36 +209,19 @@ impl CalibrateArgs {
 
 /// Plays one tournament of the calibration (`kind`: the reference pool or a step) and returns its
 /// folder.
-fn play(runtime: &tokio::runtime::Runtime, plan: &RunPlan, kind: RunKind) -> Result<PathBuf> {
+fn play(plan: &RunPlan, kind: RunKind) -> Result<PathBuf> {
     let mode = RunMode {
         kind,
         ..RunMode::default()
     };
-    let outcome = runtime.block_on(runner::run(plan, &mode))?;
-    let dir = plan.out.clone();
-    if let Some(signal) = outcome.interrupted {
-        bail!(
-            "interrupted ({signal}): results so far in {}",
-            dir.display()
-        );
-    }
-    if !outcome.dropped.is_empty() {
-        bail!(
-            "{} could not be started; see {}",
-            outcome.dropped.join(", "),
-            dir.display()
-        );
-    }
-    Ok(dir)
+    let session = Session::open(plan.clone(), mode)?;
+    let outcome = session.play(&mut [&mut Console::new(false, None)])?;
+    outcome.check(session.dir(), false, false)?;
+    Ok(plan.out.clone())
 }
 
 /// The pool's Elos: given, or from a round robin among its members.
-fn rate_pool(
-    args: &CalibrateArgs,
-    refs: &[Reference],
-    runtime: &tokio::runtime::Runtime,
-    dir: &Path,
-) -> Result<Vec<f64>> {
+fn rate_pool(args: &CalibrateArgs, refs: &[Reference], dir: &Path) -> Result<Vec<f64>> {
     if refs.iter().all(|r| r.elo.is_some()) {
         return Ok(refs.iter().map(|r| r.elo.expect("checked")).collect());
     }
@@ -254,7 +239,7 @@ fn rate_pool(
             dir.join(REFERENCE_DIR).display()
         );
     }
-    let ref_dir = play(runtime, &plan, RunKind::CalibrationReference)?;
+    let ref_dir = play(&plan, RunKind::CalibrationReference)?;
     let anchor = match &args.anchor {
         None => None,
         Some(text) => {
@@ -274,6 +259,7 @@ fn rate_pool(
         ..RateOptions::default()
     };
     let rated = rate_dir(&ref_dir, &opts)?;
+    super::plot::say_warnings(&rated);
     if !args.quiet {
         eprint!("{}", rated.table);
     }
@@ -293,7 +279,6 @@ struct BotPlayer<'a> {
     args: &'a CalibrateArgs,
     knob: &'a Knob,
     refs: &'a [Reference],
-    runtime: &'a tokio::runtime::Runtime,
     dir: &'a Path,
 }
 
@@ -310,7 +295,6 @@ impl Player for BotPlayer<'_> {
             let format = gauntlet(&players, &[CANDIDATE.to_string()])?;
             let seed = self.args.seed.wrapping_add(1 + step as u64);
             play(
-                self.runtime,
                 &self.args.plan(players, format, pairs, seed, out)?,
                 RunKind::CalibrationStep,
             )
@@ -380,11 +364,7 @@ pub fn run(args: &CalibrateArgs) -> Result<()> {
         ))
     });
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    mancala_arena::engine::become_subreaper();
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    let pool = rate_pool(args, &refs, &runtime, &dir)?;
+    let pool = rate_pool(args, &refs, &dir)?;
     if !args.quiet {
         let list: Vec<String> = refs
             .iter()
@@ -404,7 +384,6 @@ pub fn run(args: &CalibrateArgs) -> Result<()> {
         args,
         knob: &knob,
         refs: &refs,
-        runtime: &runtime,
         dir: &dir,
     };
     let quiet = args.quiet;

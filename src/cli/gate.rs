@@ -21,16 +21,18 @@ use serde::Deserialize;
 use mancala_arena::engine::{BotSpec, Program};
 use mancala_arena::rating::gate::{Band, GateSettings, GateVerdict, LevelGate, Verdict};
 use mancala_arena::rating::sprt::PairTracker;
-use mancala_arena::report::rate::{rate_dir, RateOptions};
+use mancala_arena::report::rate::RateOptions;
 use mancala_arena::report::tables::{gate_table, gate_words};
+use mancala_arena::run_folder::games;
 use mancala_arena::run_folder::gate::{GateFile, GateLevel, PoolMember};
-use mancala_arena::run_folder::lock::RunLock;
-use mancala_arena::run_folder::{GameRecord, RunKind};
-use mancala_arena::tournament::config::RunConfig;
-use mancala_arena::tournament::runner::{self, RunMode, RunPlan, Steer};
-use mancala_arena::tournament::schedule::Format;
+use mancala_arena::run_folder::{GameRecord, RunFile, RunKind};
+use mancala_arena::session::{Finish, Session};
+use mancala_arena::tournament::events::{OnGame, Steer};
+use mancala_arena::tournament::runner::{RunMode, RunPlan};
+use mancala_arena::vocab::{Format, RunConfig};
 
 use super::pool::{Reference, ReferencePlayer};
+use super::progress::Console;
 use super::tournament::{default_out, FileBot, GameFlags};
 
 pub const EXIT_PASS: u8 = 0;
@@ -367,20 +369,23 @@ pub fn run(args: &GateArgs) -> Result<ExitCode> {
             dir.display()
         );
     }
-    if dir.join("run.json").exists() || dir.join("games.csv").exists() {
+    if RunFile::exists(&dir) || games::has_games(&dir) {
         bail!(
             "{} already holds a run: choose another --out",
             dir.display()
         );
     }
-    std::fs::create_dir_all(&dir)?;
-    // Held for the whole gate: gate.json is written beside the games after the run.
-    let _lock = RunLock::acquire(&dir)?;
+    let mode = RunMode {
+        kind: RunKind::Gate,
+        ..RunMode::default()
+    };
+    // The session's lock covers gate.json too, written beside the games after the run.
+    let session = Session::open(plan, mode)?;
     let names: Vec<String> = gate.levels.iter().map(|l| l.spec.name.clone()).collect();
     let mut tracker = PairTracker::default();
     let quiet = args.quiet;
     let fail_fast = args.fail_fast;
-    let mut observer = |record: &GameRecord| -> Steer {
+    let mut observer = OnGame(|record: &GameRecord| -> Steer {
         let row = &record.row;
         let points = row.result.score();
         let (level, opponent, level_points) = match (roles.get(&row.first), roles.get(&row.second))
@@ -414,35 +419,21 @@ pub fn run(args: &GateArgs) -> Result<ExitCode> {
         if !verdict.is_decided() {
             return Steer::Continue;
         }
-        if (fail_fast && verdict.is_outside()) || tests.iter().all(|t| t.verdict().is_decided()) {
-            Steer::Stop
+        if fail_fast && verdict.is_outside() {
+            Steer::Stop(format!(
+                "the gate failed: `{}` is outside its band",
+                names[level]
+            ))
+        } else if tests.iter().all(|t| t.verdict().is_decided()) {
+            Steer::Stop("the gate decided every level".to_string())
         } else {
             Steer::Retire(vec![level])
         }
-    };
-    mancala_arena::engine::become_subreaper();
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    let mode = RunMode {
-        locked: true,
-        kind: RunKind::Gate,
-        ..RunMode::default()
-    };
-    let outcome = runtime.block_on(runner::run_observed(&plan, &mode, &mut observer))?;
-    if let Some(signal) = outcome.interrupted {
-        bail!(
-            "interrupted ({signal}): the games so far are in {}",
-            dir.display()
-        );
-    }
-    if !outcome.dropped.is_empty() {
-        bail!(
-            "{} could not be started; see {}",
-            outcome.dropped.join(", "),
-            dir.display()
-        );
-    }
+    });
+    let mut console = Console::new(false, None);
+    let outcome = session.play(&mut [&mut observer, &mut console])?;
+    drop(observer);
+    outcome.check(&dir, false, false)?;
     let verdicts: Vec<Verdict> = tests.iter().map(LevelGate::verdict).collect();
     let verdict = GateVerdict::of(&verdicts);
     let code = match verdict {
@@ -475,20 +466,17 @@ pub fn run(args: &GateArgs) -> Result<ExitCode> {
         exit_code: code,
     };
     file.write(&dir)?;
-    if !args.no_plots {
-        let opts = RateOptions {
-            bootstrap: 300,
-            ..RateOptions::default()
-        };
-        match rate_dir(&dir, &opts) {
-            Ok(rated) => {
-                if let Err(err) = super::plot::report(&dir, &rated, &opts, true) {
-                    eprintln!("no report: {err:#}");
-                }
-            }
-            Err(err) => eprintln!("no ratings, no report: {err:#}"),
-        }
-    }
+    let finished = session.finish(
+        outcome,
+        &Finish {
+            rating: (!args.no_plots).then(|| RateOptions {
+                bootstrap: 300,
+                ..RateOptions::default()
+            }),
+            report: !args.no_plots,
+        },
+    );
+    super::plot::say_finished(&dir, &finished, false)?;
     out!("{}", gate_table(&file).text())?;
     for (level, name) in file.levels.iter().zip(&names) {
         if !level.status.verdict.is_outside() {
@@ -511,7 +499,7 @@ pub fn run(args: &GateArgs) -> Result<ExitCode> {
     outln!(
         "gate {} ({} games; results in {})",
         gate_words(verdict),
-        outcome.played,
+        finished.outcome.played,
         dir.display()
     )?;
     Ok(ExitCode::from(code))

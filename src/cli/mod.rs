@@ -32,6 +32,7 @@ mod openings;
 mod perft;
 mod plot;
 mod pool;
+mod progress;
 mod rate;
 mod replay;
 mod serve;

@@ -4,8 +4,9 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
-use mancala_arena::report::documents::{write_report, ReportOptions};
+use mancala_arena::report::documents::{write_report, ReportOptions, ReportOutcome};
 use mancala_arena::report::rate::{rate_dir, RateOptions, Rated};
+use mancala_arena::session::Finished;
 
 #[derive(clap::Args, Debug, Default)]
 pub struct PlotArgs {
@@ -21,6 +22,39 @@ pub struct PlotArgs {
 /// Draws the report of an already rated folder and says where it is (on stderr).
 pub fn report(dir: &Path, rated: &Rated, rate: &RateOptions, png: bool) -> Result<()> {
     let outcome = write_report(dir, rated, rate, &ReportOptions { png })?;
+    say_report(dir, &outcome);
+    Ok(())
+}
+
+/// What a session's end did: the ratings table on stdout when `table`, where the report is (or
+/// why there is none) on stderr. A report that cannot be drawn does not make the run fail.
+pub fn say_finished(dir: &Path, finished: &Finished, table: bool) -> Result<()> {
+    match &finished.rated {
+        Some(Ok(rated)) => {
+            say_warnings(rated);
+            if table {
+                out!("\n{}", rated.table)?;
+            }
+        }
+        Some(Err(err)) => eprintln!("no ratings: {err:#}"),
+        None => {}
+    }
+    match &finished.report {
+        Some(Ok(outcome)) => say_report(dir, outcome),
+        Some(Err(err)) => eprintln!("no report: {err:#}"),
+        None => {}
+    }
+    Ok(())
+}
+
+/// The warnings of a rating (games the reader skipped, games outside the schedule), on stderr.
+pub fn say_warnings(rated: &Rated) {
+    for w in &rated.warnings {
+        eprintln!("warning: {w}");
+    }
+}
+
+fn say_report(dir: &Path, outcome: &ReportOutcome) {
     for (figure, why) in &outcome.missing {
         eprintln!("no {figure} plot: {why}");
     }
@@ -30,12 +64,12 @@ pub fn report(dir: &Path, rated: &Rated, rate: &RateOptions, png: bool) -> Resul
             .display(),
         outcome.written.len()
     );
-    Ok(())
 }
 
 pub fn run(args: &PlotArgs) -> Result<()> {
     let opts = args.rating.options()?;
     let rated = rate_dir(&args.dir, &opts)?;
+    say_warnings(&rated);
     out!("{}", rated.table)?;
     report(&args.dir, &rated, &opts, !args.no_png)
 }

@@ -72,6 +72,7 @@ impl RatingFlags {
 
 pub fn run(args: &RateArgs) -> Result<()> {
     let rated = rate_dir(&args.dir, &args.rating.options()?)?;
+    super::plot::say_warnings(&rated);
     out!("{}", rated.table)?;
     outln!(
         "\nwrote ratings.csv, pairwise.csv, ladder.csv and summary.json in {}",

@@ -10,13 +10,16 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use mancala_arena::rating::sprt::{PairTracker, Sprt, SprtModel, SprtResult, SprtStatus};
-use mancala_arena::report::rate::{rate_dir, RateOptions};
-use mancala_arena::run_folder::lock::RunLock;
+use mancala_arena::report::rate::RateOptions;
+use mancala_arena::run_folder::games;
 use mancala_arena::run_folder::sprt::{SprtFile, SprtTrace};
-use mancala_arena::run_folder::{GameRecord, RunKind};
-use mancala_arena::tournament::config::RunConfig;
-use mancala_arena::tournament::runner::{self, RunMode, RunPlan, Steer};
-use mancala_arena::tournament::schedule::Format;
+use mancala_arena::run_folder::{GameRecord, RunFile, RunKind};
+use mancala_arena::session::{Finish, Session};
+use mancala_arena::tournament::events::{OnGame, Steer};
+use mancala_arena::tournament::runner::{RunMode, RunPlan};
+use mancala_arena::vocab::{Format, RunConfig};
+
+use super::progress::Console;
 
 use super::tournament::{command_spec, default_out, physical_cores, GameFlags};
 
@@ -120,24 +123,23 @@ pub fn run(args: &SprtArgs) -> Result<ExitCode> {
         args.max_pairs,
         dir.display()
     );
-    if dir.join("run.json").exists() || dir.join("games.csv").exists() {
+    if RunFile::exists(&dir) || games::has_games(&dir) {
         anyhow::bail!(
             "{} already holds a run: choose another --out",
             dir.display()
         );
     }
-    std::fs::create_dir_all(&dir)?;
-    // Held for the whole test: sprt.csv and sprt.json are written beside the games.
-    let _lock = RunLock::acquire(&dir)?;
+    let mode = RunMode {
+        kind: RunKind::Sprt,
+        ..RunMode::default()
+    };
+    // The session's lock covers sprt.csv and sprt.json too, written beside the games.
+    let session = Session::open(plan, mode)?;
     let mut trace = SprtTrace::create(&dir)?;
     let mut tracker = PairTracker::default();
     let mut last: Option<SprtStatus> = None;
     let quiet = args.quiet;
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    mancala_arena::engine::become_subreaper();
-    let mut observer = |record: &GameRecord| -> Steer {
+    let mut observer = OnGame(|record: &GameRecord| -> Steer {
         let row = &record.row;
         let points = row.result.score();
         let test_points = if row.first == "test" {
@@ -168,26 +170,18 @@ pub fn run(args: &SprtArgs) -> Result<ExitCode> {
             );
             let _ = std::io::stderr().flush();
         }
-        let decided = status.result != SprtResult::Continue;
+        let result = status.result;
         last = Some(status);
-        if decided {
-            Steer::Stop
-        } else {
-            Steer::Continue
+        match result {
+            SprtResult::Continue => Steer::Continue,
+            SprtResult::AcceptH0 => Steer::Stop("the SPRT accepted H0".to_string()),
+            SprtResult::AcceptH1 => Steer::Stop("the SPRT accepted H1".to_string()),
         }
-    };
-    let mode = RunMode {
-        locked: true,
-        kind: RunKind::Sprt,
-        ..RunMode::default()
-    };
-    let outcome = runtime.block_on(runner::run_observed(&plan, &mode, &mut observer))?;
-    if let Some(signal) = outcome.interrupted {
-        anyhow::bail!(
-            "interrupted ({signal}): the games so far are in {}",
-            dir.display()
-        );
-    }
+    });
+    let mut console = Console::new(false, None);
+    let outcome = session.play(&mut [&mut observer, &mut console])?;
+    drop(observer);
+    outcome.check(&dir, false, true)?;
     let penta = tracker.penta();
     let status = last.unwrap_or_else(|| sprt.status(&penta));
     SprtFile {
@@ -201,21 +195,18 @@ pub fn run(args: &SprtArgs) -> Result<ExitCode> {
         status,
     }
     .write(&dir)?;
-    if !args.no_plots {
-        // Two players: a few hundred bootstrap samples are plenty and keep this quick.
-        let opts = RateOptions {
-            bootstrap: 300,
-            ..RateOptions::default()
-        };
-        match rate_dir(&dir, &opts) {
-            Ok(rated) => {
-                if let Err(err) = super::plot::report(&dir, &rated, &opts, true) {
-                    eprintln!("no report: {err:#}");
-                }
-            }
-            Err(err) => eprintln!("no ratings, no report: {err:#}"),
-        }
-    }
+    let finished = session.finish(
+        outcome,
+        &Finish {
+            // Two players: a few hundred bootstrap samples are plenty and keep this quick.
+            rating: (!args.no_plots).then(|| RateOptions {
+                bootstrap: 300,
+                ..RateOptions::default()
+            }),
+            report: !args.no_plots,
+        },
+    );
+    super::plot::say_finished(&dir, &finished, false)?;
     let (verdict, code) = match status.result {
         SprtResult::AcceptH1 => ("H1 accepted: the test bot is stronger", EXIT_H1),
         SprtResult::AcceptH0 => ("H0 accepted: the test bot is not stronger", EXIT_H0),

@@ -11,8 +11,11 @@ use mancala_arena::engine::{BotSpec, Program, Protocol, DEFAULT_LOG_CAP};
 use mancala_arena::openings;
 use mancala_arena::rules::Ruleset;
 use mancala_arena::run_folder::{RunFile, RunKind};
+use mancala_arena::session::{Finish, Session};
 use mancala_arena::tournament::config::{Clock, OpeningSource, RunConfig, TimeControl};
-use mancala_arena::tournament::runner::{self, RunMode, RunPlan};
+use mancala_arena::tournament::runner::{RunMode, RunPlan};
+
+use super::progress::Console;
 use mancala_arena::tournament::schedule::Format;
 
 /// Game settings shared by `arena run`, `arena sprt` and `arena calibrate`.
@@ -644,8 +647,9 @@ fn parse_size(text: &str) -> Result<u64> {
     }
 }
 
-/// `arena run`: builds (or, with --resume, reads) the plan and plays the tournament.
-pub async fn run(args: &RunArgs) -> Result<(RunPlan, runner::RunOutcome)> {
+/// `arena run`: builds (or, with --resume, reads) the plan, plays it on a session, rates the
+/// folder and draws its report.
+pub fn main(args: &RunArgs) -> Result<()> {
     let (plan, shard, run_log_cap) = match &args.resume {
         Some(dir) => {
             let ignored = ignored_by_resume(args);
@@ -686,7 +690,6 @@ pub async fn run(args: &RunArgs) -> Result<(RunPlan, runner::RunOutcome)> {
     let mode = RunMode {
         resume: args.resume.is_some(),
         shard,
-        progress: !args.quiet,
         drop_unstartable: args.drop_unstartable,
         // A resume keeps the run's cap unless told otherwise.
         log_cap: match &args.log_cap {
@@ -694,7 +697,6 @@ pub async fn run(args: &RunArgs) -> Result<(RunPlan, runner::RunOutcome)> {
             None => run_log_cap.unwrap_or(DEFAULT_LOG_CAP),
         },
         kind: RunKind::Tournament,
-        ..RunMode::default()
     };
     if !args.quiet {
         let config = &plan.config;
@@ -708,18 +710,10 @@ pub async fn run(args: &RunArgs) -> Result<(RunPlan, runner::RunOutcome)> {
             plan.out.display()
         );
     }
-    let outcome = runner::run(&plan, &mode).await?;
-    Ok((plan, outcome))
-}
-
-/// The `run` subcommand's entry point: a tokio runtime around [`run`], then the summary.
-pub fn main(args: &RunArgs) -> Result<()> {
-    mancala_arena::engine::become_subreaper();
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    let (plan, outcome) = runtime.block_on(run(args))?;
-    let dir = plan.out;
+    let session = Session::open(plan, mode)?;
+    let dir = session.dir().to_path_buf();
+    let mut console = Console::new(!args.quiet, Some(dir.clone()));
+    let outcome = session.play(&mut [&mut console])?;
     if !args.quiet {
         eprintln!(
             "{} game(s) played ({} forfeit(s)), {} skipped; results in {}",
@@ -729,28 +723,15 @@ pub fn main(args: &RunArgs) -> Result<()> {
             dir.display()
         );
     }
-    if outcome.played > 0 || outcome.skipped > 0 || dir.join("games.csv").exists() {
-        let opts = args.rating.options()?;
-        match mancala_arena::report::rate::rate_dir(&dir, &opts) {
-            Ok(rated) => {
-                out!("\n{}", rated.table)?;
-                if !args.no_plots {
-                    // A report that cannot be drawn does not make the run fail.
-                    if let Err(err) = super::plot::report(&dir, &rated, &opts, true) {
-                        eprintln!("no report: {err:#}");
-                    }
-                }
-            }
-            Err(err) => eprintln!("no ratings: {err:#}"),
-        }
-    }
-    if let Some(signal) = outcome.interrupted {
-        bail!(
-            "interrupted ({signal}): resume with `arena run --resume {}`",
-            dir.display()
-        );
-    }
-    Ok(())
+    let finished = session.finish(
+        outcome,
+        &Finish {
+            rating: Some(rating),
+            report: !args.no_plots,
+        },
+    );
+    super::plot::say_finished(&dir, &finished, true)?;
+    finished.outcome.check(&dir, true, true)
 }
 
 #[cfg(test)]

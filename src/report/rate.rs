@@ -14,7 +14,7 @@ use super::tables::{pairwise_table, ratings_table, signed};
 use crate::rating::fit::Anchor;
 use crate::rating::{analyse, RatedGame, RatingConfig, RatingReport};
 use crate::run_folder::games::{
-    player_names, rated_games, read_games, schedule_warnings, termination_counts,
+    player_names, rated_games, read_games_checked, schedule_warnings, termination_counts,
 };
 use crate::run_folder::pgn::{write_pgn, GAMES_PGN};
 use crate::run_folder::ratings::{write_rating_files, Summary};
@@ -83,6 +83,8 @@ pub struct Rated {
     pub report: RatingReport,
     pub summary: Summary,
     pub table: String,
+    /// What the reader skipped and games outside the schedule, for the caller to show.
+    pub warnings: Vec<String>,
 }
 
 /// Rates `games` among `names` with the bootstrap drawn from `seed` (the bootstrap stream of a
@@ -99,16 +101,20 @@ pub fn rate_games(
 
 /// Rates the folder and writes its rating files.
 pub fn rate_dir(dir: &Path, opts: &RateOptions) -> Result<Rated> {
-    let rows = read_games(dir)?;
+    let (rows, mut warnings) = read_games_checked(dir)?;
     if rows.is_empty() {
         bail!(
-            "{} holds no finished games (no games.csv rows)",
-            dir.display()
+            "{} holds no finished games (no games.csv rows){}",
+            dir.display(),
+            warnings
+                .iter()
+                .map(|w| format!("\nwarning: {w}"))
+                .collect::<String>()
         );
     }
     if let Ok(run) = RunFile::read(dir) {
         for warning in schedule_warnings(&run, &rows, 5) {
-            eprintln!("warning: {}: {warning}", dir.display());
+            warnings.push(format!("{}: {warning}", dir.display()));
         }
     }
     let names = player_names(dir, &rows);
@@ -131,6 +137,7 @@ pub fn rate_dir(dir: &Path, opts: &RateOptions) -> Result<Rated> {
         report,
         summary,
         table,
+        warnings,
     })
 }
 

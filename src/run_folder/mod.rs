@@ -11,6 +11,7 @@
 //! | `sprt.json`, `sprt.csv` | [`sprt::SprtFile`], [`sprt::SprtTrace`] | `arena sprt` |
 //! | `gate.json` | [`gate::GateFile`] | `arena gate` |
 //! | `ratings.csv`, `pairwise.csv`, `ladder.csv`, `summary.json` | [`ratings`] | `arena rate` (and every command that rates) |
+//! | `state.json` | [`state::RecordedState`] | where the run stands: when play starts and when it ends |
 //! | `.arena.lock` | [`lock::RunLock`] | held by whoever writes the folder |
 //! | `analysis.csv` | [`analysis::MistakeRow`] | `arena analyse` |
 //! | `calibration.csv`, `calibration.json`, `calibrated.toml`, `bands.toml` | [`calibration`] (also which folders are a calibration's) | `arena calibrate` (its top folder) |
@@ -28,6 +29,7 @@ pub mod pgn;
 pub mod ratings;
 pub mod run_file;
 pub mod sprt;
+pub mod state;
 
 pub use games::{GameRecord, GameRow, ResultsWriter, Termination};
 pub use run_file::{RunFile, RunKind};

@@ -27,6 +27,7 @@ use crate::run_folder::pgn::GAMES_PGN;
 use crate::run_folder::ratings::Summary;
 use crate::run_folder::run_file::RUN_JSON;
 use crate::run_folder::sprt::{read_trace, SprtFile, TracePoint, SPRT_CSV, SPRT_JSON};
+use crate::run_folder::state::{self, RecordedState, State, STATE_JSON};
 use crate::run_folder::{RunFile, RunKind};
 use crate::vocab::config::TimeControl;
 use crate::vocab::schedule::Schedule;
@@ -112,6 +113,9 @@ pub struct Progress {
     pub elapsed: Option<Duration>,
     /// The estimate while running: the time per game so far times the games left.
     pub remaining: Option<Duration>,
+    /// What ended the run, as its folder records it (`state.json`'s reason): the signal, the
+    /// SPRT's or the gate's decision, the arena's error.
+    pub reason: Option<String>,
     /// The command that finishes an interrupted run (`None` when it cannot be resumed).
     pub resume: Option<String>,
 }
@@ -179,7 +183,7 @@ pub struct RunView<'a> {
 }
 
 /// The files whose size and time say whether the folder changed.
-const WATCHED: [&str; 7] = [
+const WATCHED: [&str; 8] = [
     RUN_JSON,
     GAMES_CSV,
     GAMES_JSONL,
@@ -187,6 +191,7 @@ const WATCHED: [&str; 7] = [
     SPRT_CSV,
     SPRT_JSON,
     GATE_JSON,
+    STATE_JSON,
 ];
 
 /// (length, modification time) of a file, `None` when missing or a link out of the folder.
@@ -204,10 +209,12 @@ pub struct RunCache {
     /// Think times (ms) per player name, from `games.jsonl`.
     think: HashMap<String, Vec<u32>>,
     longest_game: Duration,
-    stamps: [Stamp; 7],
+    stamps: [Stamp; 8],
     last_write: SystemTime,
     sprt: Option<(Vec<TracePoint>, Option<SprtFile>)>,
     gate: Option<GateFile>,
+    /// `state.json`: the state the arena recorded (folders of older arenas have none).
+    recorded: Option<RecordedState>,
     rated: Option<Rated>,
     /// Bumped whenever what the run page shows (apart from the clock) changes.
     pub version: u64,
@@ -228,7 +235,8 @@ impl RunCache {
             index: HashMap::new(),
             think: HashMap::new(),
             longest_game: Duration::ZERO,
-            stamps: [None; 7],
+            stamps: [None; 8],
+            recorded: None,
             last_write: SystemTime::UNIX_EPOCH,
             sprt: None,
             gate: None,
@@ -288,6 +296,10 @@ impl RunCache {
             .map(|trace| (trace, SprtFile::read(&self.dir).ok().flatten()));
         self.gate = match self.stamps[6] {
             Some(_) => GateFile::read(&self.dir).ok().flatten(),
+            None => None,
+        };
+        self.recorded = match self.stamps[7] {
+            Some(_) => RecordedState::read(&self.dir).ok().flatten(),
             None => None,
         };
     }
@@ -370,7 +382,21 @@ impl RunCache {
                 quiet_limit(&r.config.time, self.longest_game)
             }),
         };
-        let state = classify(&activity);
+        // The state the arena recorded, where it did (a killed run's reads as interrupted);
+        // otherwise what the folder shows.
+        let recorded = self
+            .recorded
+            .as_ref()
+            .map(|r| r.effective(state::process_alive));
+        let state = match &recorded {
+            Some((recorded, _)) => match recorded {
+                State::Running => RunState::Running,
+                State::Finished | State::Stopped => RunState::Finished,
+                State::Interrupted | State::Failed => RunState::Interrupted,
+            },
+            None => classify(&activity),
+        };
+        let reason = recorded.and_then(|(_, reason)| reason);
         let started = run.and_then(|r| chrono::DateTime::parse_from_rfc3339(&r.started).ok());
         let (elapsed, remaining) = times(
             started.map(SystemTime::from),
@@ -390,6 +416,7 @@ impl RunCache {
             started,
             elapsed,
             remaining,
+            reason,
             resume: (state == RunState::Interrupted && resumable).then(|| {
                 let dir = self.dir.display().to_string();
                 format!(

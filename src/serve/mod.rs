@@ -228,6 +228,7 @@ impl App {
             started: runs.iter().filter_map(|r| r.progress.started).min(),
             elapsed: Some(runs.iter().filter_map(|r| r.progress.elapsed).sum()),
             remaining,
+            reason: None,
             resume: None,
         };
         // The curve changes only when the file does: its length and time are its version (53
@@ -398,6 +399,7 @@ async fn api_run(State(app): State<Arc<App>>, Query(q): Query<RunQuery>) -> Resp
             "version": version,
             "games": progress.done,
             "state": progress.state.as_str(),
+            "reason": progress.reason,
             "progress": pages::progress_html(progress.kind.as_str(), &progress),
             "sections": sections.as_deref(),
         }))

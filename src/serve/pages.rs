@@ -155,6 +155,9 @@ pub fn progress_html(kind: &str, p: &Progress) -> String {
             "–".to_string()
         },
     );
+    if let Some(reason) = &p.reason {
+        let _ = writeln!(h, "<p class=\"reason\">{}</p>", escape(&sentence(reason)));
+    }
     if let Some(cmd) = &p.resume {
         let _ = writeln!(
             h,
@@ -169,6 +172,17 @@ pub fn progress_html(kind: &str, p: &Progress) -> String {
         );
     }
     h
+}
+
+/// `reason` as a sentence: a capital first letter and a full stop.
+fn sentence(reason: &str) -> String {
+    let mut chars = reason.chars();
+    let first = chars.next().map(|c| c.to_uppercase().collect::<String>());
+    let mut text = first.unwrap_or_default() + chars.as_str();
+    if !text.ends_with('.') {
+        text.push('.');
+    }
+    text
 }
 
 fn figure<P: Plot>(plot: Result<P, PlotError>) -> String {

@@ -2,9 +2,9 @@
 //! results appended as games finish, and resume. See docs/tournament.md.
 
 pub mod dispatch;
+pub mod events;
 pub mod merge;
 pub mod pool;
-pub mod progress;
 pub mod referee;
 pub mod runner;
 

@@ -26,17 +26,16 @@ use anyhow::{bail, Context, Result};
 use tokio::sync::{mpsc, watch};
 
 use super::dispatch::Dispatcher;
+use super::events::{RunEvent, RunSink, Signal, Steer, StopReason};
 use super::pool::Pool;
-use super::progress::Progress;
 use super::referee::{self, GameSetup, Played};
 use crate::engine::{
     arena_resource, kill_orphans, BotLog, BotSpec, Fault, FaultKind, Player, StartError, Stop,
     DEFAULT_LOG_CAP,
 };
 use crate::run_folder::games::{self, GameRecord, ResultsWriter, Termination};
-use crate::run_folder::lock::{RunLock, LOCK_FILE};
-use crate::run_folder::logs::{logs_dir, stderr_log_path, LOGS_DIR};
-use crate::run_folder::sprt::{SPRT_CSV, SPRT_JSON};
+use crate::run_folder::logs::{logs_dir, stderr_log_path};
+use crate::run_folder::state::{RecordedState, State};
 use crate::run_folder::{pgn, RunFile, RunKind};
 use crate::vocab::config::{Opening, RunConfig};
 use crate::vocab::schedule::{self, Pairing};
@@ -58,12 +57,8 @@ pub struct RunMode {
     pub resume: bool,
     /// Play only the game pairs whose id ≡ index (mod count).
     pub shard: Option<(u64, u64)>,
-    /// Print progress (a bar on a terminal, plain lines otherwise).
-    pub progress: bool,
     /// Which command plays it (recorded in a new folder's `run.json`).
     pub kind: RunKind,
-    /// The caller already holds the folder's lock (`arena sprt` writes files of its own).
-    pub locked: bool,
     /// Drop a player whose bot cannot start before the first game instead of stopping.
     pub drop_unstartable: bool,
     /// Most bytes of each player's stderr kept in its log, for the whole run.
@@ -75,76 +70,77 @@ impl Default for RunMode {
         RunMode {
             resume: false,
             shard: None,
-            progress: false,
             kind: RunKind::Tournament,
-            locked: false,
             drop_unstartable: false,
             log_cap: DEFAULT_LOG_CAP,
         }
     }
 }
 
-/// What a finished (or interrupted) run did.
-#[derive(Debug, Default)]
+/// What a finished (or stopped) run did.
+#[derive(Debug)]
 pub struct RunOutcome {
     pub played: usize,
     pub skipped: u64,
-    /// The signal that stopped the run (`SIGINT`, `SIGTERM`), if one did.
-    pub interrupted: Option<&'static str>,
-    /// The observer ended the run early.
-    pub stopped: bool,
+    /// Why the run ended.
+    pub stop: StopReason,
     pub dropped: Vec<String>,
     pub forfeits: usize,
 }
 
-/// What the run does next, as an observer of [`run_observed`] decides after each game.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Steer {
-    /// Go on.
-    Continue,
-    /// Play no more games of these players (indices into the configuration's players): their
-    /// games not yet started are skipped, as a dropped player's are (a gate's level that is
-    /// decided).
-    Retire(Vec<usize>),
-    /// Stop the run cleanly (an SPRT that reached a decision).
-    Stop,
+impl RunOutcome {
+    /// The signal that stopped the run (`SIGINT`, `SIGTERM`), if one did.
+    pub fn interrupted(&self) -> Option<Signal> {
+        match self.stop {
+            StopReason::Signal(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// `Err` when the run did not end the way its command needs: a signal stopped it, or (unless
+    /// `dropped_ok`) a player could not be started. Says where the games so far are, and for a
+    /// tournament (`resumable`) how to finish it.
+    pub fn check(&self, dir: &std::path::Path, resumable: bool, dropped_ok: bool) -> Result<()> {
+        if let Some(signal) = self.interrupted() {
+            if resumable {
+                bail!(
+                    "interrupted ({signal}): resume with `arena run --resume {}`",
+                    dir.display()
+                );
+            }
+            bail!(
+                "interrupted ({signal}): the games so far are in {}",
+                dir.display()
+            );
+        }
+        if !dropped_ok && !self.dropped.is_empty() {
+            bail!(
+                "{} could not be started; see {}",
+                self.dropped.join(", "),
+                dir.display()
+            );
+        }
+        Ok(())
+    }
 }
 
-/// Runs (or resumes) the tournament into `plan.out`.
-pub async fn run(plan: &RunPlan, mode: &RunMode) -> Result<RunOutcome> {
-    run_observed(plan, mode, &mut |_| Steer::Continue).await
-}
-
-/// Like [`run`], calling `observer` with every finished game (after it is on disk); what it
-/// returns can retire players or stop the run early, cleanly.
-pub async fn run_observed(
+/// Plays (or resumes) the plan into `plan.out`, which the caller (a [`super::session::Session`])
+/// has checked and locked: starts every bot once, writes `run.json` and `state.json`, plays the
+/// games, and sends every event to the results writer and then to `sinks`, in order; what a sink
+/// returns can retire players or stop the run early, cleanly. Prints nothing.
+pub async fn play(
     plan: &RunPlan,
     mode: &RunMode,
-    observer: &mut (dyn FnMut(&GameRecord) -> Steer + Send),
+    sinks: &mut [&mut dyn RunSink],
 ) -> Result<RunOutcome> {
     let config = &plan.config;
-    config.validate().map_err(anyhow::Error::msg)?;
-    if plan.concurrency == 0 {
-        bail!("--concurrency must be at least 1");
-    }
     let dir = &plan.out;
-    if !mode.resume {
-        check_new_folder(dir)?;
-    }
-    std::fs::create_dir_all(logs_dir(dir))
-        .with_context(|| format!("cannot create {}", dir.display()))?;
-    let _lock = if mode.locked {
-        None
-    } else {
-        Some(RunLock::acquire(dir)?)
-    };
     let files = raise_open_file_limit();
 
+    let mut notes = Vec::new();
     let done_rows = if mode.resume {
-        let (_, notes) = games::repair(dir)?;
-        for note in notes {
-            eprintln!("resume: {note}");
-        }
+        let (_, repaired) = games::repair(dir)?;
+        notes.extend(repaired.into_iter().map(|n| format!("resume: {n}")));
         games::read_games(dir)?
     } else {
         Vec::new()
@@ -159,7 +155,7 @@ pub async fn run_observed(
         .iter()
         .map(|p| BotLog::new(&stderr_log_path(&logs_dir(dir), &p.name), mode.log_cap))
         .collect();
-    let (stop_tx, stop_rx) = watch::channel(None::<&'static str>);
+    let (stop_tx, stop_rx) = watch::channel(None::<StopReason>);
     let signals = tokio::spawn(watch_signals(stop_tx.clone()));
     // The slots' threads block in their bots' waits: the stop reaches them as an eventfd.
     let stop =
@@ -171,10 +167,13 @@ pub async fn run_observed(
             stop.trigger();
         }
     });
+    // What the slots have to say (an arena-side retry, a player dropped), as events.
+    let (say_tx, mut say_rx) = mpsc::unbounded_channel::<Said>();
     let dropped = tokio::select! {
-        checked = preflight(config, &logs, plan.concurrency, mode.drop_unstartable, &stop, files) => checked,
-        signal = wait_for_stop(stop_rx.clone()) => Err(anyhow::anyhow!(
-            "interrupted ({signal}) while starting the bots: nothing was played"
+        checked = preflight(config, &logs, plan.concurrency, mode.drop_unstartable, &stop, files, &say_tx) => checked,
+        reason = wait_for_stop(stop_rx.clone()) => Err(anyhow::anyhow!(
+            "interrupted ({}) while starting the bots: nothing was played",
+            describe(&reason)
         )),
     };
     let dropped = match dropped {
@@ -183,6 +182,9 @@ pub async fn run_observed(
             signals.abort();
             stop.trigger();
             flush_logs(&logs);
+            while let Ok(said) = say_rx.try_recv() {
+                said.emit(sinks)?;
+            }
             return Err(err);
         }
     };
@@ -193,6 +195,14 @@ pub async fn run_observed(
         }
         .write(dir)?;
     }
+    RecordedState::now(State::Running, None).write(dir)?;
+    for note in &notes {
+        emit(sinks, &RunEvent::Warning(note))?;
+    }
+    while let Ok(said) = say_rx.try_recv() {
+        said.emit(sinks)?;
+    }
+    emit(sinks, &RunEvent::Started { total, done })?;
 
     let shared = Arc::new(Shared {
         config: config.clone(),
@@ -201,6 +211,7 @@ pub async fn run_observed(
         pool_size: pool_size(files, plan.concurrency),
         open_files: files,
         stop,
+        say: say_tx,
         health: Mutex::new(Health {
             failures: vec![0; config.players.len()],
             retired: vec![false; config.players.len()],
@@ -218,17 +229,19 @@ pub async fn run_observed(
         match spawn_slot(format!("slot-{slot}"), task) {
             Ok(handle) => workers.push(handle),
             // No thread for this slot: the others play its share.
-            Err(err) if !workers.is_empty() => eprintln!("playing on fewer game slots: {err}"),
+            Err(err) if !workers.is_empty() => emit(
+                sinks,
+                &RunEvent::Warning(&format!("playing on fewer game slots: {err}")),
+            )?,
             Err(err) => return Err(arena_trouble("starting a game slot", &err, files)),
         }
     }
     drop(tx);
 
     let mut writer = ResultsWriter::open(dir)?;
-    let mut progress = Progress::new(total, done, mode.progress);
-    let mut outcome = RunOutcome::default();
+    let (mut played, mut forfeits) = (0usize, 0usize);
+    let mut decided: Option<String> = None;
     let mut failure: Option<anyhow::Error> = None;
-    let mut stop_seen = stop_rx.clone();
     loop {
         tokio::select! {
             event = rx.recv() => match event {
@@ -238,16 +251,26 @@ pub async fn run_observed(
                             "cannot write the results of game {} (the disk may be full)",
                             record.row.game_id
                         )));
-                        let _ = stop_tx.send(Some("error"));
+                        halt(&stop_tx, StopReason::Failed);
                         continue;
                     }
-                    outcome.played += 1;
+                    played += 1;
                     if record.row.forfeit.is_some() {
-                        outcome.forfeits += 1;
+                        forfeits += 1;
                     }
-                    progress.game(&record.row);
-                    if !outcome.stopped {
-                        match observer(&record) {
+                    for sink in sinks.iter_mut() {
+                        let steer = match sink.on(&RunEvent::Game(&record)) {
+                            Ok(steer) => steer,
+                            Err(err) => {
+                                failure.get_or_insert(err);
+                                halt(&stop_tx, StopReason::Failed);
+                                break;
+                            }
+                        };
+                        if decided.is_some() {
+                            continue;
+                        }
+                        match steer {
                             Steer::Continue => {}
                             Steer::Retire(players) => {
                                 let mut health = shared.health();
@@ -257,24 +280,26 @@ pub async fn run_observed(
                                     }
                                 }
                             }
-                            Steer::Stop => {
-                                outcome.stopped = true;
-                                let _ = stop_tx.send(Some("done"));
+                            Steer::Stop(why) => {
+                                decided = Some(why.clone());
+                                halt(&stop_tx, StopReason::Decided(why));
                             }
                         }
                     }
                 }
                 Some(WorkerEvent::Failed(err)) => {
                     failure.get_or_insert(err);
-                    let _ = stop_tx.send(Some("error"));
+                    halt(&stop_tx, StopReason::Failed);
                 }
                 None => break,
             },
-            Ok(()) = stop_seen.changed() => note_signal(*stop_seen.borrow(), &mut outcome, dir),
+            Some(said) = say_rx.recv() => said.emit(sinks)?,
         }
     }
-    // The workers may all have stopped before the loop saw the signal.
-    note_signal(*stop_rx.borrow(), &mut outcome, dir);
+    while let Ok(said) = say_rx.try_recv() {
+        said.emit(sinks)?;
+    }
+    let stopped_by = stop_rx.borrow().clone();
     signals.abort();
     stop_bridge.abort();
     // Every worker has ended (the channel closed): the joins only collect their threads.
@@ -283,10 +308,18 @@ pub async fn run_observed(
             bail!("a game slot panicked");
         }
     }
-    progress.finish();
     flush_logs(&shared.logs);
     kill_orphans();
     pgn::write_pgn(dir)?;
+    let stop = match (&failure, stopped_by) {
+        (Some(_), _) => StopReason::Failed,
+        (None, Some(reason)) => reason,
+        (None, None) => StopReason::Completed,
+    };
+    let (state, reason) = stop.recorded();
+    let reason = reason.or_else(|| failure.as_ref().map(|e| format!("{e:#}")));
+    RecordedState::now(state, reason).write(dir)?;
+    emit(sinks, &RunEvent::Stopped(&stop))?;
     if let Some(err) = failure {
         return Err(err.context(format!(
             "the run stopped; the games finished so far are in {}: finish it with `arena run --resume {}`",
@@ -295,61 +328,55 @@ pub async fn run_observed(
         )));
     }
     let health = shared.health.lock().unwrap_or_else(|e| e.into_inner());
-    outcome.dropped = config
+    let dropped = config
         .players
         .iter()
         .zip(&health.dropped)
         .filter(|(_, d)| **d)
         .map(|(p, _)| p.name.clone())
         .collect();
-    outcome.skipped = todo - outcome.played as u64;
-    Ok(outcome)
+    Ok(RunOutcome {
+        played,
+        skipped: todo - played as u64,
+        stop,
+        dropped,
+        forfeits,
+    })
 }
 
-/// Records (and says, once) that a signal stopped the run.
-fn note_signal(stop: Option<&'static str>, outcome: &mut RunOutcome, dir: &std::path::Path) {
-    if let Some(signal @ ("SIGINT" | "SIGTERM")) = stop {
-        if outcome.interrupted.is_none() {
-            outcome.interrupted = Some(signal);
-            eprintln!(
-                "\n{signal}: stopping the bots; finish the run with `arena run --resume {}`",
-                dir.display()
-            );
+/// Sends `event` to every sink (outside the game loop, where no sink steers the run).
+fn emit(sinks: &mut [&mut dyn RunSink], event: &RunEvent<'_>) -> Result<()> {
+    for sink in sinks.iter_mut() {
+        sink.on(event)?;
+    }
+    Ok(())
+}
+
+/// What a game slot has to say while it plays, sent to the run's task as it happens.
+enum Said {
+    Warning(String),
+    Dropped { name: String, message: String },
+}
+
+impl Said {
+    fn emit(self, sinks: &mut [&mut dyn RunSink]) -> Result<()> {
+        match &self {
+            Said::Warning(text) => emit(sinks, &RunEvent::Warning(text)),
+            Said::Dropped { name, message } => {
+                emit(sinks, &RunEvent::PlayerDropped { name, message })
+            }
         }
     }
 }
 
-/// A new run's folder: absent, empty, or refused (a run is already there, or other files are).
-fn check_new_folder(dir: &std::path::Path) -> Result<()> {
-    if RunFile::exists(dir) || !games::read_games(dir).unwrap_or_default().is_empty() {
-        bail!(
-            "{} already holds a run: use `--resume {}` to finish it, or choose another --out",
-            dir.display(),
-            dir.display()
-        );
+/// The words for what stopped a run before it played.
+fn describe(reason: &StopReason) -> String {
+    match reason {
+        StopReason::Signal(s) => s.to_string(),
+        StopReason::Decided(why) => why.clone(),
+        StopReason::Completed => "done".to_string(),
+        StopReason::Failed => "error".to_string(),
     }
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Ok(());
-    };
-    let foreign: Vec<String> = entries
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        // What a run writes before its run.json: the lock, the logs, an SPRT's trace.
-        .filter(|name| ![LOCK_FILE, LOGS_DIR, SPRT_CSV, SPRT_JSON].contains(&name.as_str()))
-        .collect();
-    if !foreign.is_empty() {
-        bail!(
-            "{} is not empty and is not a run folder (it holds {}): choose a new or empty --out",
-            dir.display(),
-            foreign
-                .iter()
-                .take(5)
-                .cloned()
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-    }
-    Ok(())
 }
 
 /// Raises the soft limit of open files to the hard one (a bot costs the arena three pipes, a
@@ -397,6 +424,7 @@ async fn preflight(
     drop_unstartable: bool,
     stop: &Stop,
     open_files: u64,
+    say: &mpsc::UnboundedSender<Said>,
 ) -> Result<Vec<bool>> {
     let timeout = Duration::from_millis(config.time.handshake_ms);
     let players = Arc::new(config.players.clone());
@@ -405,12 +433,13 @@ async fn preflight(
     let (mut slots, mut slot_error) = (0, None);
     for slot in 0..concurrency.clamp(1, players.len().max(1)) {
         let (players, logs, tx, next) = (players.clone(), logs.to_vec(), tx.clone(), next.clone());
-        let (rules, stop) = (config.rules, stop.clone());
+        let (rules, stop, say) = (config.rules, stop.clone(), say.clone());
         let started = spawn_slot(format!("preflight-{slot}"), move || async move {
             loop {
                 let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let Some(spec) = players.get(i) else { break };
-                let started = start_retrying(spec, &logs[i], timeout, &stop, async || {}).await;
+                let started =
+                    start_retrying(spec, &logs[i], timeout, &stop, &say, async || {}).await;
                 let result = match started {
                     Ok(engine) => {
                         let plays = engine.info().plays(&rules);
@@ -475,7 +504,10 @@ async fn preflight(
         );
         match err {
             StartError::Bot(_) if drop_unstartable => {
-                eprintln!("dropping {message}");
+                let _ = say.send(Said::Dropped {
+                    name: spec.name.clone(),
+                    message: format!("dropping {message}"),
+                });
                 dropped[player] = true;
             }
             _ => errors.push(message),
@@ -559,6 +591,7 @@ async fn start_retrying(
     log: &BotLog,
     timeout: Duration,
     stop: &Stop,
+    say: &mpsc::UnboundedSender<Said>,
     mut free: impl AsyncFnMut(),
 ) -> Result<Player, StartError> {
     let mut attempt = 0;
@@ -566,11 +599,11 @@ async fn start_retrying(
         match Player::start(spec, log, timeout, Some(stop)).await {
             Err(StartError::Arena { program, error }) if attempt < ARENA_RETRIES => {
                 attempt += 1;
-                eprintln!(
+                let _ = say.send(Said::Warning(format!(
                     "the arena could not start `{program}` for `{}`: {error}; not the bot's fault: trying again in {} s",
                     spec.name,
                     ARENA_RETRY_WAIT.as_secs()
-                );
+                )));
                 free().await;
                 kill_orphans();
                 tokio::time::sleep(ARENA_RETRY_WAIT).await;
@@ -581,7 +614,7 @@ async fn start_retrying(
 }
 
 /// Sends `SIGINT`/`SIGTERM` into `stop` when they arrive.
-async fn watch_signals(stop: watch::Sender<Option<&'static str>>) {
+async fn watch_signals(stop: watch::Sender<Option<StopReason>>) {
     use tokio::signal::unix::{signal, SignalKind};
     let (Ok(mut int), Ok(mut term)) = (
         signal(SignalKind::interrupt()),
@@ -590,18 +623,32 @@ async fn watch_signals(stop: watch::Sender<Option<&'static str>>) {
         return;
     };
     loop {
-        let name = tokio::select! {
-            _ = int.recv() => "SIGINT",
-            _ = term.recv() => "SIGTERM",
+        let signal = tokio::select! {
+            _ = int.recv() => Signal::Interrupt,
+            _ = term.recv() => Signal::Terminate,
         };
-        let _ = stop.send(Some(name));
+        // The first reason to stop is the run's: a signal after an SPRT's decision changes
+        // nothing.
+        halt(&stop, StopReason::Signal(signal));
     }
 }
 
+/// Stops the run for `reason`, unless it is already stopping: the first reason is the run's (a
+/// signal after an SPRT's decision changes nothing).
+fn halt(stop: &watch::Sender<Option<StopReason>>, reason: StopReason) {
+    stop.send_if_modified(|now| {
+        let first = now.is_none();
+        if first {
+            *now = Some(reason);
+        }
+        first
+    });
+}
+
 /// Waits until `stop` is set; returns why.
-async fn wait_for_stop(mut stop: watch::Receiver<Option<&'static str>>) -> &'static str {
+async fn wait_for_stop(mut stop: watch::Receiver<Option<StopReason>>) -> StopReason {
     loop {
-        if let Some(why) = *stop.borrow() {
+        if let Some(why) = stop.borrow().clone() {
             return why;
         }
         if stop.changed().await.is_err() {
@@ -625,6 +672,8 @@ struct Shared {
     open_files: u64,
     /// Ends every wait on a bot in every slot when the run stops.
     stop: Stop,
+    /// What the slots say, as events of the run.
+    say: mpsc::UnboundedSender<Said>,
     health: Mutex<Health>,
 }
 
@@ -660,7 +709,7 @@ enum WorkerEvent {
 async fn worker(
     shared: Arc<Shared>,
     tx: mpsc::Sender<WorkerEvent>,
-    mut stop: watch::Receiver<Option<&'static str>>,
+    mut stop: watch::Receiver<Option<StopReason>>,
 ) {
     let mut pool = Pool::new(shared.pool_size);
     loop {
@@ -765,7 +814,7 @@ async fn play_one(
         let log = &shared.logs[player];
         // Before trying again, free what the arena holds but this game's bots.
         let free = async || pool.quit_all(&players).await;
-        match start_retrying(spec, log, timeout, &shared.stop, free).await {
+        match start_retrying(spec, log, timeout, &shared.stop, &shared.say, free).await {
             Ok(engine) => {
                 shared.health().failures[player] = 0;
                 pool.insert(player, engine);
@@ -778,12 +827,15 @@ async fn play_one(
                 health.failures[player] += 1;
                 if health.failures[player] >= config.max_start_failures {
                     health.dropped[player] = true;
-                    eprintln!(
-                        "dropping `{}` from the run: its bot failed to start {} times in a row (last: {fault}); see {}",
-                        spec.name,
-                        health.failures[player],
-                        log.path().display()
-                    );
+                    let _ = shared.say.send(Said::Dropped {
+                        name: spec.name.clone(),
+                        message: format!(
+                            "dropping `{}` from the run: its bot failed to start {} times in a row (last: {fault}); see {}",
+                            spec.name,
+                            health.failures[player],
+                            log.path().display()
+                        ),
+                    });
                 }
                 return Ok(Some(referee::start_failure(
                     &setup,

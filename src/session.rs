@@ -1,0 +1,146 @@
+//! The session every game-playing command runs on (`arena run`, `sprt`, `gate`, `calibrate`):
+//! one path from a checked plan to a finished folder, so that no command writes its own.
+//!
+//! [`Session::open`] checks the folder (a new run's must be absent or empty, a resume's must hold
+//! a run), takes its lock, makes this process the reaper of its bots' orphans and builds the
+//! runtime; [`Session::play`] plays the plan with the sinks it is given (the command's observers
+//! and its messages) after the results writer; [`Session::finish`] rates the folder and draws its
+//! report, and [`Finished`] says what happened for the CLI to render. Nothing here prints.
+
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
+
+use crate::report::documents::{write_report, ReportOptions, ReportOutcome};
+use crate::report::rate::{rate_dir, RateOptions, Rated};
+use crate::run_folder::games;
+use crate::run_folder::lock::{RunLock, LOCK_FILE};
+use crate::run_folder::logs::{logs_dir, LOGS_DIR};
+use crate::run_folder::sprt::{SPRT_CSV, SPRT_JSON};
+use crate::run_folder::RunFile;
+use crate::tournament::events::RunSink;
+use crate::tournament::runner::{self, RunMode, RunOutcome, RunPlan};
+
+/// A run folder locked for one plan, with the runtime that plays it.
+pub struct Session {
+    plan: RunPlan,
+    mode: RunMode,
+    runtime: tokio::runtime::Runtime,
+    _lock: RunLock,
+}
+
+/// How a session ends: whether to rate the folder, with which options, and whether to draw the
+/// report (figures, `report.html`, `summary.md`).
+#[derive(Clone, Debug, Default)]
+pub struct Finish {
+    /// `None`: no ratings and no report (a calibration step, rated by its caller).
+    pub rating: Option<RateOptions>,
+    pub report: bool,
+}
+
+/// What a session did, for the CLI to say.
+pub struct Finished {
+    pub outcome: RunOutcome,
+    /// The ratings, or why there are none (`None` when not asked or nothing was played).
+    pub rated: Option<Result<Rated>>,
+    /// The report, or why it could not be drawn (`None` when not asked).
+    pub report: Option<Result<ReportOutcome>>,
+}
+
+impl Session {
+    /// Checks and locks `plan.out` for `mode` (a new run's folder is created), makes this
+    /// process the subreaper of its bots and builds the runtime.
+    pub fn open(plan: RunPlan, mode: RunMode) -> Result<Session> {
+        plan.config.validate().map_err(anyhow::Error::msg)?;
+        if plan.concurrency == 0 {
+            bail!("--concurrency must be at least 1");
+        }
+        let dir = &plan.out;
+        if !mode.resume {
+            check_new_folder(dir)?;
+        }
+        std::fs::create_dir_all(logs_dir(dir))
+            .with_context(|| format!("cannot create {}", dir.display()))?;
+        let lock = RunLock::acquire(dir)?;
+        // Bots that double-fork are re-parented to this process, so that they can be killed
+        // and reaped when their bot's life ends (engine::kill_orphans).
+        crate::engine::become_subreaper();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?;
+        Ok(Session {
+            plan,
+            mode,
+            runtime,
+            _lock: lock,
+        })
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.plan.out
+    }
+
+    pub fn plan(&self) -> &RunPlan {
+        &self.plan
+    }
+
+    /// Plays the plan; every event goes to the results writer, then to `sinks` in order.
+    pub fn play(&self, sinks: &mut [&mut dyn RunSink]) -> Result<RunOutcome> {
+        self.runtime
+            .block_on(runner::play(&self.plan, &self.mode, sinks))
+    }
+
+    /// Rates the folder and draws its report as `finish` asks, after `outcome`. A folder
+    /// without a finished game is not rated.
+    pub fn finish(&self, outcome: RunOutcome, finish: &Finish) -> Finished {
+        let dir = self.dir();
+        let rated = finish.rating.as_ref().and_then(|opts| {
+            let any = outcome.played > 0 || outcome.skipped > 0 || games::has_games(dir);
+            any.then(|| rate_dir(dir, opts))
+        });
+        let report = match (&rated, &finish.rating) {
+            (Some(Ok(rated)), Some(opts)) if finish.report => {
+                Some(write_report(dir, rated, opts, &ReportOptions { png: true }))
+            }
+            _ => None,
+        };
+        Finished {
+            outcome,
+            rated,
+            report,
+        }
+    }
+}
+
+/// A new run's folder: absent, empty, or refused (a run is already there, or other files are).
+fn check_new_folder(dir: &Path) -> Result<()> {
+    if RunFile::exists(dir) || !games::read_games(dir).unwrap_or_default().is_empty() {
+        bail!(
+            "{} already holds a run: use `--resume {}` to finish it, or choose another --out",
+            dir.display(),
+            dir.display()
+        );
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(());
+    };
+    let foreign: Vec<String> = entries
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        // What a run writes before its run.json: the lock, the logs, an SPRT's trace.
+        .filter(|name| ![LOCK_FILE, LOGS_DIR, SPRT_CSV, SPRT_JSON].contains(&name.as_str()))
+        .collect();
+    if !foreign.is_empty() {
+        bail!(
+            "{} is not empty and is not a run folder (it holds {}): choose a new or empty --out",
+            dir.display(),
+            foreign
+                .iter()
+                .take(5)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    Ok(())
+}
