@@ -28,6 +28,7 @@ pub use mancala_rating::calibrate;
 
 pub mod engine;
 pub mod openings;
+pub mod plan;
 pub mod report;
 pub mod run_folder;
 pub mod serve;

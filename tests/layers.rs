@@ -15,7 +15,7 @@ fn rank(module: &str) -> Option<u32> {
         "rules" | "protocol" | "rating" | "solver" | "calibrate" => 0,
         "vocab" => 1,
         "engine" | "run_folder" | "openings" => 2,
-        "tournament" | "report" => 3,
+        "tournament" | "report" | "plan" => 3,
         "serve" | "session" => 4,
         _ => return None,
     })

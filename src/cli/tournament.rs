@@ -1,14 +1,18 @@
 //! `arena run` / `arena tournament`: clap arguments and the TOML file in (what was typed), a
 //! checked [`RunPlan`] out (what will be played), then the runner. `sprt` and `calibrate` build
-//! their plans from the same pieces: [`GameFlags::settings`] and [`BotSpec`] values.
+//! their plans from the same pieces: [`GameFlags::settings`] and the players of [`mancala_arena::plan::players`].
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use serde::Deserialize;
 
-use mancala_arena::engine::{BotSpec, Program, Protocol, DEFAULT_LOG_CAP};
+use mancala_arena::engine::DEFAULT_LOG_CAP;
 use mancala_arena::openings;
+pub use mancala_arena::plan::players::{
+    bundled_spec, command_spec, default_field, parse_bot_arg, FileBot, DEFAULT_FIELD,
+};
+pub use mancala_arena::plan::{default_out, gauntlet, physical_cores};
 use mancala_arena::rules::Ruleset;
 use mancala_arena::run_folder::{RunFile, RunKind};
 use mancala_arena::session::{Finish, Session};
@@ -232,194 +236,6 @@ struct FileConfig {
     bot: Vec<FileBot>,
 }
 
-/// A `[[bot]]` table of a tournament file (also the players of a bands file, `arena gate`).
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FileBot {
-    pub name: String,
-    cmd: Option<String>,
-    bundled: Option<String>,
-    #[serde(default)]
-    shell: bool,
-    dir: Option<PathBuf>,
-    #[serde(default)]
-    options: toml::Table,
-    #[serde(default)]
-    pub protocol: Protocol,
-}
-
-/// A player of the default field: name, bundled bot binary, options.
-type Bundled = (
-    &'static str,
-    &'static str,
-    &'static [(&'static str, &'static str)],
-);
-
-/// The bundled bots, their binaries and options: the default field of `arena run`.
-pub const DEFAULT_FIELD: [Bundled; 6] = [
-    ("random", "random", &[]),
-    ("greedy", "greedy", &[]),
-    ("easy", "alphabeta", &[("Level", "easy")]),
-    ("normal", "alphabeta", &[("Level", "normal")]),
-    ("hard", "alphabeta", &[("Level", "hard")]),
-    ("mcts", "mcts", &[]),
-];
-
-/// The path of a bundled bot's binary: beside the `arena` executable (`target/release/`).
-pub fn bundled_program(bot: &str) -> Result<PathBuf> {
-    let exe = std::env::current_exe().context("cannot locate the arena executable")?;
-    let dir = exe.parent().context("the arena executable has no folder")?;
-    let path = dir.join(format!("mancala-{bot}"));
-    if !path.exists() {
-        bail!(
-            "the bundled bot `{bot}` is not built ({} is missing): run `cargo build --release --workspace`",
-            path.display()
-        );
-    }
-    Ok(path)
-}
-
-/// The six bundled players of [`DEFAULT_FIELD`].
-fn default_field() -> Result<Vec<BotSpec>> {
-    DEFAULT_FIELD
-        .iter()
-        .map(|(name, bot, options)| bundled_spec(name, bot, options))
-        .collect()
-}
-
-/// A bundled bot as a player.
-pub fn bundled_spec(name: &str, bot: &str, options: &[(&str, &str)]) -> Result<BotSpec> {
-    Ok(BotSpec {
-        name: name.to_string(),
-        program: Program::Exec {
-            program: bundled_program(bot)?,
-            args: Vec::new(),
-        },
-        dir: None,
-        options: options
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect(),
-        protocol: Default::default(),
-    })
-}
-
-/// A player started by a command line (split like a shell, run without one), with `NAME=VALUE`
-/// options: the `--base`, `--test` and `--bot` flags of `sprt` and `calibrate`.
-pub fn command_spec(name: &str, cmd: &str, options: &[String]) -> Result<BotSpec> {
-    let options = options
-        .iter()
-        .map(|o| match o.split_once('=') {
-            Some((k, v)) if !k.is_empty() => Ok((k.to_string(), v.to_string())),
-            _ => bail!("option `{o}` is not NAME=VALUE"),
-        })
-        .collect::<Result<_>>()?;
-    Ok(BotSpec {
-        name: name.to_string(),
-        program: Program::from_command_line(cmd).map_err(anyhow::Error::msg)?,
-        dir: None,
-        options,
-        protocol: Default::default(),
-    })
-}
-
-/// Parses one `--bot key=value ...` group.
-pub fn parse_bot_arg(words: &[String]) -> Result<BotSpec> {
-    let mut name = None;
-    let mut cmd = None;
-    let mut bundled = None;
-    let mut shell = false;
-    let mut dir = None;
-    let mut options = Vec::new();
-    let mut protocol = Protocol::default();
-    for word in words {
-        let Some((key, value)) = word.split_once('=') else {
-            bail!("--bot: `{word}` is not KEY=VALUE (keys: {BOT_KEYS})");
-        };
-        match key {
-            "name" => name = Some(value.to_string()),
-            "cmd" => cmd = Some(value.to_string()),
-            "bundled" => bundled = Some(value.to_string()),
-            "dir" => dir = Some(PathBuf::from(value)),
-            "shell" => {
-                shell = parse_bool(value).with_context(|| format!("--bot: shell=`{value}`"))?
-            }
-            "protocol" => protocol = value.parse().map_err(|e| anyhow::anyhow!("--bot: {e}"))?,
-            _ => match key.strip_prefix("option.") {
-                Some(opt) if !opt.is_empty() => options.push((opt.to_string(), value.to_string())),
-                _ => bail!("--bot: unknown key `{key}` (keys: {BOT_KEYS})"),
-            },
-        }
-    }
-    let program = program_of(cmd.as_deref(), bundled.as_deref(), shell)?;
-    let name = name
-        .or_else(|| bundled.clone())
-        .context("--bot needs name=NAME")?;
-    Ok(BotSpec {
-        name,
-        program,
-        dir,
-        options,
-        protocol,
-    })
-}
-
-/// The keys of a `--bot` group, for messages.
-const BOT_KEYS: &str = "name, cmd, bundled, dir, shell, protocol, option.NAME";
-
-impl FileBot {
-    /// The player; `dir` is relative to `base`, the file's folder.
-    pub fn spec(&self, base: &Path) -> Result<BotSpec> {
-        let program = program_of(self.cmd.as_deref(), self.bundled.as_deref(), self.shell)
-            .with_context(|| format!("bot `{}`", self.name))?;
-        Ok(BotSpec {
-            name: self.name.clone(),
-            program,
-            dir: self.dir.as_ref().map(|d| base.join(d)),
-            options: self.options(),
-            protocol: self.protocol,
-        })
-    }
-
-    /// The options as `setoption` sends them.
-    pub fn options(&self) -> Vec<(String, String)> {
-        self.options
-            .iter()
-            .map(|(k, v)| (k.clone(), toml_value_text(v)))
-            .collect()
-    }
-}
-
-fn program_of(cmd: Option<&str>, bundled: Option<&str>, shell: bool) -> Result<Program> {
-    match (cmd, bundled) {
-        (Some(_), Some(_)) => bail!("give either cmd or bundled, not both"),
-        (None, Some(bot)) => Ok(Program::Exec {
-            program: bundled_program(bot)?,
-            args: Vec::new(),
-        }),
-        (Some(cmd), None) if shell => Ok(Program::Shell {
-            command: cmd.to_string(),
-        }),
-        (Some(cmd), None) => Program::from_command_line(cmd).map_err(anyhow::Error::msg),
-        (None, None) => bail!("a bot needs cmd=\"PROGRAM ARGS\" or bundled=NAME"),
-    }
-}
-
-fn parse_bool(v: &str) -> Result<bool> {
-    match v {
-        "true" | "1" | "yes" => Ok(true),
-        "false" | "0" | "no" => Ok(false),
-        _ => bail!("expected true or false"),
-    }
-}
-
-fn toml_value_text(v: &toml::Value) -> String {
-    match v {
-        toml::Value::String(s) => s.clone(),
-        other => other.to_string(),
-    }
-}
-
 /// Builds the plan from the file and the flags (flags win).
 pub fn build_plan(args: &RunArgs) -> Result<RunPlan> {
     let (file, base) = match &args.config {
@@ -540,52 +356,6 @@ pub fn build_plan(args: &RunArgs) -> Result<RunPlan> {
         concurrency: game.concurrency,
         out,
     })
-}
-
-/// `results/<name>-<timestamp>/`.
-pub fn default_out(name: &str) -> PathBuf {
-    PathBuf::from("results").join(format!(
-        "{name}-{}",
-        chrono::Local::now().format("%Y%m%d-%H%M%S")
-    ))
-}
-
-/// A gauntlet of the named players (by index) against the rest.
-pub fn gauntlet(players: &[BotSpec], names: &[String]) -> Result<Format> {
-    let mut challengers = Vec::new();
-    for name in names {
-        let idx = players
-            .iter()
-            .position(|p| &p.name == name)
-            .with_context(|| format!("--gauntlet: no player is named `{name}`"))?;
-        challengers.push(idx);
-    }
-    Ok(Format::Gauntlet { challengers })
-}
-
-/// Physical cores (not hyperthreads), as the default concurrency: two bots share a game but only
-/// one thinks at a time.
-pub fn physical_cores() -> usize {
-    let from_cpuinfo = std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|text| {
-            let mut cores = std::collections::HashSet::new();
-            let mut physical = None;
-            for line in text.lines() {
-                let mut parts = line.splitn(2, ':');
-                let key = parts.next().unwrap_or("").trim();
-                let value = parts.next().unwrap_or("").trim().to_string();
-                match key {
-                    "physical id" => physical = Some(value),
-                    "core id" => {
-                        cores.insert((physical.clone(), value));
-                    }
-                    _ => {}
-                }
-            }
-            (!cores.is_empty()).then_some(cores.len())
-        });
-    from_cpuinfo.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 pub fn parse_shard(text: &str) -> Result<(u64, u64)> {
