@@ -8,12 +8,12 @@
 //! → `run_folder` (every results-folder file) → `report` (tables and plots), `serve` (the live
 //! dashboard) and the `arena` CLI.
 
-// The harness waits on its bots with epoll, eventfd and pidfd and tidies their process groups
-// through /proc: say so at once rather than fail deep in the build on another system.
-#[cfg(not(target_os = "linux"))]
+// The harness needs Unix: process groups, signals, `poll(2)` (src/sys; on Linux also epoll,
+// eventfd, pidfds and /proc). Say so at once rather than fail deep in the build elsewhere.
+#[cfg(not(unix))]
 compile_error!(
-    "the mancala-arena harness runs on Linux only (epoll, eventfd, pidfd, /proc; README, \"Platforms\"); \
-     the crates under crates/ and the bundled bots (mancala-bots) build on other Unix systems"
+    "the mancala-arena harness builds on Unix only (Linux, macOS, the BSDs; README, \"Platforms\"); \
+     the crates under crates/ and the bundled bots (mancala-bots) build wherever Rust does"
 );
 
 pub use mancala_protocol as protocol;
@@ -29,4 +29,5 @@ pub mod openings;
 pub mod report;
 pub mod run_folder;
 pub mod serve;
+pub mod sys;
 pub mod tournament;
