@@ -165,6 +165,8 @@ impl LineWait {
         LineWait::of(backend(), stdout, exit, stop)
     }
 
+    // Elsewhere than on Linux the portable wait takes the descriptors only when it waits.
+    #[cfg_attr(not(target_os = "linux"), allow(unused_variables))]
     fn of(
         backend: Backend,
         stdout: BorrowedFd<'_>,
@@ -199,6 +201,7 @@ impl LineWait {
 /// A descriptor that is readable when the process `pid` exits, if this process's [`backend`]
 /// watches exits that way (epoll, on Linux 5.3 and later); `None` otherwise, and the caller
 /// then looks at the exit every few milliseconds of a wait.
+#[cfg_attr(not(target_os = "linux"), allow(unused_variables))]
 pub fn pidfd(pid: u32) -> Option<OwnedFd> {
     match backend() {
         #[cfg(target_os = "linux")]
