@@ -33,8 +33,8 @@ pub fn prepare_process() -> u64 {
 /// Makes this process the reaper of orphaned descendants (Linux `PR_SET_CHILD_SUBREAPER`), so
 /// that a bot's own children, killed with its process group, are reaped by [`reap_group`], and
 /// what it left outside its group is found by [`kill_orphans`], instead of lingering under an
-/// init that may not reap. Elsewhere it does nothing: such processes are re-parented to init
-/// and outlive the bot (the README, "Platforms").
+/// init that may not reap. Elsewhere it does nothing: such processes are re-parented to init,
+/// those outside the bot's group outlive it, and init reaps the rest (the README, "Platforms").
 pub fn become_subreaper() {
     #[cfg(target_os = "linux")]
     let _ = rustix::process::set_child_subreaper(Some(getpid()));
