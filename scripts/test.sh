@@ -8,6 +8,10 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0
 cargo test --workspace --no-fail-fast 2>&1 | tee "$log" || status=$?
+# The harness tests a second time on the portable waits (poll(2) and a self-pipe, what other
+# Unix systems build; src/sys), so that path is tested here too.
+MANCALA_ARENA_WAIT=poll cargo test --no-fail-fast --test harness --test reliability 2>&1 \
+    | tee -a "$log" || status=$?
 # The solver's Kalah(6,4) known answers (+8, empty capture +10) and one Kalah(6,5) position 14
 # sows deep need the release profile; their endgame databases (K = 18) are built once into the
 # cache folder (docs/solved.md).

@@ -10,12 +10,12 @@
 //! runs on, the referee, the event stream), `report` (tables and plots) → `serve` (the live
 //! dashboard). The `arena` CLI sits above them all, in the binary.
 
-// The harness waits on its bots with epoll, eventfd and pidfd and tidies their process groups
-// through /proc: say so at once rather than fail deep in the build on another system.
-#[cfg(not(target_os = "linux"))]
+// The harness needs Unix: process groups, signals, `poll(2)` (src/sys; on Linux also epoll,
+// eventfd, pidfds and /proc). Say so at once rather than fail deep in the build elsewhere.
+#[cfg(not(unix))]
 compile_error!(
-    "the mancala-arena harness runs on Linux only (epoll, eventfd, pidfd, /proc; README, \"Platforms\"); \
-     the crates under crates/ and the bundled bots (mancala-bots) build on other Unix systems"
+    "the mancala-arena harness builds on Unix only (Linux, macOS, the BSDs; README, \"Platforms\"); \
+     the crates under crates/ and the bundled bots (mancala-bots) build wherever Rust does"
 );
 
 pub use mancala_protocol as protocol;
@@ -33,5 +33,6 @@ pub mod report;
 pub mod run_folder;
 pub mod serve;
 pub mod session;
+pub mod sys;
 pub mod tournament;
 pub mod vocab;

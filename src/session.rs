@@ -63,8 +63,8 @@ impl Session {
             .with_context(|| format!("cannot create {}", dir.display()))?;
         let lock = RunLock::acquire(dir)?;
         // Bots that double-fork are re-parented to this process, so that they can be killed
-        // and reaped when their bot's life ends (engine::kill_orphans).
-        crate::engine::become_subreaper();
+        // and reaped when their bot's life ends; a bot costs several descriptors.
+        crate::sys::prepare_process();
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()?;

@@ -3,7 +3,7 @@
 //! The pure crates are crates, so the compiler holds their direction; inside the arena crate this
 //! test does (issue 26).
 //!
-//! Layers, lowest first: `vocab` (the run's vocabulary) → `engine`, `run_folder`, `openings` →
+//! Layers, lowest first: `vocab` (the run's vocabulary), `sys` (the system calls) → `engine`, `run_folder`, `openings` →
 //! `tournament`, `report` → `serve`, `session`. The CLI lives in the binary and is above them all.
 
 use std::path::{Path, PathBuf};
@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 fn rank(module: &str) -> Option<u32> {
     Some(match module {
         "rules" | "protocol" | "rating" | "solver" | "calibrate" => 0,
-        "vocab" => 1,
+        "vocab" | "sys" => 1,
         "engine" | "run_folder" | "openings" => 2,
         "tournament" | "report" | "plan" => 3,
         "serve" | "session" => 4,

@@ -18,10 +18,10 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use super::process::{BotProcess, Wiring};
-use super::wait::Stop;
 use super::{Answer, BotInfo, BotLog, BotSpec, Fault, FaultKind, Program, StartError};
 use crate::protocol::{OptionValueError, PositionStart};
 use crate::rules::{Move, Position, Ruleset, RulesetPattern, Side};
+use crate::sys::Stop;
 
 /// The one game ManKalah agents play.
 pub const MANKALAH_RULES: &str =

@@ -18,7 +18,6 @@ mod log;
 mod mankalah;
 mod player;
 mod process;
-mod wait;
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -31,12 +30,12 @@ use crate::protocol::{
 };
 use crate::rules::{Move, Ruleset, RulesetPattern};
 
+pub use crate::sys::Stop;
 pub use crate::vocab::{BotSpec, FaultKind, Program, Protocol};
 pub use log::{BotLog, DEFAULT_LOG_CAP};
 pub use player::Player;
 pub use process::{arena_resource, become_subreaper, kill_orphans, parent_of};
 use process::{BotProcess, Wiring};
-pub use wait::Stop;
 
 /// How many lines the drain before a `go` reads at most, so that a bot writing without pause
 /// cannot hold it; what is left is read (and counted) as the answer is awaited.

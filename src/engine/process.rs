@@ -1,48 +1,27 @@
 //! The operating-system side of a bot: its own process group, piped stdin/stdout, stderr copied
 //! to the player's capped log ([`BotLog`]) by a thread of its own, and stdout split into bounded
-//! lines on the caller's thread, so that an answer costs one `epoll_wait` and one `read`
-//! ([`super::wait`]: no reader task, no channel, no runtime wake-up). Reads and writes block the
-//! calling thread (a game slot's own); waiting for the process to end is async. Every
-//! live bot's pid is registered, so that processes a bot left behind outside its process group
-//! (a double fork, `setsid`), which the kernel re-parents to the arena (a child subreaper), can
-//! be told apart and killed when a bot's life ends ([`kill_orphans`]).
+//! lines on the caller's thread, so that an answer costs one wait and one `read` ([`crate::sys`]:
+//! no reader task, no channel, no runtime wake-up). Reads and writes block the calling thread (a
+//! game slot's own); waiting for the process to end is async. Every live bot's pid is
+//! registered ([`sys::spawn_registered`]), so that processes a bot left behind outside its
+//! process group (a double fork, `setsid`), which the kernel re-parents to the arena (a child
+//! subreaper), can be told apart and killed when a bot's life ends ([`kill_orphans`]). The
+//! system calls themselves are in [`crate::sys`].
 
-use std::collections::HashSet;
 use std::io::Read;
-use std::os::fd::{AsFd, AsRawFd, OwnedFd};
+use std::os::fd::{AsFd, OwnedFd};
 use std::path::Path;
 use std::process::Stdio;
-use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use tokio::process::{Child, Command};
 
 use super::log::BotLog;
-use super::wait::{pidfd, wait, LineWait, Stop, Woke};
 use super::{Fault, FaultKind, Program, StartError};
 use crate::protocol::{LineBuffer, LineError, MAX_LINE_LEN};
+use crate::sys::{self, pidfd, wait, Interest, LineWait, Stop, Woke};
 
-/// The pids of the bot processes alive now (started, not yet reaped).
-static LIVE: Mutex<Option<HashSet<u32>>> = Mutex::new(None);
-
-fn live() -> std::sync::MutexGuard<'static, Option<HashSet<u32>>> {
-    LIVE.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-/// What the arena ran out of when a call failed with `e`, if that is the arena's own trouble (no
-/// file descriptors, memory or process slots, a full disk) rather than the bot's (a missing or
-/// broken program).
-pub fn arena_resource(e: &std::io::Error) -> Option<&'static str> {
-    Some(match e.raw_os_error()? {
-        libc::EMFILE => "open files",
-        libc::ENFILE => "open files (the system's limit)",
-        libc::ENOMEM => "memory",
-        libc::EAGAIN => "processes or threads",
-        libc::ENOSPC => "disk space",
-        libc::EDQUOT => "disk quota",
-        _ => return None,
-    })
-}
+pub use crate::sys::{arena_resource, become_subreaper, kill_orphans, parent_of};
 
 /// How a bot process is wired besides its program: extra environment variables, whether its
 /// stdout is the protocol (native, ManKalah) or chatter copied to its log (KGP talks over a
@@ -61,8 +40,8 @@ pub struct BotProcess {
     stdin: Option<OwnedFd>,
     /// The protocol stream; `None` once it ended (end of file, or a line too broken to go on).
     stdout: Option<OwnedFd>,
-    /// Readable once the process has exited; `None` where the kernel has no pidfds (then the
-    /// exit is checked every [`EXIT_POLL`] of a wait).
+    /// Readable once the process has exited; `None` on the portable waits or where the kernel
+    /// has no pidfds (then the exit is checked every [`EXIT_POLL`] of a wait).
     exit: Option<OwnedFd>,
     /// The wait for the next line (stdout, exit, stop), when stdout is the protocol.
     line_wait: Option<LineWait>,
@@ -130,10 +109,7 @@ impl BotProcess {
             .stderr(Stdio::piped())
             .kill_on_drop(true);
         cmd.process_group(0);
-        // The registry stays locked from the fork to the record, so that `kill_orphans` on
-        // another thread never takes a bot being born for an orphan.
-        let mut registry = live();
-        let child = cmd.spawn().map_err(|e| {
+        let child = sys::spawn_registered(&mut cmd).map_err(|e| {
             if arena_resource(&e).is_some() {
                 StartError::Arena {
                     program: program.display(),
@@ -147,10 +123,6 @@ impl BotProcess {
             }
         })?;
         let pid = child.id();
-        if let Some(pid) = pid {
-            registry.get_or_insert_with(HashSet::new).insert(pid);
-        }
-        drop(registry);
         let arena = |error| StartError::Arena {
             program: program.display(),
             error,
@@ -175,7 +147,7 @@ impl BotProcess {
             copy_to_log(stderr, log.clone()).map_err(arena)?;
         }
         if let Some(stdout) = process.child.stdout.take() {
-            // The log's copier blocks in `read`; the protocol stream is waited for in epoll.
+            // The log's copier blocks in `read`; the protocol stream is waited for in a LineWait.
             let to_log = wiring.stdout_to_log;
             let stdout = non_blocking(stdout.into_owned_fd(), !to_log).map_err(arena)?;
             if to_log {
@@ -200,19 +172,19 @@ impl BotProcess {
                 .stdin
                 .as_ref()
                 .ok_or_else(|| Fault::new(FaultKind::Io, "stdin already closed"))?;
-            // SAFETY: write(2) from a live slice to a descriptor we own.
-            let n = unsafe { libc::write(stdin.as_raw_fd(), rest.as_ptr().cast(), rest.len()) };
-            if n >= 0 {
-                rest = &rest[n as usize..];
-                continue;
-            }
-            let e = std::io::Error::last_os_error();
+            let e = match sys::write(stdin, rest) {
+                Ok(n) => {
+                    rest = &rest[n..];
+                    continue;
+                }
+                Err(e) => e,
+            };
             match e.kind() {
                 std::io::ErrorKind::Interrupted => {}
                 std::io::ErrorKind::WouldBlock => {
                     if wait(
                         &[Some(stdin.as_fd())],
-                        libc::POLLOUT,
+                        Interest::Write,
                         None,
                         self.stop.as_ref(),
                     ) == Woke::Stopped
@@ -233,7 +205,7 @@ impl BotProcess {
             if let Some(line) = self.buffered() {
                 return line;
             }
-            let (Some(_), Some(line_wait)) = (&self.stdout, &self.line_wait) else {
+            let (Some(stdout), Some(line_wait)) = (&self.stdout, &self.line_wait) else {
                 return Err(self.closed());
             };
             // Without a pidfd, the exit is looked at between short waits.
@@ -241,7 +213,8 @@ impl BotProcess {
                 None => deadline.min(Instant::now() + EXIT_POLL),
                 Some(_) => deadline,
             };
-            match line_wait.wait(until) {
+            let exit = self.exit.as_ref().map(AsFd::as_fd);
+            match line_wait.wait(stdout.as_fd(), exit, until) {
                 Woke::Ready(0) => {
                     if let Some(line) = self.read_more() {
                         return line;
@@ -274,20 +247,7 @@ impl BotProcess {
     /// `None` when nothing is there yet (or no line is complete).
     fn read_more(&mut self) -> Option<Result<String, Fault>> {
         let stdout = self.stdout.as_ref()?;
-        // SAFETY: read(2) into a buffer we own, at most its length, from a descriptor we own.
-        let n = unsafe {
-            libc::read(
-                stdout.as_raw_fd(),
-                self.chunk.as_mut_ptr().cast(),
-                self.chunk.len(),
-            )
-        };
-        let read = if n >= 0 {
-            Ok(n as usize)
-        } else {
-            Err(std::io::Error::last_os_error())
-        };
-        match read {
+        match sys::read(stdout, &mut self.chunk) {
             Err(e)
                 if matches!(
                     e.kind(),
@@ -331,7 +291,7 @@ impl BotProcess {
     fn last_words(&mut self) -> Result<String, Fault> {
         let until = Instant::now() + LAST_WORDS;
         while let Some(stdout) = self.stdout.as_ref() {
-            if wait(&[Some(stdout.as_fd())], libc::POLLIN, Some(until), None) != Woke::Ready(0) {
+            if wait(&[Some(stdout.as_fd())], Interest::Read, Some(until), None) != Woke::Ready(0) {
                 break;
             }
             if let Some(line) = self.read_more() {
@@ -355,7 +315,7 @@ impl BotProcess {
                 None => until.min(Instant::now() + EXIT_POLL),
             };
             if Instant::now() >= until
-                || wait(&[exit], libc::POLLIN, Some(step), self.stop.as_ref()) == Woke::Stopped
+                || wait(&[exit], Interest::Read, Some(step), self.stop.as_ref()) == Woke::Stopped
             {
                 return Fault::new(FaultKind::Crash, "closed its stdout");
             }
@@ -385,7 +345,7 @@ impl BotProcess {
         let status = self.child.wait().await.ok();
         self.kill_group();
         if let Some(pid) = self.pid {
-            reap_group(pid).await;
+            sys::reap_group(pid).await;
         }
         self.forget();
         status
@@ -401,21 +361,14 @@ impl BotProcess {
     /// SIGKILL to the process group created at spawn (the bot and whatever it started in it).
     fn kill_group(&self) {
         if let Some(pid) = self.pid {
-            // SAFETY: kill(2) with a negative pid signals the process group we created at spawn;
-            // it has no memory-safety preconditions. ESRCH (already gone) is fine.
-            unsafe {
-                libc::kill(-(pid as libc::pid_t), libc::SIGKILL);
-            }
+            sys::kill_group(pid);
         }
     }
 
     /// The process is gone: no longer a live bot, and what it left outside its group dies.
     fn forget(&mut self) {
         if let Some(pid) = self.pid.take() {
-            if let Some(set) = live().as_mut() {
-                set.remove(&pid);
-            }
-            kill_orphans();
+            sys::forget(pid);
         }
     }
 }
@@ -428,97 +381,12 @@ impl Drop for BotProcess {
     }
 }
 
-/// Kills the processes the kernel re-parented to the arena that are not bots it started:
-/// whatever a bot left behind outside its process group (a double fork, a `setsid` daemon),
-/// and reaps them (found through `/proc`).
-pub fn kill_orphans() {
-    // SAFETY: getpid has no preconditions.
-    let me = unsafe { libc::getpid() } as u32;
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return;
-    };
-    let registry = live();
-    let live = registry.as_ref().cloned().unwrap_or_default();
-    for entry in entries.flatten() {
-        let Some(pid) = entry
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<u32>().ok())
-        else {
-            continue;
-        };
-        if live.contains(&pid) || parent_of(pid) != Some(me) {
-            continue;
-        }
-        // SAFETY: signals and waitpid on a process that is our child; no memory is shared.
-        unsafe {
-            libc::kill(-(pid as libc::pid_t), libc::SIGKILL);
-            libc::kill(pid as libc::pid_t, libc::SIGKILL);
-            for _ in 0..50 {
-                let mut status = 0;
-                if libc::waitpid(pid as libc::pid_t, &mut status, libc::WNOHANG) != 0 {
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(1));
-            }
-        }
-    }
-}
-
-/// The parent pid of `pid`, from `/proc/PID/stat` (the field after the command name).
-pub fn parent_of(pid: u32) -> Option<u32> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let after_name = &stat[stat.rfind(')')? + 1..];
-    after_name.split_whitespace().nth(1)?.parse().ok()
-}
-
-/// Makes this process the reaper of orphaned descendants, so that a bot's own children,
-/// killed with its process group, are reaped by [`reap_group`] instead of lingering as zombies
-/// under an init that may not reap.
-pub fn become_subreaper() {
-    // SAFETY: prctl(PR_SET_CHILD_SUBREAPER, 1) only sets a flag on this process.
-    unsafe {
-        libc::prctl(libc::PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
-    }
-}
-
-/// Reaps whatever is left of a killed process group whose members were re-parented to us.
-/// Called only after the group leader itself has been reaped by tokio.
-async fn reap_group(pgid: u32) {
-    let deadline = Instant::now() + Duration::from_secs(1);
-    loop {
-        let mut status = 0;
-        // SAFETY: waitpid on our own process group with WNOHANG; `status` is a valid out-pointer.
-        let r = unsafe { libc::waitpid(-(pgid as libc::pid_t), &mut status, libc::WNOHANG) };
-        if r > 0 {
-            continue;
-        }
-        if r < 0 || Instant::now() >= deadline {
-            return; // ECHILD: nothing of that group is our child any more
-        }
-        tokio::time::sleep(Duration::from_millis(5)).await;
-    }
-}
-
 /// `fd` (a pipe handed over by tokio, which may have made it blocking) with `O_NONBLOCK` set
 /// (`on`) or cleared.
 fn non_blocking(fd: std::io::Result<OwnedFd>, on: bool) -> std::io::Result<OwnedFd> {
     let fd = fd?;
-    // SAFETY: fcntl(2) F_GETFL/F_SETFL on a descriptor we own; no pointers.
-    let ok = unsafe {
-        let flags = libc::fcntl(fd.as_raw_fd(), libc::F_GETFL);
-        let flags = if on {
-            flags | libc::O_NONBLOCK
-        } else {
-            flags & !libc::O_NONBLOCK
-        };
-        flags >= 0 && libc::fcntl(fd.as_raw_fd(), libc::F_SETFL, flags) == 0
-    };
-    if ok {
-        Ok(fd)
-    } else {
-        Err(std::io::Error::last_os_error())
-    }
+    sys::set_nonblocking(&fd, on)?;
+    Ok(fd)
 }
 
 /// The fault that ends a wait because the run is stopping. The game it interrupts is not

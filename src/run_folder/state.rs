@@ -97,16 +97,6 @@ impl RecordedState {
     }
 }
 
-/// Whether a process of this pid exists (`kill(pid, 0)`: alive unless `ESRCH`).
-pub fn process_alive(pid: u32) -> bool {
-    let Ok(pid) = libc::pid_t::try_from(pid) else {
-        return false;
-    };
-    // SAFETY: kill(2) with signal 0 sends nothing; it only checks that the process exists.
-    let sent = unsafe { libc::kill(pid, 0) };
-    sent == 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -139,11 +129,5 @@ mod tests {
         let text = std::fs::read_to_string(dir.join(STATE_JSON)).unwrap();
         assert!(text.contains("\"state\": \"interrupted\""), "{text}");
         std::fs::remove_dir_all(&dir).unwrap();
-    }
-
-    #[test]
-    fn this_process_is_alive() {
-        assert!(process_alive(std::process::id()));
-        assert!(!process_alive(u32::MAX));
     }
 }

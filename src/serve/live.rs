@@ -27,7 +27,7 @@ use crate::run_folder::pgn::GAMES_PGN;
 use crate::run_folder::ratings::Summary;
 use crate::run_folder::run_file::RUN_JSON;
 use crate::run_folder::sprt::{read_trace, SprtFile, TracePoint, SPRT_CSV, SPRT_JSON};
-use crate::run_folder::state::{self, RecordedState, State, STATE_JSON};
+use crate::run_folder::state::{RecordedState, State, STATE_JSON};
 use crate::run_folder::{RunFile, RunKind};
 use crate::vocab::config::TimeControl;
 use crate::vocab::schedule::Schedule;
@@ -387,7 +387,7 @@ impl RunCache {
         let recorded = self
             .recorded
             .as_ref()
-            .map(|r| r.effective(state::process_alive));
+            .map(|r| r.effective(crate::sys::process_alive));
         let state = match &recorded {
             Some((recorded, _)) => match recorded {
                 State::Running => RunState::Running,

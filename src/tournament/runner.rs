@@ -135,7 +135,7 @@ pub async fn play(
 ) -> Result<RunOutcome> {
     let config = &plan.config;
     let dir = &plan.out;
-    let files = raise_open_file_limit();
+    let files = crate::sys::raise_open_file_limit();
 
     let mut notes = Vec::new();
     let done_rows = if mode.resume {
@@ -379,31 +379,6 @@ fn describe(reason: &StopReason) -> String {
     }
 }
 
-/// Raises the soft limit of open files to the hard one (a bot costs the arena three pipes, a
-/// pidfd and an epoll set); returns the limit now in force.
-fn raise_open_file_limit() -> u64 {
-    let mut limit = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: getrlimit/setrlimit with a valid pointer to an rlimit of our own.
-    unsafe {
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) != 0 {
-            return 1024;
-        }
-        if limit.rlim_cur < limit.rlim_max {
-            let raised = libc::rlimit {
-                rlim_cur: limit.rlim_max,
-                rlim_max: limit.rlim_max,
-            };
-            if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
-                limit.rlim_cur = limit.rlim_max;
-            }
-        }
-    }
-    limit.rlim_cur
-}
-
 /// How many bots one worker keeps alive: at most 32, and no more than the open-file limit
 /// allows for every worker (five descriptors per bot, 64 kept for the arena's own files and
 /// the slots' runtimes).
@@ -573,7 +548,7 @@ fn arena_trouble(doing: &str, error: &std::io::Error, open_files: u64) -> anyhow
     let Some(what) = arena_resource(error) else {
         return anyhow::anyhow!("failed while {doing}: {error}");
     };
-    let limit = if error.raw_os_error() == Some(libc::EMFILE) {
+    let limit = if crate::sys::out_of_open_files(error) {
         format!("its limit is {open_files} (`ulimit -n` raises it); ")
     } else {
         String::new()
