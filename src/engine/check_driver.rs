@@ -129,7 +129,7 @@ async fn play(
     let start = PositionStart::Startpos;
     let mut pos = Position::new(ruleset);
     let mut moves = Vec::new();
-    let first_seat = if first { Side::South } else { Side::North };
+    let checked = usize::from(!first);
     player
         .new_game(ruleset, config.seed, first)
         .await
@@ -141,7 +141,7 @@ async fn play(
     let mut own = 0;
     let mut slowest = Duration::ZERO;
     while let Some(side) = pos.to_move() {
-        let mv = if side == super::mankalah::seat(&pos, first_seat) {
+        let mv = if pos.player_on(side) == checked {
             let answer = player
                 .go(&start, &moves, limits, MOVETIME + config.margin)
                 .await

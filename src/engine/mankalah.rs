@@ -272,11 +272,11 @@ fn changes(game: &Game, start: &PositionStart, moves: &[Move]) -> Result<Vec<Str
             ))
         }
     };
-    let first_seat = if game.first { Side::South } else { Side::North };
+    let player = usize::from(!game.first);
     let mut lines = Vec::new();
     for (i, &mv) in moves.iter().enumerate() {
         // The swapper is whoever is to move when `swap` is played.
-        let mover_is_agent = pos.to_move() == Some(seat(&pos, first_seat));
+        let mover_is_agent = pos.to_move() == Some(pos.seat_of(player));
         pos.play(mv)
             .map_err(|e| Fault::new(FaultKind::Io, format!("the game's move {mv}: {e}")))?;
         if i < game.told || (mv == Move::Swap && mover_is_agent) {
@@ -284,7 +284,7 @@ fn changes(game: &Game, start: &PositionStart, moves: &[Move]) -> Result<Vec<Str
         }
         let turn = match pos.to_move() {
             None => "END",
-            Some(side) if side == seat(&pos, first_seat) => "YOU",
+            Some(side) if side == pos.seat_of(player) => "YOU",
             Some(_) => "OPP",
         };
         let what = match mv {
@@ -294,15 +294,6 @@ fn changes(game: &Game, start: &PositionStart, moves: &[Move]) -> Result<Vec<Str
         lines.push(format!("CHANGE;{what};{};{turn}", board(&pos)));
     }
     Ok(lines)
-}
-
-/// The agent's seat now: its first seat, or the other after a swap.
-pub(super) fn seat(pos: &Position, first_seat: Side) -> Side {
-    if pos.swapped() {
-        first_seat.other()
-    } else {
-        first_seat
-    }
 }
 
 /// ManKalah's board: North's holes 1..n, North's store, South's holes 1..n, South's store.

@@ -11,7 +11,7 @@ use super::config::{Opening, TimeControl};
 use crate::engine::{Fault, FaultKind, Player};
 use crate::protocol::PositionStart;
 use crate::rating::Outcome;
-use crate::rules::{BySide, EndReason, Move, Position, Ruleset, Side};
+use crate::rules::{EndReason, Move, Position, Ruleset, Side};
 use crate::run_folder::games::{GameRecord, GameRow, Termination};
 
 /// Stops a game once its outcome can no longer change: one side holds more than half the seeds
@@ -105,8 +105,6 @@ struct GameState {
     think_ms: Vec<u64>,
     /// Who made each sow after the opening: 0 the first player, 1 the second.
     movers: Vec<u8>,
-    /// Which player (0 = first, 1 = second) sits on each seat; changes after a pie `swap`.
-    seat: BySide<usize>,
     think_total: [Duration; 2],
     think_max: [Duration; 2],
     clock_ms: [Option<u64>; 2],
@@ -123,18 +121,12 @@ impl GameState {
             None => PositionStart::Startpos,
         };
         let clock = setup.time.clock.map(|c| c.base_ms);
-        let seat = if pos.swapped() {
-            BySide::new(1, 0)
-        } else {
-            BySide::new(0, 1)
-        };
         GameState {
             pos,
             start,
             moves: setup.opening.moves.clone(),
             think_ms: Vec::new(),
             movers: Vec::new(),
-            seat,
             think_total: [Duration::ZERO; 2],
             think_max: [Duration::ZERO; 2],
             clock_ms: [clock, clock],
@@ -142,7 +134,7 @@ impl GameState {
     }
 
     fn finish(self, setup: &GameSetup<'_>, outcome: Result<(), Early>, wall: Duration) -> Played {
-        let player_of = |side: Side| *self.seat.get(side);
+        let player_of = |side: Side| self.pos.player_on(side);
         // The first player's outcome when `winner` (a seat) won.
         let outcome_of = |winner: Option<Side>| match winner {
             Some(side) if player_of(side) == 0 => Outcome::Win,
@@ -246,7 +238,7 @@ async fn run(
                 return Err(Early::Adjudicated(winner));
             }
         }
-        let player = *game.seat.get(side);
+        let player = game.pos.player_on(side);
         let remaining = game.clock_ms[player];
         let limits = setup.time.go_limits(remaining);
         let deadline = setup.time.deadline(remaining);
@@ -260,9 +252,6 @@ async fn run(
                 format!("`{}` after {} sows: {err}", answer.mv, game.pos.sows()),
             );
             return Err(Early::Forfeit { player, fault });
-        }
-        if answer.mv == Move::Swap {
-            game.seat = game.seat.into_swapped();
         }
         game.moves.push(answer.mv);
         game.think_ms.push(answer.think.as_millis() as u64);
