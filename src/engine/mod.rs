@@ -13,6 +13,7 @@
 
 pub mod check;
 pub mod check_driver;
+mod contestant;
 mod kgp;
 mod log;
 mod mankalah;
@@ -33,6 +34,7 @@ use crate::protocol::{
 };
 use crate::rules::{Move, Ruleset, RulesetPattern};
 
+pub use contestant::Contestant;
 pub use log::{BotLog, DEFAULT_LOG_CAP};
 pub use player::{Player, Protocol};
 pub use process::{arena_resource, become_subreaper, kill_orphans, parent_of};

@@ -9,3 +9,5 @@ pub mod progress;
 pub mod referee;
 pub mod runner;
 pub mod schedule;
+#[cfg(test)]
+pub(crate) mod scripted;

@@ -463,7 +463,10 @@ mod tests {
         let mut pos = Position::new("kalah:pits=4,seeds=3,pie=true".parse().unwrap());
         while let Some(mv) = pos.legal_moves().iter().copied().find(|&m| m != Move::Swap) {
             assert!(!pos.swapped());
-            assert_eq!((pos.player_on(Side::South), pos.seat_of(1)), (0, Side::North));
+            assert_eq!(
+                (pos.player_on(Side::South), pos.seat_of(1)),
+                (0, Side::North)
+            );
             pos.play(mv).unwrap();
         }
         assert!(pos.is_over());
