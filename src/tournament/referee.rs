@@ -67,6 +67,22 @@ pub struct GameSetup<'a> {
 pub struct Played {
     pub record: GameRecord,
     pub faulty: Option<usize>,
+    /// The faulty player's fault as reported (not escaped for `games.csv`) and when it came,
+    /// for a caller that words it itself (check-bot).
+    pub fault: Option<(Stage, Fault)>,
+}
+
+/// When a player faulted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// Starting the bot or its handshake, before the game.
+    Start,
+    /// Getting ready for the game (`newgame`).
+    NewGame,
+    /// Asked for a move: no answer in time, or a broken one.
+    Go,
+    /// Its answer was a move, but the rules refuse it in the position.
+    Rules,
 }
 
 /// Plays one game. `engines[0]` is the first player's bot, `engines[1]` the second's; both are
@@ -95,7 +111,11 @@ pub async fn play_game<C: Contestant>(setup: &GameSetup<'_>, engines: [&mut C; 2
 
 /// A game end before the rules' own end.
 enum Early {
-    Forfeit { player: usize, fault: Fault },
+    Forfeit {
+        player: usize,
+        fault: Fault,
+        stage: Stage,
+    },
     Adjudicated(Option<Side>),
 }
 
@@ -173,7 +193,7 @@ impl GameState {
                         "outcome decided".to_string(),
                         None,
                     ),
-                    Early::Forfeit { player, fault } => (
+                    Early::Forfeit { player, fault, .. } => (
                         if *player == 0 {
                             Outcome::Loss
                         } else {
@@ -215,7 +235,15 @@ impl GameState {
             think_ms: self.think_ms,
             movers: self.movers,
         };
-        Played { record, faulty }
+        let fault = match outcome {
+            Err(Early::Forfeit { fault, stage, .. }) => Some((stage, fault)),
+            _ => None,
+        };
+        Played {
+            record,
+            faulty,
+            fault,
+        }
     }
 }
 
@@ -228,7 +256,11 @@ async fn run<C: Contestant>(
         engine
             .new_game(setup.ruleset, setup.seeds[player], player == 0)
             .await
-            .map_err(|fault| Early::Forfeit { player, fault })?;
+            .map_err(|fault| Early::Forfeit {
+                player,
+                fault,
+                stage: Stage::NewGame,
+            })?;
     }
     loop {
         let Some(side) = game.pos.to_move() else {
@@ -246,13 +278,21 @@ async fn run<C: Contestant>(
         let answer = engines[player]
             .go(&game.start, &game.moves, limits, deadline)
             .await
-            .map_err(|fault| Early::Forfeit { player, fault })?;
+            .map_err(|fault| Early::Forfeit {
+                player,
+                fault,
+                stage: Stage::Go,
+            })?;
         if let Err(err) = game.pos.play(answer.mv) {
             let fault = Fault::new(
                 FaultKind::IllegalMove,
                 format!("`{}` after {} sows: {err}", answer.mv, game.pos.sows()),
             );
-            return Err(Early::Forfeit { player, fault });
+            return Err(Early::Forfeit {
+                player,
+                fault,
+                stage: Stage::Rules,
+            });
         }
         game.moves.push(answer.mv);
         game.think_ms.push(answer.think.as_millis() as u64);
@@ -269,7 +309,13 @@ async fn run<C: Contestant>(
 /// The record of a game that could not start because a bot failed to start or to get ready.
 pub fn start_failure(setup: &GameSetup<'_>, player: usize, fault: Fault) -> Played {
     let game = GameState::new(setup);
-    game.finish(setup, Err(Early::Forfeit { player, fault }), Duration::ZERO)
+    let stage = Stage::Start;
+    let early = Early::Forfeit {
+        player,
+        fault,
+        stage,
+    };
+    game.finish(setup, Err(early), Duration::ZERO)
 }
 
 #[cfg(test)]
@@ -425,6 +471,7 @@ mod tests {
         let time = movetime(100, 50);
         let (played, players) = play(TINY, &time, [first, Scripted::new([])]);
         assert_eq!(ending(&played), normal(Outcome::Win, [3, 1], 2));
+        assert!(played.fault.is_none());
         let record = &played.record;
         assert_eq!(record.moves, [pit(2), pit(1)]);
         assert_eq!(
@@ -650,6 +697,8 @@ mod tests {
                 played.record.row.detail,
                 format!("scripted {}", kind.as_str())
             );
+            let fault = played.fault.as_ref().map(|f| (f.0, f.1.kind));
+            assert_eq!(fault, Some((Stage::Go, kind)));
             check_charged(&played, &players);
             // The second faults after South's pit 1 (rules: North to move, stores 0-0).
             let first = Scripted::new([Play(pit(1), 1)]);
@@ -673,6 +722,7 @@ mod tests {
             );
             check_charged(&played, &players);
             assert!(played.record.moves.is_empty());
+            assert_eq!(played.fault.map(|f| f.0), Some(Stage::NewGame));
         }
     }
 
@@ -706,6 +756,7 @@ mod tests {
                 assert_eq!(row.detail, "no\\nsuch\\0bot");
                 assert_eq!(played.record.moves, [pit(3)]);
                 assert!(played.record.think_ms.is_empty());
+                assert_eq!(played.fault.map(|f| f.0), Some(Stage::Start));
             }
         }
     }
@@ -766,6 +817,11 @@ mod tests {
                 "{detail}"
             );
             assert_eq!(played.faulty, Some(player), "{detail}");
+            let fault = played.fault.as_ref().expect("a fault");
+            assert_eq!(
+                (fault.0, fault.1.detail.as_str()),
+                (Stage::Rules, row.detail.as_str())
+            );
             assert!(
                 row.detail.starts_with(detail),
                 "{} for {detail}",
