@@ -35,9 +35,6 @@ const EXIT_GRACE: Duration = Duration::from_secs(1);
 /// move's time. (ManKalah's own engine waits 500 ms after starting both agents.)
 const STARTUP_GRACE: Duration = Duration::from_millis(300);
 
-/// How many times a start that failed on the arena's side is tried again, a second apart.
-const ARENA_RETRIES: u32 = 5;
-
 pub struct ManKalah {
     pub info: BotInfo,
     program: Program,
@@ -118,8 +115,9 @@ impl ManKalah {
     }
 
     /// Starts the next agent process. The arena's own trouble (no file descriptors, memory or
-    /// process slots) is retried for a few seconds: this start happens inside a game, where a
-    /// failure can only be recorded as the agent's forfeit, and it is not the agent's fault.
+    /// process slots) is retried as every start is ([`super::ARENA_RETRY`]): this start happens
+    /// inside a game, where a failure can only be recorded as the agent's forfeit, and it is not
+    /// the agent's fault.
     async fn spawn(&mut self) -> Result<(), Fault> {
         let mut attempt = 0;
         loop {
@@ -128,10 +126,10 @@ impl ManKalah {
                     self.process = Some((process, Instant::now()));
                     return Ok(());
                 }
-                Err(StartError::Arena { .. }) if attempt < ARENA_RETRIES => {
+                Err(StartError::Arena { .. }) if attempt < super::ARENA_RETRY.retries => {
                     attempt += 1;
                     super::kill_orphans();
-                    tokio::time::sleep(Duration::from_secs(1)).await;
+                    tokio::time::sleep(super::ARENA_RETRY.wait).await;
                 }
                 Err(StartError::Bot(fault)) => return Err(fault),
                 Err(other) => return Err(Fault::new(FaultKind::Spawn, other.to_string())),

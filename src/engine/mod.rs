@@ -37,7 +37,9 @@ use crate::rules::{Move, Ruleset, RulesetPattern};
 pub use contestant::Contestant;
 pub use log::{BotLog, DEFAULT_LOG_CAP};
 pub use player::{Player, Protocol};
-pub use process::{arena_resource, become_subreaper, kill_orphans, parent_of};
+pub use process::{
+    arena_resource, become_subreaper, kill_orphans, parent_of, RetryPolicy, ARENA_RETRY,
+};
 use process::{BotProcess, Wiring};
 pub use wait::Stop;
 

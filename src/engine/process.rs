@@ -29,6 +29,23 @@ fn live() -> std::sync::MutexGuard<'static, Option<HashSet<u32>>> {
     LIVE.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// How a start that failed on the arena's side ([`arena_resource`]) is tried again: the
+/// tournament's starts and a ManKalah agent's per-game start alike (docs/tournament.md: three
+/// times, 2 s apart), so that a short shortage heals the same way wherever it strikes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RetryPolicy {
+    /// Tries after the first.
+    pub retries: u32,
+    /// The pause before each, after the orphans are killed.
+    pub wait: std::time::Duration,
+}
+
+/// The one policy for the arena's own start failures.
+pub const ARENA_RETRY: RetryPolicy = RetryPolicy {
+    retries: 3,
+    wait: std::time::Duration::from_secs(2),
+};
+
 /// What the arena ran out of when a call failed with `e`, if that is the arena's own trouble (no
 /// file descriptors, memory or process slots, a full disk) rather than the bot's (a missing or
 /// broken program).
