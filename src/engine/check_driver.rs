@@ -124,8 +124,8 @@ fn report(checks: Vec<CheckResult>, config: &CheckConfig, log: &BotLog) -> Repor
 
 /// One game against random moves, played by the tournament's referee: `Ok` with a summary,
 /// `Err` with what went wrong.
-async fn play(
-    player: &mut Player,
+async fn play<C: Contestant>(
+    player: &mut C,
     ruleset: Ruleset,
     first: bool,
     config: &CheckConfig,
@@ -198,12 +198,12 @@ struct RandomMover<'a> {
 
 /// A seat of a check game: the agent being checked or its random opponent (the referee plays
 /// two contestants of one type).
-enum Seat<'a> {
-    Checked(&'a mut Player),
+enum Seat<'a, C> {
+    Checked(&'a mut C),
     Random(RandomMover<'a>),
 }
 
-impl Contestant for Seat<'_> {
+impl<C: Contestant> Contestant for Seat<'_, C> {
     async fn new_game(&mut self, ruleset: Ruleset, seed: u64, first: bool) -> Result<(), Fault> {
         match self {
             Seat::Checked(player) => player.new_game(ruleset, seed, first).await,
@@ -241,5 +241,88 @@ impl Contestant for Seat<'_> {
         if let Seat::Checked(player) = self {
             player.end_game(start, moves).await;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::*;
+    use crate::engine::{FaultKind, Program};
+    use crate::tournament::scripted::{Scripted, Step};
+
+    fn config() -> CheckConfig {
+        CheckConfig {
+            program: Program::Shell {
+                command: String::new(),
+            },
+            options: Vec::new(),
+            rulesets: Vec::new(),
+            explicit_rulesets: false,
+            seed: 5,
+            timeout: Duration::from_secs(1),
+            margin: Duration::from_millis(40),
+            stderr_log: PathBuf::new(),
+            transcript: PathBuf::new(),
+        }
+    }
+
+    fn check(mut checked: Scripted, first: bool) -> (Result<String, String>, Scripted) {
+        let ruleset = "kalah:pits=2,seeds=1".parse().unwrap();
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let note = runtime.block_on(play(&mut checked, ruleset, first, &config(), &mut rng));
+        (note, checked)
+    }
+
+    /// rules.md on `kalah:pits=2,seeds=1`: South's pit 2 ends in its store, pit 1 then
+    /// captures North's pit 1, North sweeps its last seed: 3-1, the random mover never moves.
+    #[test]
+    fn a_game_played_to_the_end_is_summed_up_from_the_record() {
+        let checked = Scripted::new([Step::Play(Move::Pit(2), 7), Step::Play(Move::Pit(1), 9)]);
+        let (note, checked) = check(checked, true);
+        let summary = "2 of 2 sows its own, slowest 9 ms; final score 3-1 (South-North)";
+        assert_eq!(note.as_deref(), Ok(summary));
+        let asked = &checked.asked[0];
+        assert_eq!(asked.limits.movetime, Some(1000));
+        assert_eq!(asked.limit, Duration::from_millis(1040));
+        assert_eq!(
+            (checked.games.clone(), checked.ended),
+            (vec![true], Some(2))
+        );
+    }
+
+    #[test]
+    fn the_random_mover_plays_legal_moves_to_the_end_in_either_seat() {
+        for first in [true, false] {
+            let (note, checked) = check(Scripted::new([]).then(Step::Lowest(1)), first);
+            let note = note.expect("a finished game");
+            assert!(note.ends_with("(South-North)"), "{note}");
+            assert_eq!(checked.games, [first]);
+            assert!(checked.ended.is_some());
+        }
+    }
+
+    #[test]
+    fn each_kind_of_failure_is_worded_as_before() {
+        let mut fails = Scripted::new([]);
+        fails.new_game_fault = Some(FaultKind::Io);
+        let (note, _) = check(fails, true);
+        assert_eq!(note, Err("new game: io: scripted new game fault".into()));
+        let (note, checked) = check(Scripted::new([Step::Fail(FaultKind::Crash)]), true);
+        assert_eq!(note, Err("after 0 sows: crash: scripted crash".into()));
+        assert_eq!(checked.ended, None);
+        let (note, _) = check(Scripted::new([Step::Play(Move::Pit(1), 1041)]), true);
+        assert_eq!(
+            note,
+            Err("after 0 sows: timeout: no bestmove within 1040 ms".into())
+        );
+        let (note, _) = check(Scripted::new([Step::Play(Move::Pit(3), 1)]), true);
+        let illegal =
+            "`3` after 0 sows: illegal move `3`: pit number out of range (pits are 1..=2)";
+        assert_eq!(note, Err(illegal.into()));
     }
 }

@@ -23,9 +23,9 @@ pub trait Contestant {
     /// referee's to check for legality, and `Answer::think` is what the clock is charged.
     ///
     /// Blocks the calling game-slot thread until the answer, a fault or `limit`: a native bot
-    /// is waited for with a blocking `epoll_wait` that never yields to the runtime; the other
-    /// drivers yield to the slot's runtime while waiting. Either way the slot plays nothing else
-    /// meanwhile, and the time limit is the contestant's to enforce.
+    /// and a ManKalah agent are waited for with a blocking `epoll_wait` that never yields to the
+    /// runtime; the KGP driver yields to the slot's runtime while waiting. Either way the slot
+    /// plays nothing else meanwhile, and the time limit is the contestant's to enforce.
     async fn go(
         &mut self,
         start: &PositionStart,
