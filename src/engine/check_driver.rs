@@ -1,8 +1,8 @@
 //! `arena check-bot --protocol mankalah|kgp`: checks an agent of another protocol by playing it,
-//! through the same driver a tournament uses, against a seeded random mover: a few games on each
-//! ruleset, in both seats, with a move time. ManKalah and KGP have no handshake to inspect
-//! beyond what the driver does at start, so the verdicts are "starts" and "plays legally, in
-//! time, to the end of the game".
+//! through the same driver and referee a tournament uses, against a seeded random mover (a
+//! [`Contestant`] too): a few games on each ruleset, in both seats, with a move time. ManKalah
+//! and KGP have no handshake to inspect beyond what the driver does at start, so the verdicts
+//! are "starts" and "plays legally, in time, to the end of the game".
 
 use std::time::{Duration, Instant};
 
@@ -11,9 +11,13 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use super::check::{CheckConfig, CheckResult, Report, Status};
-use super::{BotLog, BotSpec, Player, Protocol, StartError, DEFAULT_LOG_CAP};
+use super::{
+    Answer, BotLog, BotSpec, Contestant, Fault, Player, Protocol, StartError, DEFAULT_LOG_CAP,
+};
 use crate::protocol::{GoLimits, PositionStart};
-use crate::rules::{Position, Ruleset, Side};
+use crate::rules::{Move, Position, Ruleset, Side};
+use crate::tournament::config::{Opening, TimeControl};
+use crate::tournament::referee::{self, GameSetup, Stage};
 
 /// The move time of the checked agent's moves: generous, so that a slow start (a JVM for each
 /// ManKalah game) does not fail the check.
@@ -118,55 +122,207 @@ fn report(checks: Vec<CheckResult>, config: &CheckConfig, log: &BotLog) -> Repor
     }
 }
 
-/// One game against random moves: `Ok` with a summary, `Err` with what went wrong.
-async fn play(
-    player: &mut Player,
+/// One game against random moves, played by the tournament's referee: `Ok` with a summary,
+/// `Err` with what went wrong.
+async fn play<C: Contestant>(
+    player: &mut C,
     ruleset: Ruleset,
     first: bool,
     config: &CheckConfig,
     rng: &mut ChaCha8Rng,
 ) -> Result<String, String> {
-    let start = PositionStart::Startpos;
-    let mut pos = Position::new(ruleset);
-    let mut moves = Vec::new();
-    let first_seat = if first { Side::South } else { Side::North };
-    player
-        .new_game(ruleset, config.seed, first)
-        .await
-        .map_err(|f| format!("new game: {f}"))?;
-    let limits = GoLimits {
-        movetime: Some(MOVETIME.as_millis() as u64),
-        ..GoLimits::default()
+    let checked = usize::from(!first);
+    let time = TimeControl {
+        movetime_ms: Some(MOVETIME.as_millis() as u64),
+        margin_ms: config.margin.as_millis() as u64,
+        ..TimeControl::default()
     };
-    let mut own = 0;
-    let mut slowest = Duration::ZERO;
-    while let Some(side) = pos.to_move() {
-        let mv = if side == super::mankalah::seat(&pos, first_seat) {
-            let answer = player
-                .go(&start, &moves, limits, MOVETIME + config.margin)
-                .await
-                .map_err(|f| format!("after {} sows: {f}", pos.sows()))?;
-            pos.play(answer.mv)
-                .map_err(|e| format!("`{}` after {} sows: {e}", answer.mv, pos.sows()))?;
-            own += 1;
-            slowest = slowest.max(answer.think);
-            answer.mv
-        } else {
-            let legal = pos.legal_moves();
-            let mv = *legal.choose(rng).expect("a game not over has a move");
-            pos.play(mv).expect("a legal move");
-            mv
-        };
-        moves.push(mv);
+    let opening = Opening::default();
+    let mut names = ["random", "random"];
+    names[checked] = "checked";
+    let setup = GameSetup {
+        game_id: 0,
+        pair_id: 0,
+        round: 0,
+        ruleset,
+        opening: &opening,
+        time: &time,
+        adjudicate: false,
+        names,
+        seeds: [config.seed; 2],
+    };
+    let mut random = Seat::Random(RandomMover {
+        rng,
+        pos: Position::new(ruleset),
+        played: 0,
+    });
+    let mut checked_seat = Seat::Checked(player);
+    let seats = if first {
+        [&mut checked_seat, &mut random]
+    } else {
+        [&mut random, &mut checked_seat]
+    };
+    let played = referee::play_game(&setup, seats).await;
+    let record = &played.record;
+    let sows = record.row.sows;
+    match played.fault {
+        None => {}
+        Some((Stage::NewGame, f)) => return Err(format!("new game: {f}")),
+        Some((Stage::Rules, f)) => return Err(f.detail),
+        Some((_, f)) => return Err(format!("after {sows} sows: {f}")),
     }
-    player.end_game(&start, &moves).await;
+    let mut pos = Position::new(ruleset);
+    for &mv in &record.moves {
+        pos.play_unchecked(mv);
+    }
     let result = pos.result().expect("the game is over");
+    let own = record.movers.iter().filter(|&&m| usize::from(m) == checked);
+    let slowest = [record.row.first_max_ms, record.row.second_max_ms][checked];
     Ok(format!(
         "{} of {} sows its own, slowest {} ms; final score {}-{} (South-North)",
-        own,
-        moves.len(),
-        slowest.as_millis(),
+        own.count(),
+        record.moves.len(),
+        slowest,
         result.score.get(Side::South),
         result.score.get(Side::North)
     ))
+}
+
+/// The checked agent's opponent: a seeded random mover that answers at once.
+struct RandomMover<'a> {
+    rng: &'a mut ChaCha8Rng,
+    /// The game after the first `played` of its moves.
+    pos: Position,
+    played: usize,
+}
+
+/// A seat of a check game: the agent being checked or its random opponent (the referee plays
+/// two contestants of one type).
+enum Seat<'a, C> {
+    Checked(&'a mut C),
+    Random(RandomMover<'a>),
+}
+
+impl<C: Contestant> Contestant for Seat<'_, C> {
+    async fn new_game(&mut self, ruleset: Ruleset, seed: u64, first: bool) -> Result<(), Fault> {
+        match self {
+            Seat::Checked(player) => player.new_game(ruleset, seed, first).await,
+            Seat::Random(_) => Ok(()),
+        }
+    }
+
+    async fn go(
+        &mut self,
+        start: &PositionStart,
+        moves: &[Move],
+        limits: GoLimits,
+        limit: Duration,
+    ) -> Result<Answer, Fault> {
+        let random = match self {
+            Seat::Checked(player) => return player.go(start, moves, limits, limit).await,
+            Seat::Random(random) => random,
+        };
+        for &mv in &moves[random.played..] {
+            random.pos.play_unchecked(mv);
+        }
+        random.played = moves.len();
+        let legal = random.pos.legal_moves();
+        let mv = *legal
+            .choose(random.rng)
+            .expect("a game not over has a move");
+        Ok(Answer {
+            mv,
+            think: Duration::ZERO,
+            last_info: None,
+        })
+    }
+
+    async fn end_game(&mut self, start: &PositionStart, moves: &[Move]) {
+        if let Seat::Checked(player) = self {
+            player.end_game(start, moves).await;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use super::*;
+    use crate::engine::{FaultKind, Program};
+    use crate::tournament::scripted::{Scripted, Step};
+
+    fn config() -> CheckConfig {
+        CheckConfig {
+            program: Program::Shell {
+                command: String::new(),
+            },
+            options: Vec::new(),
+            rulesets: Vec::new(),
+            explicit_rulesets: false,
+            seed: 5,
+            timeout: Duration::from_secs(1),
+            margin: Duration::from_millis(40),
+            stderr_log: PathBuf::new(),
+            transcript: PathBuf::new(),
+        }
+    }
+
+    fn check(mut checked: Scripted, first: bool) -> (Result<String, String>, Scripted) {
+        let ruleset = "kalah:pits=2,seeds=1".parse().unwrap();
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let note = runtime.block_on(play(&mut checked, ruleset, first, &config(), &mut rng));
+        (note, checked)
+    }
+
+    /// rules.md on `kalah:pits=2,seeds=1`: South's pit 2 ends in its store, pit 1 then
+    /// captures North's pit 1, North sweeps its last seed: 3-1, the random mover never moves.
+    #[test]
+    fn a_game_played_to_the_end_is_summed_up_from_the_record() {
+        let checked = Scripted::new([Step::Play(Move::Pit(2), 7), Step::Play(Move::Pit(1), 9)]);
+        let (note, checked) = check(checked, true);
+        let summary = "2 of 2 sows its own, slowest 9 ms; final score 3-1 (South-North)";
+        assert_eq!(note.as_deref(), Ok(summary));
+        let asked = &checked.asked[0];
+        assert_eq!(asked.limits.movetime, Some(1000));
+        assert_eq!(asked.limit, Duration::from_millis(1040));
+        assert_eq!(
+            (checked.games.clone(), checked.ended),
+            (vec![true], Some(2))
+        );
+    }
+
+    #[test]
+    fn the_random_mover_plays_legal_moves_to_the_end_in_either_seat() {
+        for first in [true, false] {
+            let (note, checked) = check(Scripted::new([]).then(Step::Lowest(1)), first);
+            let note = note.expect("a finished game");
+            assert!(note.ends_with("(South-North)"), "{note}");
+            assert_eq!(checked.games, [first]);
+            assert!(checked.ended.is_some());
+        }
+    }
+
+    #[test]
+    fn each_kind_of_failure_is_worded_as_before() {
+        let mut fails = Scripted::new([]);
+        fails.new_game_fault = Some(FaultKind::Io);
+        let (note, _) = check(fails, true);
+        assert_eq!(note, Err("new game: io: scripted new game fault".into()));
+        let (note, checked) = check(Scripted::new([Step::Fail(FaultKind::Crash)]), true);
+        assert_eq!(note, Err("after 0 sows: crash: scripted crash".into()));
+        assert_eq!(checked.ended, None);
+        let (note, _) = check(Scripted::new([Step::Play(Move::Pit(1), 1041)]), true);
+        assert_eq!(
+            note,
+            Err("after 0 sows: timeout: no bestmove within 1040 ms".into())
+        );
+        let (note, _) = check(Scripted::new([Step::Play(Move::Pit(3), 1)]), true);
+        let illegal =
+            "`3` after 0 sows: illegal move `3`: pit number out of range (pits are 1..=2)";
+        assert_eq!(note, Err(illegal.into()));
+    }
 }

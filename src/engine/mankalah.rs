@@ -35,9 +35,6 @@ const EXIT_GRACE: Duration = Duration::from_secs(1);
 /// move's time. (ManKalah's own engine waits 500 ms after starting both agents.)
 const STARTUP_GRACE: Duration = Duration::from_millis(300);
 
-/// How many times a start that failed on the arena's side is tried again, a second apart.
-const ARENA_RETRIES: u32 = 5;
-
 pub struct ManKalah {
     pub info: BotInfo,
     program: Program,
@@ -118,8 +115,9 @@ impl ManKalah {
     }
 
     /// Starts the next agent process. The arena's own trouble (no file descriptors, memory or
-    /// process slots) is retried for a few seconds: this start happens inside a game, where a
-    /// failure can only be recorded as the agent's forfeit, and it is not the agent's fault.
+    /// process slots) is retried as every start is ([`super::ARENA_RETRY`]): this start happens
+    /// inside a game, where a failure can only be recorded as the agent's forfeit, and it is not
+    /// the agent's fault.
     async fn spawn(&mut self) -> Result<(), Fault> {
         let mut attempt = 0;
         loop {
@@ -128,10 +126,10 @@ impl ManKalah {
                     self.process = Some((process, Instant::now()));
                     return Ok(());
                 }
-                Err(StartError::Arena { .. }) if attempt < ARENA_RETRIES => {
+                Err(StartError::Arena { .. }) if attempt < super::ARENA_RETRY.retries => {
                     attempt += 1;
                     super::kill_orphans();
-                    tokio::time::sleep(Duration::from_secs(1)).await;
+                    tokio::time::sleep(super::ARENA_RETRY.wait).await;
                 }
                 Err(StartError::Bot(fault)) => return Err(fault),
                 Err(other) => return Err(Fault::new(FaultKind::Spawn, other.to_string())),
@@ -272,11 +270,11 @@ fn changes(game: &Game, start: &PositionStart, moves: &[Move]) -> Result<Vec<Str
             ))
         }
     };
-    let first_seat = if game.first { Side::South } else { Side::North };
+    let player = usize::from(!game.first);
     let mut lines = Vec::new();
     for (i, &mv) in moves.iter().enumerate() {
         // The swapper is whoever is to move when `swap` is played.
-        let mover_is_agent = pos.to_move() == Some(seat(&pos, first_seat));
+        let mover_is_agent = pos.to_move() == Some(pos.seat_of(player));
         pos.play(mv)
             .map_err(|e| Fault::new(FaultKind::Io, format!("the game's move {mv}: {e}")))?;
         if i < game.told || (mv == Move::Swap && mover_is_agent) {
@@ -284,7 +282,7 @@ fn changes(game: &Game, start: &PositionStart, moves: &[Move]) -> Result<Vec<Str
         }
         let turn = match pos.to_move() {
             None => "END",
-            Some(side) if side == seat(&pos, first_seat) => "YOU",
+            Some(side) if side == pos.seat_of(player) => "YOU",
             Some(_) => "OPP",
         };
         let what = match mv {
@@ -294,15 +292,6 @@ fn changes(game: &Game, start: &PositionStart, moves: &[Move]) -> Result<Vec<Str
         lines.push(format!("CHANGE;{what};{};{turn}", board(&pos)));
     }
     Ok(lines)
-}
-
-/// The agent's seat now: its first seat, or the other after a swap.
-pub(super) fn seat(pos: &Position, first_seat: Side) -> Side {
-    if pos.swapped() {
-        first_seat.other()
-    } else {
-        first_seat
-    }
 }
 
 /// ManKalah's board: North's holes 1..n, North's store, South's holes 1..n, South's store.

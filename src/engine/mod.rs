@@ -13,6 +13,7 @@
 
 pub mod check;
 pub mod check_driver;
+mod contestant;
 mod kgp;
 mod log;
 mod mankalah;
@@ -32,9 +33,12 @@ use crate::rules::{Move, Ruleset, RulesetPattern};
 
 pub use crate::sys::Stop;
 pub use crate::vocab::{BotSpec, FaultKind, Program, Protocol};
+pub use contestant::Contestant;
 pub use log::{BotLog, DEFAULT_LOG_CAP};
 pub use player::Player;
-pub use process::{arena_resource, become_subreaper, kill_orphans, parent_of};
+pub use process::{
+    arena_resource, become_subreaper, kill_orphans, parent_of, RetryPolicy, ARENA_RETRY,
+};
 use process::{BotProcess, Wiring};
 
 /// How many lines the drain before a `go` reads at most, so that a bot writing without pause

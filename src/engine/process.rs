@@ -23,6 +23,23 @@ use crate::sys::{self, pidfd, wait, Interest, LineWait, Stop, Woke};
 
 pub use crate::sys::{arena_resource, become_subreaper, kill_orphans, parent_of};
 
+/// How a start that failed on the arena's side ([`arena_resource`]) is tried again: the
+/// tournament's starts and a ManKalah agent's per-game start alike (docs/tournament.md: three
+/// times, 2 s apart), so that a short shortage heals the same way wherever it strikes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RetryPolicy {
+    /// Tries after the first.
+    pub retries: u32,
+    /// The pause before each, after the orphans are killed.
+    pub wait: std::time::Duration,
+}
+
+/// The one policy for the arena's own start failures.
+pub const ARENA_RETRY: RetryPolicy = RetryPolicy {
+    retries: 3,
+    wait: std::time::Duration::from_secs(2),
+};
+
 /// How a bot process is wired besides its program: extra environment variables, whether its
 /// stdout is the protocol (native, ManKalah) or chatter copied to its log (KGP talks over a
 /// socket), and the run's [`Stop`] that ends its waits.

@@ -31,7 +31,7 @@ use serde::{Deserialize, Serialize};
 
 use super::run_file::RunFile;
 use crate::rating::{Outcome, RatedGame};
-use crate::rules::{Move, Ruleset, Side};
+use crate::rules::{Move, Ruleset};
 use crate::vocab::config::Opening;
 use crate::vocab::FaultKind;
 
@@ -192,13 +192,7 @@ impl GameRecord {
                 let side = pos
                     .to_move()
                     .ok_or_else(|| format!("game {}: a move after the end", row.game_id))?;
-                // South is the first player's seat unless the pie rule swapped the seats.
-                let first_seat = if pos.swapped() {
-                    Side::North
-                } else {
-                    Side::South
-                };
-                movers.push(u8::from(side != first_seat));
+                movers.push(pos.player_on(side) as u8);
             }
             pos.play(mv)
                 .map_err(|e| format!("game {}: move {} `{mv}`: {e}", row.game_id, i + 1))?;

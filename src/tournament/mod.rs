@@ -7,6 +7,8 @@ pub mod merge;
 pub mod pool;
 pub mod referee;
 pub mod runner;
+#[cfg(test)]
+pub(crate) mod scripted;
 
 /// The run's vocabulary moved to [`crate::vocab`]; these paths stay for scripts and benches.
 pub use crate::vocab::{config, schedule};

@@ -751,8 +751,8 @@ async fn worker(
 const CRASH_GRACE: Duration = Duration::from_millis(500);
 
 /// How often, and how long apart, a start that failed on the arena's side is tried again.
-const ARENA_RETRIES: u32 = 3;
-const ARENA_RETRY_WAIT: Duration = Duration::from_secs(2);
+const ARENA_RETRIES: u32 = crate::engine::ARENA_RETRY.retries;
+const ARENA_RETRY_WAIT: Duration = crate::engine::ARENA_RETRY.wait;
 
 /// Plays one game, starting the players' bots if needed. `Ok(None)` when the game could not be
 /// played because a player has just been dropped; `Err` when the arena itself cannot go on.

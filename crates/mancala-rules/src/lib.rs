@@ -123,6 +123,18 @@ impl<T> BySide<T> {
     }
 }
 
+/// Who sits on each seat: 0 for the game's first player, 1 for the second. The first player
+/// sits South (and moves first) until the pie rule's `swap`, with which the second takes over
+/// the first's side and position (`docs/rules.md`, `pie`). The one answer to "who sits where
+/// after a swap" for the referee, the results files and the drivers.
+pub fn seating(swapped: bool) -> BySide<usize> {
+    if swapped {
+        BySide::new(1, 0)
+    } else {
+        BySide::new(0, 1)
+    }
+}
+
 /// A move as written in the protocol and the results files: a pit number `1..=N` counted from the
 /// mover's side (pit N is next to the mover's store), or `swap` where the pie rule allows it.
 ///

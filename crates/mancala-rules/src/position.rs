@@ -109,6 +109,20 @@ impl Position {
         self.board.swapped()
     }
 
+    /// Which player sits on `side` now: 0 the game's first, 1 the second ([`crate::seating`]).
+    pub fn player_on(&self, side: Side) -> usize {
+        *crate::seating(self.swapped()).get(side)
+    }
+
+    /// The seat of `player` (0 the game's first, 1 the second) now ([`crate::seating`]).
+    pub fn seat_of(&self, player: usize) -> Side {
+        if self.player_on(Side::South) == player {
+            Side::South
+        } else {
+            Side::North
+        }
+    }
+
     /// A 64-bit key for transposition tables (see [`Board::hash_key`]). The Oware repetition
     /// history is not part of it.
     #[inline]
@@ -416,5 +430,47 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// rules.md, `pie`: after the first player's first turn the second may answer `swap` and
+    /// take over the first player's side and position; the first player, now North, moves next.
+    #[test]
+    fn a_swap_exchanges_the_seats_and_nothing_else_does() {
+        let mut pos = Position::new("kalah:pie=true".parse().unwrap());
+        let seated = |pos: &Position| {
+            let players = [pos.player_on(Side::South), pos.player_on(Side::North)];
+            (players, [pos.seat_of(0), pos.seat_of(1)])
+        };
+        let unswapped = ([0, 1], [Side::South, Side::North]);
+        assert_eq!(seated(&pos), unswapped);
+        // Pit 1's four seeds go to pits 2..5: no extra turn, North's first turn, swap legal.
+        pos.play(Move::Pit(1)).unwrap();
+        assert_eq!(seated(&pos), unswapped);
+        assert!(pos.is_legal(Move::Swap));
+        pos.play(Move::Swap).unwrap();
+        assert_eq!(seated(&pos), ([1, 0], [Side::North, Side::South]));
+        // The second player holds the position the first player made, and the first moves.
+        assert_eq!(pos.pits(Side::South), [0, 5, 5, 5, 5, 4]);
+        assert_eq!(pos.to_move(), Some(Side::North));
+        assert_eq!(pos.player_on(Side::North), 0);
+        // Later sows keep the seating.
+        pos.play(Move::Pit(1)).unwrap();
+        assert_eq!(seated(&pos), ([1, 0], [Side::North, Side::South]));
+    }
+
+    #[test]
+    fn declining_the_swap_keeps_the_seats_for_the_whole_game() {
+        let mut pos = Position::new("kalah:pits=4,seeds=3,pie=true".parse().unwrap());
+        while let Some(mv) = pos.legal_moves().iter().copied().find(|&m| m != Move::Swap) {
+            assert!(!pos.swapped());
+            assert_eq!(
+                (pos.player_on(Side::South), pos.seat_of(1)),
+                (0, Side::North)
+            );
+            pos.play(mv).unwrap();
+        }
+        assert!(pos.is_over());
+        assert_eq!(crate::seating(false), crate::BySide::new(0, 1));
+        assert_eq!(crate::seating(true), crate::BySide::new(1, 0));
     }
 }
