@@ -761,11 +761,14 @@ mod tests {
         }
     }
 
+    /// An illegal-move case: the ruleset, both scripts, who forfeits and how the detail starts.
+    type IllegalCase = (&'static str, Vec<Step>, Vec<Step>, usize, &'static str);
+
     /// Illegal moves the referee catches, each checked against rules.md: the mover forfeits
     /// with `illegal_move`, and the move is not recorded.
     #[test]
     fn illegal_moves_of_each_sort_forfeit_the_mover() {
-        let cases: [(&str, Vec<Step>, Vec<Step>, usize, &str); 6] = [
+        let cases: [IllegalCase; 6] = [
             // After pit 2 (extra turn) South's pit 2 is empty.
             (
                 TINY,
