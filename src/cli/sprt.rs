@@ -195,7 +195,7 @@ pub fn run(args: &SprtArgs) -> Result<ExitCode> {
         elo1: args.elo1,
         alpha: args.alpha,
         beta: args.beta,
-        model: format!("{:?}", args.model).to_lowercase(),
+        model: model.as_str().to_string(),
         pairs: penta.pairs(),
         penta: penta.to_array(),
         status,
