@@ -367,7 +367,7 @@ pub fn run(args: &GateArgs) -> Result<ExitCode> {
             dir.display()
         );
     }
-    if dir.join("run.json").exists() || dir.join("games.csv").exists() {
+    if mancala_arena::run_folder::holds_run(&dir) {
         bail!(
             "{} already holds a run: choose another --out",
             dir.display()

@@ -120,7 +120,7 @@ pub fn run(args: &SprtArgs) -> Result<ExitCode> {
         args.max_pairs,
         dir.display()
     );
-    if dir.join("run.json").exists() || dir.join("games.csv").exists() {
+    if mancala_arena::run_folder::holds_run(&dir) {
         anyhow::bail!(
             "{} already holds a run: choose another --out",
             dir.display()

@@ -729,7 +729,10 @@ pub fn main(args: &RunArgs) -> Result<()> {
             dir.display()
         );
     }
-    if outcome.played > 0 || outcome.skipped > 0 || dir.join("games.csv").exists() {
+    if outcome.played > 0
+        || outcome.skipped > 0
+        || mancala_arena::run_folder::games::has_games(&dir)
+    {
         let opts = args.rating.options()?;
         match mancala_arena::report::rate::rate_dir(&dir, &opts) {
             Ok(rated) => {

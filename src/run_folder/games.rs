@@ -253,6 +253,12 @@ impl ResultsWriter {
     }
 }
 
+/// Whether the folder has a `games.csv` (some games were played into it, or it was made
+/// from games).
+pub fn has_games(dir: &Path) -> bool {
+    dir.join(GAMES_CSV).exists()
+}
+
 /// Reads `games.csv`, with what the reader had to skip (see [`read_games_checked`]) printed to
 /// stderr as warnings.
 pub fn read_games(dir: &Path) -> Result<Vec<GameRow>> {
