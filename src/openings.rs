@@ -19,7 +19,7 @@
 //! often as the candidates allow.
 
 use std::collections::{BTreeMap, HashSet};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::rules::{GameKind, Move, Position, Ruleset, Side};

@@ -13,12 +13,13 @@
 //! | `ratings.csv`, `pairwise.csv`, `ladder.csv`, `summary.json` | [`ratings`] | `arena rate` (and every command that rates) |
 //! | `.arena.lock` | [`lock::RunLock`] | held by whoever writes the folder |
 //! | `analysis.csv` | [`analysis::MistakeRow`] | `arena analyse` |
-//! | `calibration.csv`, `calibration.json`, `calibrated.toml`, `bands.toml` | [`calibration`] (also which folders are a calibration's) | `arena calibrate` (its top folder) |
+//! | `calibration.csv`, `calibration.json`, `calibrated.toml`, `bands.toml` | [`calibration`] (also which folders are a calibration's); `bands.toml` is read by [`bands::BandsFile`] | `arena calibrate` (its top folder) |
 //!
 //! The figures, `report.html` and `summary.md` are `report/`'s: they are documents made from
 //! these files, never read back.
 
 pub mod analysis;
+pub mod bands;
 pub mod calibration;
 pub mod games;
 pub mod gate;
