@@ -19,7 +19,7 @@
 //! often as the candidates allow.
 
 use std::collections::{BTreeMap, HashSet};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::rules::{GameKind, Move, Position, Ruleset, Side};
@@ -153,7 +153,8 @@ pub struct Valuer {
     ruleset: Ruleset,
     method: Method,
     solver: Option<Solver>,
-    tt: Option<mancala_bots::alphabeta::Tt>,
+    /// The search's table size, MiB.
+    search_tt_mib: usize,
 }
 
 impl Valuer {
@@ -166,13 +167,11 @@ impl Valuer {
                 .map(|spec| Solver::new(spec, tt_mib, db)),
             Method::Search { .. } => None,
         };
-        let tt = matches!(method, Method::Search { .. })
-            .then(|| mancala_bots::alphabeta::Tt::new(tt_mib.min(256)));
         Valuer {
             ruleset,
             method,
             solver,
-            tt,
+            search_tt_mib: tt_mib.min(256),
         }
     }
 
@@ -193,20 +192,8 @@ impl Valuer {
                 Some(sign * f64::from(diff + value) + 0.0)
             }
             Method::Search { depth } => {
-                use mancala_bots::alphabeta::{search, Settings, SCALE};
-                use mancala_bots::engine_loop::Search;
-                let stop = AtomicU64::new(0);
-                let mut sink = std::io::sink();
-                let mut ctx = Search::new(Default::default(), &stop, &mut sink);
-                let settings = Settings {
-                    depth,
-                    noise: 0.0,
-                    nodes: None,
-                };
-                let tt = self.tt.as_mut()?;
-                tt.clear();
-                let it = search(&pos, settings, tt, &mut ctx).last?;
-                Some(sign * f64::from(it.score) / f64::from(SCALE) + 0.0)
+                let value = mancala_bots::value(&pos, depth, self.search_tt_mib)?;
+                Some(sign * value + 0.0)
             }
         }
     }

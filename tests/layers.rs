@@ -1,11 +1,12 @@
 //! The harness's layers, as src/lib.rs and docs/design describe them, checked on the source: a
-//! module imports only the layers below it.
+//! module imports only the layers below it, and no folder's files import each other in a circle.
 //! The pure crates are crates, so the compiler holds their direction; inside the arena crate this
 //! test does (issue 26).
 //!
 //! Layers, lowest first: `vocab` (the run's vocabulary), `sys` (the system calls) → `engine`, `run_folder`, `openings` →
 //! `tournament`, `report` → `serve`, `session`. The CLI lives in the binary and is above them all.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// The rank of each top-level module of the arena's library; a module may import a module of a
@@ -118,5 +119,99 @@ fn no_module_imports_a_layer_above_it() {
         wrong.is_empty(),
         "imports against the layers:\n{}",
         wrong.join("\n")
+    );
+}
+
+/// Within one folder, the files' `super::x` and `crate::folder::x` imports form no circle.
+#[test]
+fn no_folder_has_a_circle_of_imports() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut folders: BTreeMap<PathBuf, Vec<PathBuf>> = BTreeMap::new();
+    for file in sources(&src) {
+        folders
+            .entry(file.parent().unwrap().to_path_buf())
+            .or_default()
+            .push(file);
+    }
+    let mut circles = Vec::new();
+    for (folder, files) in &folders {
+        let name_of = |f: &Path| f.file_stem().unwrap().to_string_lossy().into_owned();
+        let names: BTreeSet<String> = files
+            .iter()
+            .map(|f| name_of(f))
+            .filter(|n| n != "mod")
+            .collect();
+        let module_path: Vec<String> = folder
+            .strip_prefix(&src)
+            .unwrap()
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for file in files {
+            let me = name_of(file);
+            if me == "mod" {
+                continue;
+            }
+            let text = std::fs::read_to_string(file).unwrap();
+            let mut targets = BTreeSet::new();
+            for line in text.lines() {
+                let code = line.split("//").next().unwrap_or("");
+                for (at, _) in code.match_indices("super::") {
+                    let word: String = code[at + 7..]
+                        .chars()
+                        .take_while(|c| c.is_alphanumeric() || *c == '_')
+                        .collect();
+                    targets.insert(word);
+                }
+            }
+            for path in crate_paths(&text) {
+                if path.len() > module_path.len() && path[..module_path.len()] == module_path[..] {
+                    targets.insert(path[module_path.len()].clone());
+                }
+            }
+            // `super::` inside a file's own `mod tests` means the file itself.
+            targets.retain(|t| names.contains(t) && *t != me);
+            edges.insert(me, targets);
+        }
+        // Depth-first search for a back edge.
+        fn visit(
+            n: &str,
+            edges: &BTreeMap<String, BTreeSet<String>>,
+            stack: &mut Vec<String>,
+            done: &mut BTreeSet<String>,
+            found: &mut Vec<String>,
+        ) {
+            if let Some(at) = stack.iter().position(|s| s == n) {
+                let mut circle = stack[at..].to_vec();
+                circle.push(n.to_string());
+                found.push(circle.join(" → "));
+                return;
+            }
+            if !done.insert(n.to_string()) {
+                return;
+            }
+            stack.push(n.to_string());
+            for m in edges.get(n).into_iter().flatten() {
+                visit(m, edges, stack, done, found);
+            }
+            stack.pop();
+        }
+        let mut done = BTreeSet::new();
+        let mut found = Vec::new();
+        for n in edges.keys() {
+            visit(n, &edges, &mut Vec::new(), &mut done, &mut found);
+        }
+        for circle in found {
+            circles.push(format!(
+                "src/{}: {circle}",
+                folder.strip_prefix(&src).unwrap().display()
+            ));
+        }
+    }
+    assert!(
+        circles.is_empty(),
+        "files that import each other in a circle:\n{}",
+        circles.join("\n")
     );
 }

@@ -171,7 +171,7 @@ pub fn run(args: &AnalyseArgs) -> anyhow::Result<()> {
         let opts = RateOptions::default();
         match rate_dir(&args.dir, &opts) {
             Ok(rated) => {
-                super::plot::say_warnings(&rated);
+                super::rate::say_warnings(&rated);
                 super::plot::report(&args.dir, &rated, &opts, true)?
             }
             Err(e) => eprintln!("no report: {e:#}"),

@@ -20,6 +20,7 @@ use mancala_arena::calibrate::{self, Calibration, Knob, Observation, Player, Set
 use mancala_arena::engine::BotSpec;
 use mancala_arena::report::calibration::{table, write_curve};
 use mancala_arena::report::rate::{rate_dir, RateOptions};
+use mancala_arena::run_folder::bands::{GameTable, GateTable};
 use mancala_arena::run_folder::calibration::{
     bands_toml, write_bands, write_calibration, write_points, BandsReference, CANDIDATE,
     REFERENCE_DIR, STEP_PREFIX,
@@ -259,7 +260,7 @@ fn rate_pool(args: &CalibrateArgs, refs: &[Reference], dir: &Path) -> Result<Vec
         ..RateOptions::default()
     };
     let rated = rate_dir(&ref_dir, &opts)?;
-    super::plot::say_warnings(&rated);
+    super::rate::say_warnings(&rated);
     if !args.quiet {
         eprint!("{}", rated.table);
     }
@@ -467,36 +468,33 @@ fn bands(args: &CalibrateArgs, refs: &[Reference], cal: &Calibration) -> Result<
         })
         .collect::<Vec<_>>();
     let game = args.game.settings()?;
-    let mut settings = vec![("rules".to_string(), game.rules.to_string().into())];
-    settings.push(match &game.openings {
-        OpeningSource::Random { plies } => ("opening_plies".into(), i64::from(*plies).into()),
-        OpeningSource::List { file, .. } => {
-            let path = std::path::absolute(file).unwrap_or_else(|_| PathBuf::from(file));
-            ("openings".into(), path.display().to_string().into())
-        }
-    });
     let g = &args.game;
-    let numbers = [
-        ("movetime", g.movetime),
-        ("depth", g.depth.map(u64::from)),
-        ("nodes", g.nodes),
-    ];
-    for (key, value) in numbers {
-        if let Some(v) = value {
-            settings.push((key.into(), (v as i64).into()));
+    let mut game_table = GameTable {
+        rules: Some(game.rules.to_string()),
+        movetime: g.movetime,
+        tc: g.tc.clone(),
+        depth: g.depth,
+        nodes: g.nodes,
+        ..GameTable::default()
+    };
+    match &game.openings {
+        OpeningSource::Random { plies } => game_table.opening_plies = Some(*plies),
+        OpeningSource::List { file, .. } => {
+            game_table.openings =
+                Some(std::path::absolute(file).unwrap_or_else(|_| PathBuf::from(file)));
         }
     }
-    if let Some(tc) = &g.tc {
-        settings.push(("tc".into(), tc.clone().into()));
-    }
-    let h = (cal.curve.advantage() / 2.0).round();
-    settings.push(("first_move_advantage".into(), h.into()));
+    let gate = GateTable {
+        first_move_advantage: Some((cal.curve.advantage() / 2.0).round()),
+        ..GateTable::default()
+    };
     Ok(bands_toml(
         cal,
         &args.bot,
         &args.bot_options,
         &pool,
-        &settings,
+        &game_table,
+        &gate,
         args.band_tolerance,
     ))
 }

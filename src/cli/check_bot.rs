@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use anyhow::Result;
 use mancala_arena::engine::check::{check_bot, CheckConfig, DEFAULT_RULESETS};
-use mancala_arena::engine::check_driver::check_driver;
 use mancala_arena::engine::{Program, Protocol};
+use mancala_arena::tournament::check_driver::check_driver;
 
 #[derive(clap::Args, Debug)]
 pub struct CheckBotArgs {

@@ -11,7 +11,7 @@
 //! players with their Elos (`easy = 791`) and `[[reference.bot]]` tables with `elo`, and
 //! optional game and gate settings; flags override it. `arena calibrate` writes one.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -23,9 +23,9 @@ use mancala_arena::rating::gate::{Band, GateSettings, GateVerdict, LevelGate, Ve
 use mancala_arena::rating::sprt::PairTracker;
 use mancala_arena::report::rate::RateOptions;
 use mancala_arena::report::tables::{gate_table, gate_words};
-use mancala_arena::run_folder::games;
+use mancala_arena::run_folder::bands::BandsFile;
 use mancala_arena::run_folder::gate::{GateFile, GateLevel, PoolMember};
-use mancala_arena::run_folder::{GameRecord, RunFile, RunKind};
+use mancala_arena::run_folder::{GameRecord, RunKind};
 use mancala_arena::session::{Finish, Session};
 use mancala_arena::tournament::events::{OnGame, Steer};
 use mancala_arena::tournament::runner::{RunMode, RunPlan};
@@ -88,40 +88,6 @@ pub struct GateArgs {
     pub no_plots: bool,
     #[arg(long, short)]
     pub quiet: bool,
-}
-
-/// The bands file as written.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct BandsFile {
-    rules: Option<String>,
-    opening_plies: Option<u32>,
-    openings: Option<PathBuf>,
-    concurrency: Option<usize>,
-    movetime: Option<u64>,
-    tc: Option<String>,
-    depth: Option<u32>,
-    nodes: Option<u64>,
-    seed: Option<u64>,
-    alpha: Option<f64>,
-    beta: Option<f64>,
-    margin: Option<f64>,
-    max_pairs: Option<u32>,
-    first_move_advantage: Option<f64>,
-    #[serde(default)]
-    reference: ReferenceTable,
-    /// The levels: tournament `[[bot]]` tables plus `elo` and `tolerance`, or `band`.
-    #[serde(default)]
-    bot: Vec<toml::Table>,
-}
-
-/// `[reference]`: bundled players with their Elos, and `[[reference.bot]]` tables with `elo`.
-#[derive(Debug, Default, Deserialize)]
-struct ReferenceTable {
-    #[serde(default)]
-    bot: Vec<toml::Table>,
-    #[serde(flatten)]
-    bundled: BTreeMap<String, f64>,
 }
 
 /// A level to check.
@@ -207,7 +173,7 @@ impl GateArgs {
             .parent()
             .map(Path::to_path_buf)
             .unwrap_or_default();
-        let file: BandsFile = toml::from_str(&text)
+        let file = BandsFile::parse(&text)
             .with_context(|| format!("{} is not a valid bands file", self.bands.display()))?;
         self.gate_from(file, &base)
             .with_context(|| format!("bands file {}", self.bands.display()))
@@ -270,32 +236,24 @@ impl GateArgs {
         if pool.is_empty() {
             bail!("no reference players: give [reference] NAME = ELO or [[reference.bot]] tables");
         }
-        let file_game = GameFlags {
-            rules: file.rules,
-            opening_plies: file.opening_plies,
-            openings: file.openings.map(|p| base.join(p)),
-            concurrency: file.concurrency,
-            movetime: file.movetime,
-            tc: file.tc,
-            depth: file.depth,
-            nodes: file.nodes,
-        };
+        let file_game = GameFlags::from_table(&file.game, base);
+        let file_gate = file.gate;
         let defaults = GateSettings::default();
         Ok(Gate {
             levels,
             pool,
             settings: GateSettings {
-                alpha: self.alpha.or(file.alpha).unwrap_or(defaults.alpha),
-                beta: self.beta.or(file.beta).unwrap_or(defaults.beta),
-                margin: self.margin.or(file.margin),
-                first_move_advantage: file.first_move_advantage.unwrap_or(0.0),
+                alpha: self.alpha.or(file_gate.alpha).unwrap_or(defaults.alpha),
+                beta: self.beta.or(file_gate.beta).unwrap_or(defaults.beta),
+                margin: self.margin.or(file_gate.margin),
+                first_move_advantage: file_gate.first_move_advantage.unwrap_or(0.0),
             },
             game: self.game.or(&file_game),
             max_pairs: self
                 .max_pairs
-                .or(file.max_pairs)
+                .or(file_gate.max_pairs)
                 .unwrap_or(DEFAULT_MAX_PAIRS),
-            seed: self.seed.or(file.seed).unwrap_or(1),
+            seed: self.seed.or(file_gate.seed).unwrap_or(1),
         })
     }
 }
@@ -369,7 +327,7 @@ pub fn run(args: &GateArgs) -> Result<ExitCode> {
             dir.display()
         );
     }
-    if RunFile::exists(&dir) || games::has_games(&dir) {
+    if mancala_arena::run_folder::holds_run(&dir) {
         bail!(
             "{} already holds a run: choose another --out",
             dir.display()
@@ -522,8 +480,7 @@ mod tests {
     }
 
     fn parse(text: &str, extra: &[&str]) -> Result<Gate> {
-        let file: BandsFile = toml::from_str(text)?;
-        args(extra).gate_from(file, Path::new("/base"))
+        args(extra).gate_from(BandsFile::parse(text)?, Path::new("/base"))
     }
 
     const FILE: &str = r#"
@@ -601,6 +558,7 @@ mod tests {
     #[test]
     fn calibrate_writes_a_bands_file_the_gate_reads() {
         use mancala_arena::calibrate::{self, sim::SimulatedPlayer, Knob, Settings};
+        use mancala_arena::run_folder::bands::{GameTable, GateTable};
         use mancala_arena::run_folder::calibration::{bands_toml, BandsReference};
         let pool = [1000.0, 1400.0];
         let knob = Knob::parse("option.Noise=0..2.0").unwrap();
@@ -630,17 +588,22 @@ mod tests {
                 spec: Some(deep),
             },
         ];
-        let game = [
-            ("rules".to_string(), toml::Value::from("kalah")),
-            ("opening_plies".to_string(), toml::Value::from(2)),
-            ("first_move_advantage".to_string(), toml::Value::from(30.0)),
-        ];
+        let game = GameTable {
+            rules: Some("kalah".into()),
+            opening_plies: Some(2),
+            ..GameTable::default()
+        };
+        let gate_table = GateTable {
+            first_move_advantage: Some(30.0),
+            ..GateTable::default()
+        };
         let text = bands_toml(
             &cal,
             "target/release/mancala-alphabeta",
             &["Level=normal".to_string()],
             &refs,
             &game,
+            &gate_table,
             50.0,
         );
         let gate = parse(&text, &[]).unwrap_or_else(|e| panic!("{e:#}\n{text}"));

@@ -31,7 +31,7 @@ pub fn report(dir: &Path, rated: &Rated, rate: &RateOptions, png: bool) -> Resul
 pub fn say_finished(dir: &Path, finished: &Finished, table: bool) -> Result<()> {
     match &finished.rated {
         Some(Ok(rated)) => {
-            say_warnings(rated);
+            super::rate::say_warnings(rated);
             if table {
                 out!("\n{}", rated.table)?;
             }
@@ -45,13 +45,6 @@ pub fn say_finished(dir: &Path, finished: &Finished, table: bool) -> Result<()> 
         None => {}
     }
     Ok(())
-}
-
-/// The warnings of a rating (games the reader skipped, games outside the schedule), on stderr.
-pub fn say_warnings(rated: &Rated) {
-    for w in &rated.warnings {
-        eprintln!("warning: {w}");
-    }
 }
 
 fn say_report(dir: &Path, outcome: &ReportOutcome) {
@@ -69,7 +62,7 @@ fn say_report(dir: &Path, outcome: &ReportOutcome) {
 pub fn run(args: &PlotArgs) -> Result<()> {
     let opts = args.rating.options()?;
     let rated = rate_dir(&args.dir, &opts)?;
-    say_warnings(&rated);
+    super::rate::say_warnings(&rated);
     out!("{}", rated.table)?;
     report(&args.dir, &rated, &opts, !args.no_png)
 }

@@ -72,11 +72,18 @@ impl RatingFlags {
 
 pub fn run(args: &RateArgs) -> Result<()> {
     let rated = rate_dir(&args.dir, &args.rating.options()?)?;
-    super::plot::say_warnings(&rated);
+    say_warnings(&rated);
     out!("{}", rated.table)?;
     outln!(
         "\nwrote ratings.csv, pairwise.csv, ladder.csv and summary.json in {}",
         args.dir.display()
     )?;
     Ok(())
+}
+
+/// The warnings of a rating (games the reader skipped, games outside the schedule), on stderr.
+pub fn say_warnings(rated: &mancala_arena::report::rate::Rated) {
+    for w in &rated.warnings {
+        eprintln!("warning: {w}");
+    }
 }

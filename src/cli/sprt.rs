@@ -11,9 +11,8 @@ use std::process::ExitCode;
 use anyhow::Result;
 use mancala_arena::rating::sprt::{PairTracker, Sprt, SprtModel, SprtResult, SprtStatus};
 use mancala_arena::report::rate::RateOptions;
-use mancala_arena::run_folder::games;
 use mancala_arena::run_folder::sprt::{SprtFile, SprtTrace};
-use mancala_arena::run_folder::{GameRecord, RunFile, RunKind};
+use mancala_arena::run_folder::{GameRecord, RunKind};
 use mancala_arena::session::{Finish, Session};
 use mancala_arena::tournament::events::{OnGame, Steer};
 use mancala_arena::tournament::runner::{RunMode, RunPlan};
@@ -123,7 +122,7 @@ pub fn run(args: &SprtArgs) -> Result<ExitCode> {
         args.max_pairs,
         dir.display()
     );
-    if RunFile::exists(&dir) || games::has_games(&dir) {
+    if mancala_arena::run_folder::holds_run(&dir) {
         anyhow::bail!(
             "{} already holds a run: choose another --out",
             dir.display()
@@ -189,7 +188,7 @@ pub fn run(args: &SprtArgs) -> Result<ExitCode> {
         elo1: args.elo1,
         alpha: args.alpha,
         beta: args.beta,
-        model: format!("{:?}", args.model).to_lowercase(),
+        model: model.as_str().to_string(),
         pairs: penta.pairs(),
         penta: penta.to_array(),
         status,

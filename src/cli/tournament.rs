@@ -61,6 +61,23 @@ pub struct GameSettings {
 }
 
 impl GameFlags {
+    /// A file's game settings as flags, its `openings` path relative to the file's folder `base`.
+    pub fn from_table(
+        table: &mancala_arena::run_folder::bands::GameTable,
+        base: &Path,
+    ) -> GameFlags {
+        GameFlags {
+            rules: table.rules.clone(),
+            opening_plies: table.opening_plies,
+            openings: table.openings.as_ref().map(|p| base.join(p)),
+            concurrency: table.concurrency,
+            movetime: table.movetime,
+            tc: table.tc.clone(),
+            depth: table.depth,
+            nodes: table.nodes,
+        }
+    }
+
     /// Each flag, or `file`'s value where the flag was not given.
     pub fn or(&self, file: &GameFlags) -> GameFlags {
         GameFlags {
@@ -210,23 +227,18 @@ impl RunArgs {
     }
 }
 
-/// The TOML file: the same settings as the flags, plus `[[bot]]` tables.
+/// The TOML file: the same settings as the flags, plus `[[bot]]` tables. The game settings are
+/// the bands file's too ([`GameTable`]); a key no field takes lands in `unknown` and is refused
+/// (`deny_unknown_fields` does not work with `flatten`).
 #[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
 struct FileConfig {
     name: Option<String>,
-    rules: Option<String>,
+    #[serde(flatten)]
+    game: mancala_arena::run_folder::bands::GameTable,
     format: Option<String>,
     gauntlet: Option<Vec<String>>,
     pairs: Option<u32>,
-    opening_plies: Option<u32>,
-    openings: Option<PathBuf>,
     seed: Option<u64>,
-    concurrency: Option<usize>,
-    movetime: Option<u64>,
-    tc: Option<String>,
-    depth: Option<u32>,
-    nodes: Option<u64>,
     margin: Option<u64>,
     handshake_timeout: Option<u64>,
     adjudicate: Option<bool>,
@@ -234,6 +246,8 @@ struct FileConfig {
     max_start_failures: Option<u32>,
     #[serde(default)]
     bot: Vec<FileBot>,
+    #[serde(flatten)]
+    unknown: toml::Table,
 }
 
 /// Builds the plan from the file and the flags (flags win).
@@ -243,6 +257,10 @@ pub fn build_plan(args: &RunArgs) -> Result<RunPlan> {
             let text = std::fs::read_to_string(path)
                 .with_context(|| format!("cannot read {}", path.display()))?;
             let file: FileConfig = toml::from_str(&text)
+                .map_err(anyhow::Error::from)
+                .and_then(|f: FileConfig| {
+                    mancala_arena::run_folder::bands::refuse_unknown(&f.unknown).map(|()| f)
+                })
                 .with_context(|| format!("{} is not a valid tournament file", path.display()))?;
             (
                 file,
@@ -251,17 +269,10 @@ pub fn build_plan(args: &RunArgs) -> Result<RunPlan> {
         }
         None => (FileConfig::default(), PathBuf::new()),
     };
-    let file_game = GameFlags {
-        rules: file.rules.clone(),
-        opening_plies: file.opening_plies,
-        openings: file.openings.as_ref().map(|p| base.join(p)),
-        concurrency: file.concurrency,
-        movetime: file.movetime,
-        tc: file.tc.clone(),
-        depth: file.depth,
-        nodes: file.nodes,
-    };
-    let game = args.game.or(&file_game).settings()?;
+    let game = args
+        .game
+        .or(&GameFlags::from_table(&file.game, &base))
+        .settings()?;
 
     let mut players = Vec::new();
     for b in &file.bot {

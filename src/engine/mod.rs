@@ -12,7 +12,6 @@
 //! message types are [`crate::protocol`].
 
 pub mod check;
-pub mod check_driver;
 mod contestant;
 mod kgp;
 mod log;
@@ -35,6 +34,7 @@ pub use crate::sys::Stop;
 pub use crate::vocab::{BotSpec, FaultKind, Program, Protocol};
 pub use contestant::Contestant;
 pub use log::{BotLog, DEFAULT_LOG_CAP};
+pub use mankalah::MANKALAH_RULES;
 pub use player::Player;
 pub use process::{
     arena_resource, become_subreaper, kill_orphans, parent_of, RetryPolicy, ARENA_RETRY,

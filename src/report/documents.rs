@@ -10,16 +10,17 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
+use super::input::{Figure, ReportInput};
 use super::plots::{
     render_png, render_svg, ConvergencePlot, LadderPlot, MatrixPlot, Plot, PlotError, RatingsPlot,
     SprtPlot, ThinkTimePlot,
 };
 use super::rate::{RateOptions, Rated};
 use super::viewer::ViewerGames;
-use crate::run_folder::analysis::{read_analysis, MistakeRow};
-use crate::run_folder::games::{rated_games, read_games, read_records, Termination};
+use super::{html, markdown};
+use crate::run_folder::analysis::read_analysis;
+use crate::run_folder::games::{rated_games, read_games, read_records};
 use crate::run_folder::gate::GateFile;
-use crate::run_folder::ratings::Summary;
 use crate::run_folder::sprt::{read_trace, SprtFile};
 use crate::run_folder::RunFile;
 
@@ -37,36 +38,6 @@ impl Default for ReportOptions {
     fn default() -> Self {
         ReportOptions { png: true }
     }
-}
-
-/// One figure of the report: drawn, or why not.
-#[derive(Clone, Debug)]
-pub struct Figure {
-    pub stem: &'static str,
-    pub title: &'static str,
-    pub caption: String,
-    /// The SVG document, or the reason there is none.
-    pub svg: Result<String, String>,
-}
-
-/// Everything the HTML and Markdown documents are made of.
-pub struct ReportInput<'a> {
-    pub dir: &'a Path,
-    pub summary: &'a Summary,
-    /// `run.json` if the folder has one.
-    pub run: Option<RunFile>,
-    /// `run.json` as written (pretty-printed again), for the configuration section.
-    pub run_json: Option<String>,
-    pub sprt: Option<SprtFile>,
-    /// `gate.json` (an `arena gate` run).
-    pub gate: Option<GateFile>,
-    pub figures: Vec<Figure>,
-    /// How often each termination occurred, most frequent first.
-    pub terminations: Vec<(Termination, usize)>,
-    /// `analysis.csv` (the mistake meter), if `arena analyse` wrote one.
-    pub analysis: Option<Vec<MistakeRow>>,
-    /// The games for the viewer (from `games.jsonl`), if the folder has move lists.
-    pub viewer: Option<ViewerGames>,
 }
 
 /// What [`write_report`] wrote, and which figures it could not draw.
@@ -207,21 +178,12 @@ pub fn write_report(
             .map(|r| ViewerGames::new(&r)),
     };
     let html_path = dir.join(REPORT_HTML);
-    std::fs::write(&html_path, super::html::render(&input))
+    std::fs::write(&html_path, html::render(&input))
         .with_context(|| format!("cannot write {}", html_path.display()))?;
     out.written.push(html_path);
     let md_path = dir.join(SUMMARY_MD);
-    std::fs::write(&md_path, super::markdown::render(&input))
+    std::fs::write(&md_path, markdown::render(&input))
         .with_context(|| format!("cannot write {}", md_path.display()))?;
     out.written.push(md_path);
     Ok(out)
-}
-
-/// The command that reproduces the run, from `run.json`, quoted for a POSIX shell.
-pub fn command_line(run: &RunFile) -> String {
-    run.command
-        .iter()
-        .map(|w| shlex::try_quote(w).map_or_else(|_| format!("{w:?}"), |q| q.into_owned()))
-        .collect::<Vec<_>>()
-        .join(" ")
 }

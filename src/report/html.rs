@@ -7,35 +7,20 @@
 //! runs), `pairwise`, `mistakes` (only after `arena analyse`), `plots`, `games` (the viewer, when
 //! the folder has `games.jsonl`),
 //! `configuration` (run.json), `reproduce` (the command lines). Every piece of text from the
-//! folder (player names, commands, run.json) goes through [`escape`], and the viewer's data
+//! folder (player names, commands, run.json) goes through [`super::text::escape_html`], and the viewer's data
 //! through [`json_for_script`].
 
 use std::fmt::Write as _;
 
-use super::documents::{command_line, ReportInput};
+use super::input::{command_line, ReportInput};
 use super::rate::interval_words;
 use super::tables::{
     gate_table, gate_words, mistakes_table, pairwise_table, ratings_table, signed,
     terminations_table,
 };
+use super::text::escape_html as escape;
 use super::viewer::{json_for_script, ViewerGames, VIEWER_CSS, VIEWER_JS};
 use crate::run_folder::analysis::MistakeRow;
-
-/// Escapes text for HTML element content and attribute values.
-pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
 
 /// Strips the XML prolog, if any, so the SVG can sit inside the page.
 pub fn inline_svg(svg: &str) -> &str {
@@ -275,14 +260,6 @@ fn mistakes_section(h: &mut String, rows: &[MistakeRow]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn escapes_markup_and_quotes() {
-        assert_eq!(
-            escape(r#"<b>"a" & 'b'</b>"#),
-            "&lt;b&gt;&quot;a&quot; &amp; &#39;b&#39;&lt;/b&gt;"
-        );
-    }
 
     #[test]
     fn strips_the_xml_prolog() {

@@ -5,26 +5,11 @@
 
 use std::fmt::Write as _;
 
-use super::documents::{command_line, ReportInput};
+use super::input::{command_line, ReportInput};
 use super::tables::{
     gate_table, gate_words, mistakes_table, pairwise_table, ratings_table, signed,
 };
-
-/// Escapes the characters that would break a table cell or start markup.
-pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '|' | '\\' | '*' | '_' | '`' | '<' | '>' | '[' | ']' => {
-                out.push('\\');
-                out.push(c);
-            }
-            '\n' | '\r' => out.push(' '),
-            c => out.push(c),
-        }
-    }
-    out
-}
+use super::text::escape_markdown as escape;
 
 /// The document.
 pub fn render(input: &ReportInput<'_>) -> String {
@@ -108,15 +93,4 @@ pub fn render(input: &ReportInput<'_>) -> String {
         );
     }
     m
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn escapes_table_breakers() {
-        assert_eq!(escape("a|b*c_d"), "a\\|b\\*c\\_d");
-        assert_eq!(escape("x\ny"), "x y");
-    }
 }

@@ -5,8 +5,7 @@
 
 use std::fmt::Write as _;
 
-use super::html::escape as html_escape;
-use super::markdown::escape as md_escape;
+use super::text::{escape_html as html_escape, escape_markdown as md_escape};
 use crate::rating::gate::{EdgeState, EdgeTest, GateVerdict};
 use crate::rating::rows::{PairwiseRow, RatingRow};
 use crate::run_folder::analysis::MistakeRow;

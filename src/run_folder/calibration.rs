@@ -15,7 +15,8 @@
 //!   comments giving each target's Elo and interval (see [`toml_snippet`]).
 //! - `bands.toml`: the same players as the levels of an `arena gate` bands file, each with its
 //!   curve Elo and a tolerance, the reference pool with its fixed Elos and the game settings the
-//!   calibration played with (see [`bands_toml`]; the format is docs/regression-testing.md's).
+//!   calibration played with (see [`bands_toml`]; the format is docs/regression-testing.md's, read by
+//!   [`super::bands::BandsFile`]).
 //! - `table.txt`: the printed table.
 
 use std::fmt::Write as _;
@@ -23,6 +24,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
+use super::bands::{BandsFile, GameTable, GateTable};
 use crate::calibrate::Calibration;
 use crate::vocab::{BotSpec, Program};
 
@@ -119,16 +121,18 @@ pub struct BandsReference {
     pub spec: Option<BotSpec>,
 }
 
-/// An `arena gate` bands file for the settings the calibration found: the game `settings`
-/// (`key = value` lines: rules, openings, limits, first-move advantage) the calibration played
-/// with, the reference pool with its Elos, and per target a `[[bot]]` level with the curve's Elo
-/// at its setting and the band `± tolerance`.
+/// An `arena gate` bands file for the settings the calibration found: the `game` settings the
+/// calibration played with and the `gate` settings (the first-move advantage), written by
+/// [`BandsFile::settings_text`] so that they are the keys the gate reads; the reference pool
+/// with its Elos, and per target a `[[bot]]` level with the curve's Elo at its setting and the
+/// band `± tolerance`.
 pub fn bands_toml(
     cal: &Calibration,
     cmd: &str,
     fixed: &[String],
     pool: &[BandsReference],
-    settings: &[(String, toml::Value)],
+    game: &GameTable,
+    gate: &GateTable,
     tolerance: f64,
 ) -> String {
     let names: Vec<String> = pool
@@ -141,9 +145,7 @@ pub fn bands_toml(
          # reference pool with its fixed Elos, and the game settings the calibration played with\n\
          # (the Elos hold for these settings only). docs/regression-testing.md\n",
     );
-    for (k, v) in settings {
-        let _ = writeln!(s, "{} = {v}", toml_key(k));
-    }
+    s.push_str(&BandsFile::settings_text(game, gate));
     s.push_str("\n[reference]\n");
     for r in pool.iter().filter(|r| r.spec.is_none()) {
         let _ = writeln!(s, "{} = {:.0}", toml_key(&r.name), r.elo);

@@ -247,7 +247,8 @@ impl ResultsWriter {
     }
 }
 
-/// Whether the folder has a `games.csv` (a run played there, even if no game finished).
+/// Whether the folder has a `games.csv` (some games were played into it, or it was made
+/// from games).
 pub fn has_games(dir: &Path) -> bool {
     dir.join(GAMES_CSV).exists()
 }

@@ -14,12 +14,13 @@
 //! | `state.json` | [`state::RecordedState`] | where the run stands: when play starts and when it ends |
 //! | `.arena.lock` | [`lock::RunLock`] | held by whoever writes the folder |
 //! | `analysis.csv` | [`analysis::MistakeRow`] | `arena analyse` |
-//! | `calibration.csv`, `calibration.json`, `calibrated.toml`, `bands.toml` | [`calibration`] (also which folders are a calibration's) | `arena calibrate` (its top folder) |
+//! | `calibration.csv`, `calibration.json`, `calibrated.toml`, `bands.toml` | [`calibration`] (also which folders are a calibration's); `bands.toml` is read by [`bands::BandsFile`] | `arena calibrate` (its top folder) |
 //!
 //! The figures, `report.html` and `summary.md` are `report/`'s: they are documents made from
 //! these files, never read back.
 
 pub mod analysis;
+pub mod bands;
 pub mod calibration;
 pub mod games;
 pub mod gate;
@@ -37,6 +38,12 @@ pub use run_file::{RunFile, RunKind};
 use std::path::Path;
 
 use anyhow::{Context, Result};
+
+/// Whether `dir` already holds a run, so that a new one must not start in it: a `run.json`, or
+/// a `games.csv` without one.
+pub fn holds_run(dir: &Path) -> bool {
+    RunFile::exists(dir) || games::has_games(dir)
+}
 
 /// Reads the JSON file `name` of the folder `dir`: `None` if the folder has none.
 fn read_json<T: serde::de::DeserializeOwned>(dir: &Path, name: &str) -> Result<Option<T>> {
@@ -56,4 +63,24 @@ fn write_json<T: serde::Serialize>(dir: &Path, name: &str, value: &T) -> Result<
     let path = dir.join(name);
     std::fs::write(&path, serde_json::to_string_pretty(value)? + "\n")
         .with_context(|| format!("cannot write {}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_folder_holds_a_run_with_its_run_json_or_its_games() {
+        let root = std::env::temp_dir().join(format!("arena-holds-run-{}", std::process::id()));
+        let (empty, with_games, with_run) = (root.join("a"), root.join("b"), root.join("c"));
+        for dir in [&empty, &with_games, &with_run] {
+            std::fs::create_dir_all(dir).unwrap();
+        }
+        std::fs::write(with_games.join("games.csv"), "").unwrap();
+        std::fs::write(with_run.join("run.json"), "{}").unwrap();
+        assert!(!holds_run(&empty) && !holds_run(&root.join("absent")));
+        assert!(holds_run(&with_games) && games::has_games(&with_games));
+        assert!(holds_run(&with_run) && !games::has_games(&with_run));
+        let _ = std::fs::remove_dir_all(&root);
+    }
 }

@@ -16,7 +16,6 @@ use anyhow::{Context, Result};
 use serde::Serialize;
 
 use super::games::Termination;
-use crate::rating::fit::Anchor;
 use crate::rating::rows::{PairwiseRow, RatingRow};
 use crate::rating::{FirstMove, RatingReport};
 
@@ -66,14 +65,6 @@ pub struct LadderSummary {
     pub games: usize,
 }
 
-/// The anchor in words.
-pub fn anchor_text(anchor: &Anchor, names: &[String]) -> String {
-    match anchor {
-        Anchor::Mean(v) => format!("pool mean = {v}"),
-        Anchor::Player(i, v) => format!("{} = {v}", names[*i]),
-    }
-}
-
 impl Summary {
     pub fn new(report: &RatingReport, terminations: Vec<(Termination, usize)>) -> Summary {
         Summary {
@@ -87,7 +78,7 @@ impl Summary {
             bootstrap_failed: report.boot.as_ref().map_or(0, |b| b.failed),
             prior: report.config.prior,
             level: report.config.level,
-            anchor: anchor_text(&report.config.anchor, &report.names),
+            anchor: report.config.anchor.text(&report.names),
             warnings: report.warnings.clone(),
             rank_probabilities: report.boot.as_ref().map(|b| b.rank_probabilities.clone()),
             los: report.los.clone(),

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use super::live::{Progress, RunState, RunView};
 use crate::calibrate::{Calibration, Stop};
-use crate::report::html::{escape, inline_svg};
+use crate::report::html::inline_svg;
 use crate::report::plots::{
     render_svg, CalibrationPlot, MatrixPlot, Plot, PlotError, RatingsPlot, SprtPlot,
 };
@@ -17,6 +17,7 @@ use crate::report::rate::interval_words;
 use crate::report::tables::{
     gate_table, gate_words, ratings_table, terminations_table, Align, Column, Table,
 };
+use crate::report::text::escape_html as escape;
 use crate::report::viewer::{json_for_script, GameView};
 
 /// A whole page: the shared style sheet and script, `body` inside.

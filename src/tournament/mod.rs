@@ -1,6 +1,7 @@
 //! Tournaments: the seeded schedule of colour-swapped game pairs, the referee loop, concurrency,
 //! results appended as games finish, and resume. See docs/tournament.md.
 
+pub mod check_driver;
 pub mod dispatch;
 pub mod events;
 pub mod merge;

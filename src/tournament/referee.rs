@@ -178,7 +178,7 @@ impl GameState {
                 } else {
                     Termination::Normal
                 };
-                let detail = format!("{:?}", result.end);
+                let detail = result.end.as_detail().to_string();
                 (outcome_of(result.winner), termination, None, detail, None)
             }
             Err(early) => {

@@ -58,6 +58,17 @@ pub enum Anchor {
     Player(usize, f64),
 }
 
+impl Anchor {
+    /// The anchor in words, as `summary.json` and the documents give it: `pool mean = 1200`, or
+    /// `NAME = ELO` with `names` the players in rating order.
+    pub fn text(&self, names: &[String]) -> String {
+        match self {
+            Anchor::Mean(v) => format!("pool mean = {v}"),
+            Anchor::Player(i, v) => format!("{} = {v}", names[*i]),
+        }
+    }
+}
+
 impl Default for Anchor {
     fn default() -> Self {
         Anchor::Mean(1200.0)

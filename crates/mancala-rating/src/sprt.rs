@@ -30,6 +30,16 @@ pub enum SprtModel {
     Normalized,
 }
 
+impl SprtModel {
+    /// The name written as `sprt.json`'s `model` (and accepted by `arena sprt --model`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SprtModel::Logistic => "logistic",
+            SprtModel::Normalized => "normalized",
+        }
+    }
+}
+
 /// The decision so far.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum SprtResult {
@@ -413,6 +423,13 @@ pub fn llr_normal_approx(s0: f64, s1: f64, counts: &[f64]) -> f64 {
 #[cfg(test)]
 mod pair_tracker_tests {
     use super::*;
+
+    #[test]
+    fn model_names_are_the_file_words() {
+        // `sprt.json` has always held these words (docs: `logistic` or `normalized`).
+        assert_eq!(SprtModel::Logistic.as_str(), "logistic");
+        assert_eq!(SprtModel::Normalized.as_str(), "normalized");
+    }
 
     #[test]
     fn pairs_count_when_their_second_game_arrives_in_any_order() {

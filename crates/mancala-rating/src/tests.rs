@@ -210,6 +210,15 @@ fn gauntlet_joint_fit_beats_pooled_scores() {
 }
 
 #[test]
+fn anchor_in_words() {
+    // The text summary.json and the documents have always given.
+    let names = ["a".to_string(), "b".to_string()];
+    assert_eq!(Anchor::Mean(1200.0).text(&names), "pool mean = 1200");
+    assert_eq!(Anchor::Mean(1000.5).text(&names), "pool mean = 1000.5");
+    assert_eq!(Anchor::Player(1, 1500.0).text(&names), "b = 1500");
+}
+
+#[test]
 fn anchor_to_a_player() {
     let mut g = Vec::new();
     push_balanced(&mut g, 0, 1, 60, 10, 30);

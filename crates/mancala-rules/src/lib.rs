@@ -266,6 +266,20 @@ impl EndReason {
             EndReason::SowCap => "sow_cap",
         }
     }
+
+    /// The CamelCase name, as the `detail` of a game that ended by the rules in `games.csv`
+    /// and `games.jsonl` (the words those files have always held; [`EndReason::as_str`] is the
+    /// position string's).
+    pub fn as_detail(self) -> &'static str {
+        match self {
+            EndReason::SideEmpty => "SideEmpty",
+            EndReason::NoMove => "NoMove",
+            EndReason::Majority => "Majority",
+            EndReason::NoFeeding => "NoFeeding",
+            EndReason::Repetition => "Repetition",
+            EndReason::SowCap => "SowCap",
+        }
+    }
 }
 
 impl fmt::Display for EndReason {
@@ -336,5 +350,27 @@ impl<'de> serde::Deserialize<'de> for Move {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let text = String::deserialize(deserializer)?;
         text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::EndReason;
+
+    #[test]
+    fn end_reason_details_are_the_results_files_words() {
+        // games.csv's `detail` column has always held these (tests/golden/pinned-run).
+        let words = [
+            (EndReason::SideEmpty, "SideEmpty"),
+            (EndReason::NoMove, "NoMove"),
+            (EndReason::Majority, "Majority"),
+            (EndReason::NoFeeding, "NoFeeding"),
+            (EndReason::Repetition, "Repetition"),
+            (EndReason::SowCap, "SowCap"),
+        ];
+        assert_eq!(words.len(), EndReason::ALL.len());
+        for (reason, word) in words {
+            assert_eq!(reason.as_detail(), word);
+        }
     }
 }

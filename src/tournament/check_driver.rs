@@ -10,14 +10,14 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use super::check::{CheckConfig, CheckResult, Report, Status};
-use super::{
+use super::referee::{self, GameSetup, Stage};
+use crate::engine::check::{CheckConfig, CheckResult, Report, Status};
+use crate::engine::{
     Answer, BotLog, BotSpec, Contestant, Fault, Player, Protocol, StartError, DEFAULT_LOG_CAP,
 };
 use crate::protocol::{GoLimits, PositionStart};
 use crate::rules::{Move, Position, Ruleset, Side};
-use crate::tournament::config::{Opening, TimeControl};
-use crate::tournament::referee::{self, GameSetup, Stage};
+use crate::vocab::config::{Opening, TimeControl};
 
 /// The move time of the checked agent's moves: generous, so that a slow start (a JVM for each
 /// ManKalah game) does not fail the check.
@@ -51,11 +51,11 @@ pub async fn check_driver(config: &CheckConfig, protocol: Protocol) -> Result<Re
         config.rulesets.clone()
     } else {
         match protocol {
-            Protocol::Mankalah => vec![super::mankalah::MANKALAH_RULES.into()],
+            Protocol::Mankalah => vec![crate::engine::MANKALAH_RULES.into()],
             _ => vec![
                 "kalah".into(),
                 "kalah:pits=4,seeds=3".into(),
-                super::mankalah::MANKALAH_RULES.into(),
+                crate::engine::MANKALAH_RULES.into(),
             ],
         }
     };
