@@ -38,6 +38,21 @@ pub struct Finish {
     pub report: bool,
 }
 
+impl Finish {
+    /// The end of an SPRT or a gate when `report`: rated with a few hundred bootstrap samples
+    /// (plenty for two players or a gauntlet, and quick), and the report drawn; otherwise
+    /// neither.
+    pub fn sequential_test(report: bool) -> Finish {
+        Finish {
+            rating: report.then(|| RateOptions {
+                bootstrap: 300,
+                ..RateOptions::default()
+            }),
+            report,
+        }
+    }
+}
+
 /// What a session did, for the CLI to say.
 pub struct Finished {
     pub outcome: RunOutcome,

@@ -21,7 +21,6 @@ use serde::Deserialize;
 use mancala_arena::engine::{BotSpec, Program};
 use mancala_arena::rating::gate::{Band, GateSettings, GateVerdict, LevelGate, Verdict};
 use mancala_arena::rating::sprt::PairTracker;
-use mancala_arena::report::rate::RateOptions;
 use mancala_arena::report::tables::{gate_table, gate_words};
 use mancala_arena::run_folder::bands::BandsFile;
 use mancala_arena::run_folder::gate::{GateFile, GateLevel, PoolMember};
@@ -390,7 +389,6 @@ pub fn run(args: &GateArgs) -> Result<ExitCode> {
     });
     let mut console = Console::new(false, None);
     let outcome = session.play(&mut [&mut observer, &mut console])?;
-    drop(observer);
     outcome.check(&dir, false, false)?;
     let verdicts: Vec<Verdict> = tests.iter().map(LevelGate::verdict).collect();
     let verdict = GateVerdict::of(&verdicts);
@@ -424,16 +422,7 @@ pub fn run(args: &GateArgs) -> Result<ExitCode> {
         exit_code: code,
     };
     file.write(&dir)?;
-    let finished = session.finish(
-        outcome,
-        &Finish {
-            rating: (!args.no_plots).then(|| RateOptions {
-                bootstrap: 300,
-                ..RateOptions::default()
-            }),
-            report: !args.no_plots,
-        },
-    );
+    let finished = session.finish(outcome, &Finish::sequential_test(!args.no_plots));
     super::plot::say_finished(&dir, &finished, false)?;
     out!("{}", gate_table(&file).text())?;
     for (level, name) in file.levels.iter().zip(&names) {

@@ -10,7 +10,6 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use mancala_arena::rating::sprt::{PairTracker, Sprt, SprtModel, SprtResult, SprtStatus};
-use mancala_arena::report::rate::RateOptions;
 use mancala_arena::run_folder::sprt::{SprtFile, SprtTrace};
 use mancala_arena::run_folder::{GameRecord, RunKind};
 use mancala_arena::session::{Finish, Session};
@@ -179,7 +178,6 @@ pub fn run(args: &SprtArgs) -> Result<ExitCode> {
     });
     let mut console = Console::new(false, None);
     let outcome = session.play(&mut [&mut observer, &mut console])?;
-    drop(observer);
     outcome.check(&dir, false, true)?;
     let penta = tracker.penta();
     let status = last.unwrap_or_else(|| sprt.status(&penta));
@@ -194,17 +192,7 @@ pub fn run(args: &SprtArgs) -> Result<ExitCode> {
         status,
     }
     .write(&dir)?;
-    let finished = session.finish(
-        outcome,
-        &Finish {
-            // Two players: a few hundred bootstrap samples are plenty and keep this quick.
-            rating: (!args.no_plots).then(|| RateOptions {
-                bootstrap: 300,
-                ..RateOptions::default()
-            }),
-            report: !args.no_plots,
-        },
-    );
+    let finished = session.finish(outcome, &Finish::sequential_test(!args.no_plots));
     super::plot::say_finished(&dir, &finished, false)?;
     let (verdict, code) = match status.result {
         SprtResult::AcceptH1 => ("H1 accepted: the test bot is stronger", EXIT_H1),
