@@ -122,57 +122,118 @@ fn no_module_imports_a_layer_above_it() {
     );
 }
 
-/// Within one folder, the files' `super::x` and `crate::folder::x` imports form no circle.
+/// The names imported right after each `prefix` in `code` (comments and the `#[cfg(test)]`
+/// part left out): `prefix::a::X` names `a`, `prefix::{a, b::C}` names `a` and `b`.
+fn names_after(code: &str, prefix: &str) -> BTreeSet<String> {
+    let code: String = code
+        .split("#[cfg(test)]")
+        .next()
+        .unwrap_or("")
+        .lines()
+        .map(|l| l.split("//").next().unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let word = |t: &str| -> String {
+        t.trim_start()
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect()
+    };
+    let mut found = BTreeSet::new();
+    for (at, _) in code.match_indices(prefix) {
+        // `super::super::x` is not `super::x`'s import; a longer prefix is asked for itself.
+        let before = &code[..at];
+        if before.ends_with("::") || before.ends_with(|c: char| c.is_alphanumeric() || c == '_') {
+            continue;
+        }
+        let rest = &code[at + prefix.len()..];
+        if rest.starts_with("super::") {
+            continue;
+        }
+        match rest.strip_prefix('{') {
+            Some(group) => {
+                // The top-level items of the group, up to its closing brace.
+                let (mut depth, mut item_start) = (0, true);
+                for (i, c) in group.char_indices() {
+                    match c {
+                        '{' => depth += 1,
+                        '}' if depth == 0 => break,
+                        '}' => depth -= 1,
+                        ',' if depth == 0 => item_start = true,
+                        _ if item_start && !c.is_whitespace() => {
+                            found.insert(word(&group[i..]));
+                            item_start = false;
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            None => {
+                found.insert(word(rest));
+            }
+        }
+    }
+    found.retain(|w| !w.is_empty());
+    found
+}
+
+#[test]
+fn names_after_reads_paths_and_groups() {
+    let code = "use super::{a::Y, c};\nuse crate::report::d::Z;\nuse super::super::e;\n\
+                // use super::f;\n#[cfg(test)]\nuse super::b;";
+    let names = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<BTreeSet<_>>();
+    assert_eq!(names_after(code, "super::"), names(&["a", "c"]));
+    assert_eq!(names_after(code, "super::super::"), names(&["e"]));
+    assert_eq!(names_after(code, "crate::report::"), names(&["d"]));
+}
+
+/// Within one folder, the files and subfolders (each a module) import one another without a
+/// circle: a file's `super::x`, `crate::folder::x` and grouped `super::{x, y}` imports are its
+/// edges, and a subfolder's are those of every file in it.
 #[test]
 fn no_folder_has_a_circle_of_imports() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
-    let mut folders: BTreeMap<PathBuf, Vec<PathBuf>> = BTreeMap::new();
+    let mut folders = BTreeSet::new();
     for file in sources(&src) {
-        folders
-            .entry(file.parent().unwrap().to_path_buf())
-            .or_default()
-            .push(file);
+        folders.insert(file.parent().unwrap().to_path_buf());
     }
     let mut circles = Vec::new();
-    for (folder, files) in &folders {
-        let name_of = |f: &Path| f.file_stem().unwrap().to_string_lossy().into_owned();
-        let names: BTreeSet<String> = files
-            .iter()
-            .map(|f| name_of(f))
-            .filter(|n| n != "mod")
-            .collect();
+    for folder in &folders {
         let module_path: Vec<String> = folder
             .strip_prefix(&src)
             .unwrap()
             .components()
             .map(|c| c.as_os_str().to_string_lossy().into_owned())
             .collect();
+        let crate_prefix = format!("crate::{}::", module_path.join("::"));
+        // Each module of the folder (a file, or a subfolder) and the files that make it up.
+        let mut modules: BTreeMap<String, Vec<PathBuf>> = BTreeMap::new();
+        for entry in std::fs::read_dir(folder).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_stem().unwrap().to_string_lossy().into_owned();
+            if path.is_dir() {
+                modules.insert(name, sources(&path));
+            } else if path.extension().is_some_and(|e| e == "rs") && name != "mod" {
+                modules.insert(name, vec![path]);
+            }
+        }
         let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-        for file in files {
-            let me = name_of(file);
-            if me == "mod" {
-                continue;
-            }
-            let text = std::fs::read_to_string(file).unwrap();
+        for (me, files) in &modules {
             let mut targets = BTreeSet::new();
-            for line in text.lines() {
-                let code = line.split("//").next().unwrap_or("");
-                for (at, _) in code.match_indices("super::") {
-                    let word: String = code[at + 7..]
-                        .chars()
-                        .take_while(|c| c.is_alphanumeric() || *c == '_')
-                        .collect();
-                    targets.insert(word);
-                }
+            for file in files {
+                let text = std::fs::read_to_string(file).unwrap();
+                // How many `super::` lead from this file's module up to the folder.
+                let inner = file.strip_prefix(folder).unwrap().components().count();
+                let up = if file.file_stem().is_some_and(|s| s == "mod") {
+                    inner - 1
+                } else {
+                    inner
+                };
+                targets.extend(names_after(&text, &"super::".repeat(up)));
+                targets.extend(names_after(&text, &crate_prefix));
             }
-            for path in crate_paths(&text) {
-                if path.len() > module_path.len() && path[..module_path.len()] == module_path[..] {
-                    targets.insert(path[module_path.len()].clone());
-                }
-            }
-            // `super::` inside a file's own `mod tests` means the file itself.
-            targets.retain(|t| names.contains(t) && *t != me);
-            edges.insert(me, targets);
+            targets.retain(|t| modules.contains_key(t) && t != me);
+            edges.insert(me.clone(), targets);
         }
         // Depth-first search for a back edge.
         fn visit(
