@@ -24,8 +24,9 @@ use mancala_arena::run_folder::games::read_games;
 use mancala_arena::run_folder::Termination;
 use mancala_arena::session::Session;
 use mancala_arena::tournament::config::{OpeningSource, RunConfig, TimeControl};
-use mancala_arena::tournament::runner::{RunMode, RunPlan};
+use mancala_arena::tournament::runner::RunMode;
 use mancala_arena::tournament::schedule::Format;
+use mancala_arena::vocab::RunPlan;
 
 fn release_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("bench executable");

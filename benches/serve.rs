@@ -34,8 +34,9 @@ use mancala_arena::run_folder::games::{
 use mancala_arena::run_folder::{RunFile, RunKind};
 use mancala_arena::session::Session;
 use mancala_arena::tournament::config::{Opening, OpeningSource, RunConfig, TimeControl};
-use mancala_arena::tournament::runner::{RunMode, RunPlan};
+use mancala_arena::tournament::runner::RunMode;
 use mancala_arena::tournament::schedule::{pairings, Format};
+use mancala_arena::vocab::RunPlan;
 
 fn release_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("bench executable");

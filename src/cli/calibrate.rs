@@ -13,28 +13,23 @@
 //! point measured, the curve fitted to the games so far, `finished` false), so a calibration
 //! that runs for a day can be watched (`arena serve`); the other files are written at the end.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{bail, Context, Result};
-use mancala_arena::calibrate::{self, Calibration, Knob, Observation, Player, Settings, Stop};
-use mancala_arena::engine::BotSpec;
+use mancala_arena::calibrate::{self, Calibration, Knob, Settings, Stop};
+use mancala_arena::plan::game::GameFlags;
+use mancala_arena::plan::players::parse_bot_arg;
+use mancala_arena::plan::pool::{Reference, ReferencePlayer};
 use mancala_arena::report::calibration::{table, write_curve};
-use mancala_arena::report::rate::{rate_dir, RateOptions};
-use mancala_arena::run_folder::bands::{GameTable, GateTable};
+use mancala_arena::run_folder::bands::GateTable;
 use mancala_arena::run_folder::calibration::{
     bands_toml, write_bands, write_calibration, write_points, BandsReference, CANDIDATE,
-    REFERENCE_DIR, STEP_PREFIX,
+    REFERENCE_DIR,
 };
-use mancala_arena::run_folder::games::read_games;
-use mancala_arena::run_folder::RunKind;
-use mancala_arena::session::Session;
-use mancala_arena::tournament::runner::{RunMode, RunPlan};
-use mancala_arena::vocab::{Format, OpeningSource, RunConfig};
+use mancala_arena::session::calibration::{pool_elos, rate_pool, Candidate, StepDone, StepPlayer};
 
+use super::output::OutputFlags;
 use super::progress::Console;
-
-use super::pool::{specs, Reference, ReferencePlayer};
-use super::tournament::{command_spec, gauntlet, parse_bot_arg, GameFlags};
 
 #[derive(clap::Args, Debug)]
 pub struct CalibrateArgs {
@@ -92,11 +87,8 @@ pub struct CalibrateArgs {
     pub band_tolerance: f64,
     #[command(flatten)]
     pub game: GameFlags,
-    /// Calibration folder [default: results/calibrate-<timestamp>/].
-    #[arg(long)]
-    pub out: Option<PathBuf>,
-    #[arg(long, short)]
-    pub quiet: bool,
+    #[command(flatten)]
+    pub output: OutputFlags,
 }
 
 fn references(args: &CalibrateArgs) -> Result<Vec<Reference>> {
@@ -163,180 +155,44 @@ fn references(args: &CalibrateArgs) -> Result<Vec<Reference>> {
     Ok(refs)
 }
 
-impl CalibrateArgs {
-    /// A tournament of `players` with the shared game settings (the reference run and every
-    /// step).
-    fn plan(
-        &self,
-        players: Vec<BotSpec>,
-        format: Format,
-        pairs: u32,
-        seed: u64,
-        out: PathBuf,
-    ) -> Result<RunPlan> {
-        let game = self.game.settings()?;
-        let config = RunConfig {
-            name: "calibrate".to_string(),
-            rules: game.rules,
-            players,
-            format,
-            pairs,
-            openings: game.openings,
-            seed,
-            time: game.time,
-            adjudicate: false,
-            max_start_failures: 3,
-        };
-        config.validate().map_err(anyhow::Error::msg)?;
-        Ok(RunPlan {
-            config,
-            concurrency: game.concurrency,
-            out,
-        })
-    }
-
-    /// The candidate at knob value `x`, with its fixed options.
-    fn candidate(&self, knob: &Knob, x: f64) -> Result<BotSpec> {
-        let fixed: Vec<String> = self
-            .bot_options
-            .iter()
-            .filter(|o| o.split_once('=').map(|(k, _)| k) != Some(knob.name.as_str()))
-            .cloned()
-            .chain([format!("{}={}", knob.name, knob.format(x))])
-            .collect();
-        command_spec(CANDIDATE, &self.bot, &fixed)
-    }
+/// `--anchor NAME=ELO`.
+fn parse_anchor(text: &str) -> Result<(String, f64)> {
+    let (n, e) = text
+        .split_once('=')
+        .with_context(|| format!("--anchor `{text}`: expected NAME=ELO"))?;
+    let elo = e
+        .parse::<f64>()
+        .with_context(|| format!("--anchor `{text}`: `{e}` is not an Elo"))?;
+    Ok((n.to_string(), elo))
 }
 
-/// Plays one tournament of the calibration (`kind`: the reference pool or a step) and returns its
-/// folder.
-fn play(plan: &RunPlan, kind: RunKind) -> Result<PathBuf> {
-    let mode = RunMode {
-        kind,
-        ..RunMode::default()
-    };
-    let session = Session::open(plan.clone(), mode)?;
-    let outcome = session.play(&mut [&mut Console::new(false, None)])?;
-    outcome.check(session.dir(), false, false)?;
-    Ok(plan.out.clone())
-}
-
-/// The pool's Elos: given, or from a round robin among its members.
-fn rate_pool(args: &CalibrateArgs, refs: &[Reference], dir: &Path) -> Result<Vec<f64>> {
+/// The pool's Elos: given, or from a round robin among its members (its table printed).
+fn pool(args: &CalibrateArgs, refs: &[Reference], dir: &Path) -> Result<Vec<f64>> {
     if refs.iter().all(|r| r.elo.is_some()) {
         return Ok(refs.iter().map(|r| r.elo.expect("checked")).collect());
     }
-    let plan = args.plan(
-        specs(refs)?,
-        Format::RoundRobin,
-        args.reference_pairs,
-        args.seed,
-        dir.join(REFERENCE_DIR),
-    )?;
-    if !args.quiet {
+    let anchor = args.anchor.as_deref().map(parse_anchor).transpose()?;
+    if !args.output.quiet {
         eprintln!(
             "rating the reference pool: round robin, {} pairs per encounter, in {}",
             args.reference_pairs,
             dir.join(REFERENCE_DIR).display()
         );
     }
-    let ref_dir = play(&plan, RunKind::CalibrationReference)?;
-    let anchor = match &args.anchor {
-        None => None,
-        Some(text) => {
-            let (n, e) = text
-                .split_once('=')
-                .with_context(|| format!("--anchor `{text}`: expected NAME=ELO"))?;
-            Some((
-                n.to_string(),
-                e.parse::<f64>()
-                    .with_context(|| format!("--anchor `{text}`: `{e}` is not an Elo"))?,
-            ))
-        }
-    };
-    let opts = RateOptions {
+    let rated = rate_pool(
+        refs,
+        &args.game.settings()?,
+        args.reference_pairs,
+        args.seed,
         anchor,
-        bootstrap: 0,
-        ..RateOptions::default()
-    };
-    let rated = rate_dir(&ref_dir, &opts)?;
+        dir,
+        &mut [&mut Console::new(false, None)],
+    )?;
     super::rate::say_warnings(&rated);
-    if !args.quiet {
+    if !args.output.quiet {
         eprint!("{}", rated.table);
     }
-    refs.iter()
-        .map(|r| {
-            rated
-                .report
-                .row(&r.name)
-                .map(|row| row.elo)
-                .with_context(|| format!("the reference run did not rate `{}`", r.name))
-        })
-        .collect()
-}
-
-/// Real games: a gauntlet of the candidate against the pool per batch.
-struct BotPlayer<'a> {
-    args: &'a CalibrateArgs,
-    knob: &'a Knob,
-    refs: &'a [Reference],
-    dir: &'a Path,
-}
-
-impl Player for BotPlayer<'_> {
-    fn play(&mut self, step: usize, x: f64, pairs: u32) -> Result<Vec<Observation>, String> {
-        let value = self.knob.format(x);
-        let out = self.dir.join(format!(
-            "{STEP_PREFIX}{step:02}-{}-{value}",
-            self.knob.name.to_lowercase()
-        ));
-        let played = || -> Result<PathBuf> {
-            let mut players = vec![self.args.candidate(self.knob, x)?];
-            players.extend(specs(self.refs)?);
-            let format = gauntlet(&players, &[CANDIDATE.to_string()])?;
-            let seed = self.args.seed.wrapping_add(1 + step as u64);
-            play(
-                &self.args.plan(players, format, pairs, seed, out)?,
-                RunKind::CalibrationStep,
-            )
-        };
-        let dir = played().map_err(|e| format!("{e:#}"))?;
-        let rows = read_games(&dir).map_err(|e| format!("{e:#}"))?;
-        let mut games = Vec::new();
-        for row in rows {
-            let first_points = row.result.score();
-            let candidate_first = row.first == CANDIDATE;
-            let other = if candidate_first {
-                &row.second
-            } else {
-                &row.first
-            };
-            let Some(opponent) = self.refs.iter().position(|r| &r.name == other) else {
-                continue;
-            };
-            games.push(Observation {
-                x,
-                opponent,
-                candidate_first,
-                score: if candidate_first {
-                    first_points
-                } else {
-                    1.0 - first_points
-                },
-            });
-        }
-        if !self.args.quiet {
-            let points: f64 = games.iter().map(|g| g.score).sum();
-            eprintln!(
-                "step {step:>2}: {}={value}, {} games, score {:.1}/{}",
-                self.knob.name,
-                games.len(),
-                points,
-                games.len()
-            );
-        }
-        Ok(games)
-    }
+    pool_elos(refs, &rated)
 }
 
 pub fn run(args: &CalibrateArgs) -> Result<()> {
@@ -358,15 +214,11 @@ pub fn run(args: &CalibrateArgs) -> Result<()> {
         min_pairs: args.min_pairs,
         max_pairs: args.max_pairs.max(args.min_pairs),
     };
-    let dir = args.out.clone().unwrap_or_else(|| {
-        PathBuf::from("results").join(format!(
-            "calibrate-{}",
-            chrono::Local::now().format("%Y%m%d-%H%M%S")
-        ))
-    });
+    let dir = args.output.out_or_default("calibrate");
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let pool = rate_pool(args, &refs, &dir)?;
-    if !args.quiet {
+    let pool = pool(args, &refs, &dir)?;
+    let quiet = args.output.quiet;
+    if !quiet {
         let list: Vec<String> = refs
             .iter()
             .zip(&pool)
@@ -381,13 +233,31 @@ pub fn run(args: &CalibrateArgs) -> Result<()> {
             dir.display()
         );
     }
-    let mut player = BotPlayer {
-        args,
+    let candidate = Candidate {
+        cmd: args.bot.clone(),
+        options: args.bot_options.clone(),
+    };
+    let game = args.game.settings()?;
+    let mut on_step = |s: &StepDone<'_>| {
+        if !quiet {
+            eprintln!(
+                "step {:>2}: {}={}, {} games, score {:.1}/{}",
+                s.step, knob.name, s.value, s.games, s.points, s.games
+            );
+        }
+    };
+    let mut console = Console::new(false, None);
+    let mut sinks: [&mut dyn mancala_arena::tournament::events::RunSink; 1] = [&mut console];
+    let mut player = StepPlayer {
+        candidate: &candidate,
         knob: &knob,
         refs: &refs,
+        game: &game,
+        seed: args.seed,
         dir: &dir,
+        on_step: &mut on_step,
+        sinks: &mut sinks,
     };
-    let quiet = args.quiet;
     let cal = calibrate::calibrate(&knob, &pool, &settings, &mut player, |so_far| {
         // The calibration so far, for whoever watches the folder (`arena serve`): a failed write
         // costs only that view, so the calibration goes on.
@@ -447,7 +317,11 @@ fn write_outputs(
         &pool.join(", "),
         &table(cal),
     )?;
-    write_curve(dir, cal)?;
+    if !args.output.no_plots {
+        for missing in write_curve(dir, cal)? {
+            eprintln!("{missing}");
+        }
+    }
     write_bands(dir, &bands(args, refs, cal)?)?;
     Ok(())
 }
@@ -467,23 +341,7 @@ fn bands(args: &CalibrateArgs, refs: &[Reference], cal: &Calibration) -> Result<
             },
         })
         .collect::<Vec<_>>();
-    let game = args.game.settings()?;
-    let g = &args.game;
-    let mut game_table = GameTable {
-        rules: Some(game.rules.to_string()),
-        movetime: g.movetime,
-        tc: g.tc.clone(),
-        depth: g.depth,
-        nodes: g.nodes,
-        ..GameTable::default()
-    };
-    match &game.openings {
-        OpeningSource::Random { plies } => game_table.opening_plies = Some(*plies),
-        OpeningSource::List { file, .. } => {
-            game_table.openings =
-                Some(std::path::absolute(file).unwrap_or_else(|_| PathBuf::from(file)));
-        }
-    }
+    let game_table = args.game.table(&args.game.settings()?);
     let gate = GateTable {
         first_move_advantage: Some((cal.curve.advantage() / 2.0).round()),
         ..GateTable::default()

@@ -1,7 +1,7 @@
 //! `arena gate BANDS.toml`: does every level still play at the strength it was calibrated to?
-//! The levels play colour-swapped pairs against a reference pool whose Elos are held fixed (a
-//! gauntlet), each level with its own two-edge sequential test (`rating::gate`); a level that is
-//! decided plays no more games, and the run stops when every level is decided.
+//! This file reads the bands file and the flags into a [`GatePlan`] and prints; the gate itself
+//! (the levels against a reference pool held at fixed Elos, each with its own two-edge
+//! sequential test) is `mancala_arena::session::gate`.
 //!
 //! Exit codes (for CI): 0 every level inside its band, 3 some level proven outside (named, with
 //! its estimate and interval), 4 the budget ran out with some level undecided, 1 error, 2 usage.
@@ -11,39 +11,21 @@
 //! players with their Elos (`easy = 791`) and `[[reference.bot]]` tables with `elo`, and
 //! optional game and gate settings; flags override it. `arena calibrate` writes one.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
-use serde::Deserialize;
 
-use mancala_arena::engine::{BotSpec, Program};
-use mancala_arena::rating::gate::{Band, GateSettings, GateVerdict, LevelGate, Verdict};
-use mancala_arena::rating::sprt::PairTracker;
+use mancala_arena::plan::game::GameFlags;
+use mancala_arena::plan::pool::{Reference, ReferencePlayer};
+use mancala_arena::rating::gate::GateSettings;
 use mancala_arena::report::tables::{gate_table, gate_words};
 use mancala_arena::run_folder::bands::BandsFile;
-use mancala_arena::run_folder::gate::{GateFile, GateLevel, PoolMember};
-use mancala_arena::run_folder::{GameRecord, RunKind};
-use mancala_arena::session::{Finish, Session};
-use mancala_arena::tournament::events::{OnGame, Steer};
-use mancala_arena::tournament::runner::{RunMode, RunPlan};
-use mancala_arena::vocab::{Format, RunConfig};
+use mancala_arena::session::gate::{self, GatePlan, Level, LevelUpdate};
+use mancala_arena::vocab::{BotSpec, Program};
 
-use super::pool::{Reference, ReferencePlayer};
+use super::output::OutputFlags;
 use super::progress::Console;
-use super::tournament::{default_out, FileBot, GameFlags};
-
-pub const EXIT_PASS: u8 = 0;
-pub const EXIT_OUTSIDE: u8 = 3;
-pub const EXIT_UNDECIDED: u8 = 4;
-
-/// The prefix of the reference players' names in the run folder, so that a level and the
-/// reference player it is compared with (the old build's `easy`) can share a name in the file.
-const REF_PREFIX: &str = "ref-";
-
-/// The confidence level of the estimates' intervals.
-const CONFIDENCE: f64 = 0.95;
 
 /// The budget when neither the file nor `--max-pairs` gives one: pairs per level and reference
 /// player (the simulations of docs/statistics.md §8 decide within a few hundred pairs per level
@@ -79,92 +61,13 @@ pub struct GateArgs {
     /// Rules, openings (default on Kalah(6,4): the bundled suite), time control, concurrency.
     #[command(flatten)]
     pub game: GameFlags,
-    /// Run folder [default: results/gate-<timestamp>/].
-    #[arg(long)]
-    pub out: Option<PathBuf>,
-    /// Do not rate the folder and draw its plots, report.html and summary.md at the end.
-    #[arg(long)]
-    pub no_plots: bool,
-    #[arg(long, short)]
-    pub quiet: bool,
-}
-
-/// A level to check.
-struct Level {
-    spec: BotSpec,
-    band: Band,
-}
-
-/// The checked bands file with the flags applied.
-struct Gate {
-    levels: Vec<Level>,
-    pool: Vec<Reference>,
-    settings: GateSettings,
-    game: GameFlags,
-    max_pairs: u32,
-    seed: u64,
-}
-
-/// What a bands file adds to a tournament `[[bot]]` table.
-#[derive(Default)]
-struct Extra {
-    elo: Option<f64>,
-    tolerance: Option<f64>,
-    band: Option<Band>,
-}
-
-/// Parses `1000 ± 50` (also `1000 +- 50`, `1000+/-50`).
-fn parse_band(text: &str) -> Result<Band> {
-    let t = text.replace("+/-", "±").replace("+-", "±");
-    let (elo, tol) = t
-        .split_once('±')
-        .with_context(|| format!("band `{text}`: expected ELO ± TOLERANCE, e.g. 1000 ± 50"))?;
-    let number = |s: &str| -> Result<f64> {
-        s.trim()
-            .parse::<f64>()
-            .with_context(|| format!("band `{text}`: `{}` is not a number", s.trim()))
-    };
-    Ok(Band {
-        elo: number(elo)?,
-        tolerance: number(tol)?,
-    })
-}
-
-/// Splits a bands file's `[[bot]]` table into the tournament player and what the bands file
-/// adds (`elo`, `tolerance`, `band`).
-fn bot_table(mut table: toml::Table) -> Result<(FileBot, Extra)> {
-    let name = table
-        .get("name")
-        .and_then(toml::Value::as_str)
-        .unwrap_or("?")
-        .to_string();
-    let mut number = |key: &str| -> Result<Option<f64>> {
-        match table.remove(key) {
-            None => Ok(None),
-            Some(toml::Value::Integer(i)) => Ok(Some(i as f64)),
-            Some(toml::Value::Float(x)) => Ok(Some(x)),
-            Some(other) => bail!("bot `{name}`: `{key}` must be a number, not {other}"),
-        }
-    };
-    let mut extra = Extra {
-        elo: number("elo")?,
-        tolerance: number("tolerance")?,
-        band: None,
-    };
-    if let Some(band) = table.remove("band") {
-        let text = band
-            .as_str()
-            .with_context(|| format!("bot `{name}`: `band` must be a string like \"1000 ± 50\""))?;
-        extra.band = Some(parse_band(text).with_context(|| format!("bot `{name}`"))?);
-    }
-    let bot =
-        FileBot::deserialize(toml::Value::Table(table)).with_context(|| format!("bot `{name}`"))?;
-    Ok((bot, extra))
+    #[command(flatten)]
+    pub output: OutputFlags,
 }
 
 impl GateArgs {
     /// Reads the bands file and applies the flags.
-    fn gate(&self) -> Result<Gate> {
+    fn gate(&self) -> Result<GatePlan> {
         let text = std::fs::read_to_string(&self.bands)
             .with_context(|| format!("cannot read {}", self.bands.display()))?;
         let base = self
@@ -178,26 +81,11 @@ impl GateArgs {
             .with_context(|| format!("bands file {}", self.bands.display()))
     }
 
-    fn gate_from(&self, file: BandsFile, base: &Path) -> Result<Gate> {
+    fn gate_from(&self, file: BandsFile, base: &Path) -> Result<GatePlan> {
         let mut levels = Vec::new();
-        for table in file.bot {
-            let (bot, extra) = bot_table(table)?;
-            let band = match extra {
-                Extra {
-                    elo: Some(elo),
-                    tolerance: Some(tolerance),
-                    band: None,
-                } => Band { elo, tolerance },
-                Extra {
-                    elo: None,
-                    tolerance: None,
-                    band: Some(band),
-                } => band,
-                _ => bail!(
-                    "level `{}` needs `elo` and `tolerance`, or `band = \"ELO ± TOLERANCE\"` instead",
-                    bot.name
-                ),
-            };
+        for level in &file.bot {
+            let band = level.level_band()?;
+            let bot = &level.bot;
             // With --bot the program comes from the flag: the file's cmd or bundled is unused.
             let spec = match &self.bot {
                 Some(cmd) => BotSpec {
@@ -218,18 +106,11 @@ impl GateArgs {
         for (name, &elo) in &file.reference.bundled {
             pool.push(Reference::bundled(name, Some(elo)).context("[reference]")?);
         }
-        for table in file.reference.bot {
-            let (bot, extra) = bot_table(table)?;
-            let (Some(elo), None, None) = (extra.elo, extra.tolerance, extra.band) else {
-                bail!(
-                    "[[reference.bot]] `{}` needs its `elo` (and no band: bands are for levels)",
-                    bot.name
-                );
-            };
+        for player in &file.reference.bot {
             pool.push(Reference {
-                name: bot.name.clone(),
-                player: ReferencePlayer::Bot(bot.spec(base)?),
-                elo: Some(elo),
+                name: player.bot.name.clone(),
+                player: ReferencePlayer::Bot(player.bot.spec(base)?),
+                elo: Some(player.reference_elo()?),
             });
         }
         if pool.is_empty() {
@@ -238,7 +119,7 @@ impl GateArgs {
         let file_game = GameFlags::from_table(&file.game, base);
         let file_gate = file.gate;
         let defaults = GateSettings::default();
-        Ok(Gate {
+        Ok(GatePlan {
             levels,
             pool,
             settings: GateSettings {
@@ -253,72 +134,26 @@ impl GateArgs {
                 .or(file_gate.max_pairs)
                 .unwrap_or(DEFAULT_MAX_PAIRS),
             seed: self.seed.or(file_gate.seed).unwrap_or(1),
+            fail_fast: self.fail_fast,
         })
     }
-}
-
-/// Who a player of the run is.
-#[derive(Clone, Copy)]
-enum Role {
-    Level(usize),
-    Reference(usize),
 }
 
 pub fn run(args: &GateArgs) -> Result<ExitCode> {
     let gate = args.gate()?;
-    let n = gate.levels.len();
-    let pool_elos: Vec<f64> = gate.pool.iter().map(|r| r.elo.unwrap_or(0.0)).collect();
-    let mut tests = gate
-        .levels
-        .iter()
-        .map(|l| {
-            LevelGate::new(l.band, &pool_elos, &gate.settings, n)
-                .with_context(|| format!("level `{}`", l.spec.name))
-        })
-        .collect::<Result<Vec<_>>>()?;
     let game = gate.game.settings_with_suite()?;
-    let mut players: Vec<BotSpec> = gate.levels.iter().map(|l| l.spec.clone()).collect();
-    for r in &gate.pool {
-        players.push(r.spec_named(&format!("{REF_PREFIX}{}", r.name))?);
-    }
-    let mut roles = HashMap::new();
-    for (i, p) in players.iter().enumerate() {
-        let role = if i < n {
-            Role::Level(i)
-        } else {
-            Role::Reference(i - n)
-        };
-        roles.insert(p.name.clone(), role);
-    }
-    let config = RunConfig {
-        name: "gate".to_string(),
-        rules: game.rules,
-        players,
-        format: Format::Gauntlet {
-            challengers: (0..n).collect(),
-        },
-        pairs: gate.max_pairs,
-        openings: game.openings,
-        seed: gate.seed,
-        time: game.time,
-        adjudicate: false,
-        max_start_failures: 3,
-    };
-    config.validate().map_err(anyhow::Error::msg)?;
-    let plan = RunPlan {
-        config,
-        concurrency: game.concurrency,
-        out: args.out.clone().unwrap_or_else(|| default_out("gate")),
-    };
-    let dir = plan.out.clone();
-    if !args.quiet {
+    let out = args.output.out_or_default("gate");
+    let dir = out.clone();
+    let quiet = args.output.quiet;
+    if !quiet {
         let pool: Vec<String> = gate
             .pool
             .iter()
             .map(|r| format!("{}={:.0}", r.name, r.elo.unwrap_or(0.0)))
             .collect();
         eprintln!(
-            "gate: {n} level(s) against {} (fixed Elos), alpha {} beta {}, at most {} pairs per level and reference player; results in {}",
+            "gate: {} level(s) against {} (fixed Elos), alpha {} beta {}, at most {} pairs per level and reference player; results in {}",
+            gate.levels.len(),
             pool.join(", "),
             gate.settings.alpha,
             gate.settings.beta,
@@ -326,106 +161,35 @@ pub fn run(args: &GateArgs) -> Result<ExitCode> {
             dir.display()
         );
     }
-    if mancala_arena::run_folder::holds_run(&dir) {
-        bail!(
-            "{} already holds a run: choose another --out",
-            dir.display()
+    let mut on_pair = |u: &LevelUpdate<'_>| {
+        if quiet {
+            return;
+        }
+        let s = &u.status;
+        eprintln!(
+            "{:<12} pairs {:>4}  lower LLR {:+.2} [{:.2}, {:.2}]  upper LLR {:+.2}  {}",
+            u.name,
+            s.pairs,
+            s.lower.llr,
+            s.lower.lower,
+            s.lower.upper,
+            s.upper.llr,
+            u.verdict.word()
         );
-    }
-    let mode = RunMode {
-        kind: RunKind::Gate,
-        ..RunMode::default()
     };
-    // The session's lock covers gate.json too, written beside the games after the run.
-    let session = Session::open(plan, mode)?;
-    let names: Vec<String> = gate.levels.iter().map(|l| l.spec.name.clone()).collect();
-    let mut tracker = PairTracker::default();
-    let quiet = args.quiet;
-    let fail_fast = args.fail_fast;
-    let mut observer = OnGame(|record: &GameRecord| -> Steer {
-        let row = &record.row;
-        let points = row.result.score();
-        let (level, opponent, level_points) = match (roles.get(&row.first), roles.get(&row.second))
-        {
-            (Some(&Role::Level(l)), Some(&Role::Reference(r))) => (l, r, points),
-            (Some(&Role::Reference(r)), Some(&Role::Level(l))) => (l, r, 1.0 - points),
-            _ => return Steer::Continue,
-        };
-        let Some(half) = tracker.complete(row.pair_id, level_points) else {
-            return Steer::Continue;
-        };
-        let test = &mut tests[level];
-        if test.verdict().is_decided() {
-            // A game that was under way when the level was decided.
-            return Steer::Continue;
-        }
-        let verdict = test.add_pair(opponent, half);
-        if !quiet {
-            let s = test.status(CONFIDENCE);
-            eprintln!(
-                "{:<12} pairs {:>4}  lower LLR {:+.2} [{:.2}, {:.2}]  upper LLR {:+.2}  {}",
-                names[level],
-                s.pairs,
-                s.lower.llr,
-                s.lower.lower,
-                s.lower.upper,
-                s.upper.llr,
-                verdict.word()
-            );
-        }
-        if !verdict.is_decided() {
-            return Steer::Continue;
-        }
-        if fail_fast && verdict.is_outside() {
-            Steer::Stop(format!(
-                "the gate failed: `{}` is outside its band",
-                names[level]
-            ))
-        } else if tests.iter().all(|t| t.verdict().is_decided()) {
-            Steer::Stop("the gate decided every level".to_string())
-        } else {
-            Steer::Retire(vec![level])
-        }
-    });
     let mut console = Console::new(false, None);
-    let outcome = session.play(&mut [&mut observer, &mut console])?;
-    outcome.check(&dir, false, false)?;
-    let verdicts: Vec<Verdict> = tests.iter().map(LevelGate::verdict).collect();
-    let verdict = GateVerdict::of(&verdicts);
-    let code = match verdict {
-        GateVerdict::Pass => EXIT_PASS,
-        GateVerdict::Fail => EXIT_OUTSIDE,
-        GateVerdict::Undecided => EXIT_UNDECIDED,
-    };
-    let file = GateFile {
-        settings: gate.settings,
-        confidence: CONFIDENCE,
-        max_pairs: gate.max_pairs,
-        pool: gate
-            .pool
-            .iter()
-            .zip(&pool_elos)
-            .map(|(r, &elo)| PoolMember {
-                name: format!("{REF_PREFIX}{}", r.name),
-                elo,
-            })
-            .collect(),
-        levels: names
-            .iter()
-            .zip(&tests)
-            .map(|(name, t)| GateLevel {
-                name: name.clone(),
-                status: t.status(CONFIDENCE),
-            })
-            .collect(),
-        verdict,
-        exit_code: code,
-    };
-    file.write(&dir)?;
-    let finished = session.finish(outcome, &Finish::sequential_test(!args.no_plots));
-    super::plot::say_finished(&dir, &finished, false)?;
-    out!("{}", gate_table(&file).text())?;
-    for (level, name) in file.levels.iter().zip(&names) {
+    let end = gate::play(
+        &gate,
+        &game,
+        out,
+        !args.output.no_plots,
+        &mut on_pair,
+        &mut [&mut console],
+    )?;
+    super::plot::say_finished(&dir, &end.finished, false)?;
+    let file = &end.file;
+    out!("{}", gate_table(file).text())?;
+    for level in file.levels.iter() {
         if !level.status.verdict.is_outside() {
             continue;
         }
@@ -437,7 +201,8 @@ pub fn run(args: &GateArgs) -> Result<ExitCode> {
             )
         });
         outln!(
-            "{name} is {} its band {:.0} ± {:.0}{estimate}",
+            "{} is {} its band {:.0} ± {:.0}{estimate}",
+            level.name,
             level.status.verdict.word(),
             band.elo,
             band.tolerance
@@ -445,16 +210,17 @@ pub fn run(args: &GateArgs) -> Result<ExitCode> {
     }
     outln!(
         "gate {} ({} games; results in {})",
-        gate_words(verdict),
-        finished.outcome.played,
+        gate_words(file.verdict),
+        end.finished.outcome.played,
         dir.display()
     )?;
-    Ok(ExitCode::from(code))
+    Ok(ExitCode::from(file.exit_code))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use mancala_arena::rating::gate::Band;
 
     fn args(extra: &[&str]) -> GateArgs {
         use clap::Parser;
@@ -468,7 +234,7 @@ mod tests {
         Wrap::parse_from(argv).args
     }
 
-    fn parse(text: &str, extra: &[&str]) -> Result<Gate> {
+    fn parse(text: &str, extra: &[&str]) -> Result<GatePlan> {
         args(extra).gate_from(BandsFile::parse(text)?, Path::new("/base"))
     }
 
@@ -624,6 +390,7 @@ mod tests {
         assert!(parse(&unknown_key, &[]).is_err());
         let bad_bundled = FILE.replace("easy = 791", "nosuch = 791");
         assert!(parse(&bad_bundled, &[]).is_err());
+        use mancala_arena::run_folder::bands::parse_band;
         assert!(parse_band("1000 +- 50").is_ok());
         assert!(parse_band("1000+/-50").is_ok());
         assert!(parse_band("1000 50").is_err());

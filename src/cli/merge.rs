@@ -15,7 +15,9 @@ pub struct MergeArgs {
 }
 
 pub fn run(args: &MergeArgs) -> Result<()> {
-    let m = merge(&args.out, &args.dirs)?;
+    let m = merge(&args.out, &args.dirs, &mut |note| {
+        eprintln!("merge: {note}")
+    })?;
     outln!(
         "merged {} folder(s): {} games of the schedule's {} ({} duplicate(s) dropped) into {}",
         args.dirs.len(),

@@ -27,6 +27,8 @@ pub struct Console {
     last_line: Instant,
     /// Points and games per player, for the live table.
     table: BTreeMap<String, (f64, u32)>,
+    /// A signal's message has been said.
+    signalled: bool,
 }
 
 impl Console {
@@ -40,6 +42,7 @@ impl Console {
             started: Instant::now(),
             last_line: Instant::now(),
             table: BTreeMap::new(),
+            signalled: false,
         }
     }
 
@@ -93,6 +96,24 @@ impl Console {
         }
     }
 
+    /// Says once that a signal is stopping the run, and how to finish it.
+    fn signalled(&mut self, reason: &StopReason) {
+        let StopReason::Signal(signal) = reason else {
+            return;
+        };
+        if std::mem::replace(&mut self.signalled, true) {
+            return;
+        }
+        let text = match &self.resume {
+            Some(dir) => format!(
+                "\n{signal}: stopping the bots; finish the run with `arena run --resume {}`",
+                dir.display()
+            ),
+            None => format!("\n{signal}: stopping the bots"),
+        };
+        self.say(&text);
+    }
+
     /// The top players by score so far, e.g. `hard 81% · normal 64% · greedy 40%`.
     fn leaders(&self) -> String {
         let mut rows: Vec<(&String, f64)> = self
@@ -116,19 +137,12 @@ impl RunSink for Console {
             RunEvent::Game(record) => self.game(&record.row),
             RunEvent::Warning(text) => self.say(text),
             RunEvent::PlayerDropped { message, .. } => self.say(message),
+            RunEvent::Stopping(reason) => self.signalled(reason),
             RunEvent::Stopped(reason) => {
                 if let Some(bar) = &self.bar {
                     bar.finish();
                 }
-                if let StopReason::Signal(signal) = reason {
-                    match &self.resume {
-                        Some(dir) => eprintln!(
-                            "\n{signal}: stopped the bots; finish the run with `arena run --resume {}`",
-                            dir.display()
-                        ),
-                        None => eprintln!("\n{signal}: stopped the bots"),
-                    }
-                }
+                self.signalled(reason);
             }
         }
         Ok(Steer::Continue)

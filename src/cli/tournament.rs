@@ -1,154 +1,23 @@
 //! `arena run` / `arena tournament`: clap arguments and the TOML file in (what was typed), a
-//! checked [`RunPlan`] out (what will be played), then the runner. `sprt` and `calibrate` build
-//! their plans from the same pieces: [`GameFlags::settings`] and the players of [`mancala_arena::plan::players`].
+//! checked [`RunPlan`] out (what will be played), then a session plays it. The game settings,
+//! the players' language and the file's schema are the library's (`mancala_arena::plan`).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use anyhow::{bail, Context, Result};
-use serde::Deserialize;
+use anyhow::{bail, Result};
 
 use mancala_arena::engine::DEFAULT_LOG_CAP;
-use mancala_arena::openings;
-pub use mancala_arena::plan::players::{
-    bundled_spec, command_spec, default_field, parse_bot_arg, FileBot, DEFAULT_FIELD,
-};
-pub use mancala_arena::plan::{default_out, gauntlet, physical_cores};
-use mancala_arena::rules::Ruleset;
+use mancala_arena::plan::game::GameFlags;
+use mancala_arena::plan::players::{default_field, parse_bot_arg};
+use mancala_arena::plan::tournament_file::TournamentFile;
+use mancala_arena::plan::{gauntlet, physical_cores};
 use mancala_arena::run_folder::{RunFile, RunKind};
 use mancala_arena::session::{Finish, Session};
-use mancala_arena::tournament::config::{Clock, OpeningSource, RunConfig, TimeControl};
-use mancala_arena::tournament::runner::{RunMode, RunPlan};
+use mancala_arena::tournament::runner::RunMode;
+use mancala_arena::vocab::{Format, RunPlan};
 
+use super::output::OutputFlags;
 use super::progress::Console;
-use mancala_arena::tournament::schedule::Format;
-
-/// Game settings shared by `arena run`, `arena sprt` and `arena calibrate`.
-#[derive(clap::Args, Debug, Default, Clone)]
-pub struct GameFlags {
-    /// Ruleset string, e.g. `kalah`, `kalah:pits=6,seeds=5`, `oware`, `congkak` [default: kalah].
-    #[arg(long)]
-    pub rules: Option<String>,
-    /// Random legal sows from the start that make each pair's opening [default: 2].
-    #[arg(long)]
-    pub opening_plies: Option<u32>,
-    /// Openings file: one opening per line (a move list, or a position string [moves ...]).
-    #[arg(long)]
-    pub openings: Option<PathBuf>,
-    /// Games played at once [default: the number of physical cores].
-    #[arg(long)]
-    pub concurrency: Option<usize>,
-    /// Time per sow in ms, a fresh budget for each sow [default: 30000, the site's clock].
-    #[arg(long)]
-    pub movetime: Option<u64>,
-    /// Game clock `base+inc` in seconds, e.g. `10+0.1` (replaces the per-sow default).
-    #[arg(long)]
-    pub tc: Option<String>,
-    /// Pass `go depth D` to the bots (deterministic runs).
-    #[arg(long)]
-    pub depth: Option<u32>,
-    /// Pass `go nodes N` to the bots (deterministic runs).
-    #[arg(long)]
-    pub nodes: Option<u64>,
-}
-
-/// The checked game settings of [`GameFlags`].
-#[derive(Clone, Debug)]
-pub struct GameSettings {
-    pub rules: Ruleset,
-    pub openings: OpeningSource,
-    pub time: TimeControl,
-    pub concurrency: usize,
-}
-
-impl GameFlags {
-    /// A file's game settings as flags, its `openings` path relative to the file's folder `base`.
-    pub fn from_table(
-        table: &mancala_arena::run_folder::bands::GameTable,
-        base: &Path,
-    ) -> GameFlags {
-        GameFlags {
-            rules: table.rules.clone(),
-            opening_plies: table.opening_plies,
-            openings: table.openings.as_ref().map(|p| base.join(p)),
-            concurrency: table.concurrency,
-            movetime: table.movetime,
-            tc: table.tc.clone(),
-            depth: table.depth,
-            nodes: table.nodes,
-        }
-    }
-
-    /// Each flag, or `file`'s value where the flag was not given.
-    pub fn or(&self, file: &GameFlags) -> GameFlags {
-        GameFlags {
-            rules: self.rules.clone().or(file.rules.clone()),
-            opening_plies: self.opening_plies.or(file.opening_plies),
-            openings: self.openings.clone().or(file.openings.clone()),
-            concurrency: self.concurrency.or(file.concurrency),
-            movetime: self.movetime.or(file.movetime),
-            tc: self.tc.clone().or(file.tc.clone()),
-            depth: self.depth.or(file.depth),
-            nodes: self.nodes.or(file.nodes),
-        }
-    }
-
-    /// Parses and checks the settings, with the defaults for what was not given.
-    pub fn settings(&self) -> Result<GameSettings> {
-        let rules_text = self.rules.as_deref().unwrap_or("kalah");
-        let rules: Ruleset = rules_text
-            .parse()
-            .map_err(|e| anyhow::anyhow!("--rules `{rules_text}`: {e}"))?;
-        let openings = match &self.openings {
-            Some(path) => read_openings(rules, path)?,
-            None => OpeningSource::Random {
-                plies: self.opening_plies.unwrap_or(2),
-            },
-        };
-        let mut time = TimeControl::default();
-        if let Some(tc) = &self.tc {
-            time.clock = Some(Clock::parse(tc).map_err(anyhow::Error::msg)?);
-            time.movetime_ms = self.movetime;
-        } else if self.movetime.is_some() {
-            time.movetime_ms = self.movetime;
-        }
-        time.depth = self.depth;
-        time.nodes = self.nodes;
-        if self.concurrency == Some(0) {
-            bail!("--concurrency must be at least 1");
-        }
-        Ok(GameSettings {
-            rules,
-            openings,
-            time,
-            concurrency: self.concurrency.unwrap_or_else(physical_cores),
-        })
-    }
-
-    /// [`GameFlags::settings`], except that on standard Kalah(6,4) the bundled opening suite
-    /// replaces random 2-sow openings when neither `--openings` nor `--opening-plies` is given:
-    /// the default of `arena sprt` and `arena gate` (docs/regression-testing.md says why).
-    pub fn settings_with_suite(&self) -> Result<GameSettings> {
-        let mut settings = self.settings()?;
-        if self.openings.is_none() && self.opening_plies.is_none() {
-            if let Some(suite) = openings::bundled(settings.rules) {
-                settings.openings = suite;
-            }
-        }
-        Ok(settings)
-    }
-}
-
-/// An openings file (the format of [`mancala_arena::openings`]).
-fn read_openings(rules: Ruleset, path: &Path) -> Result<OpeningSource> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read openings file {}", path.display()))?;
-    let label = path.display().to_string();
-    let openings = openings::parse(rules, &text, &label).map_err(anyhow::Error::msg)?;
-    Ok(OpeningSource::List {
-        file: label,
-        openings,
-    })
-}
 
 /// Arguments of `arena run`. Command-line flags override the TOML file.
 #[derive(clap::Args, Debug, Default)]
@@ -164,7 +33,7 @@ pub struct RunArgs {
     /// [`RunArgs::group_bots`]).
     #[arg(skip)]
     pub bot_groups: Vec<Vec<String>>,
-    /// Ruleset, openings, time control, concurrency (shared with `sprt` and `calibrate`).
+    /// Ruleset, openings, time control, concurrency (shared with `sprt`, `gate` and `calibrate`).
     #[command(flatten)]
     pub game: GameFlags,
     /// Gauntlet: this player plays everyone else (repeat for several); default is round robin.
@@ -185,9 +54,6 @@ pub struct RunArgs {
     /// End a game as soon as its outcome can no longer change.
     #[arg(long)]
     pub adjudicate: bool,
-    /// Run folder [default: results/<name>-<timestamp>/].
-    #[arg(long)]
-    pub out: Option<PathBuf>,
     /// Finish an interrupted run folder: plays exactly its missing games.
     #[arg(long, value_name = "DIR", conflicts_with_all = ["config", "bots", "out", "shard"])]
     pub resume: Option<PathBuf>,
@@ -210,12 +76,8 @@ pub struct RunArgs {
     pub shard: Option<String>,
     #[command(flatten)]
     pub rating: super::rate::RatingFlags,
-    /// Do not draw the plots, report.html and summary.md at the end.
-    #[arg(long)]
-    pub no_plots: bool,
-    /// No progress output.
-    #[arg(long, short)]
-    pub quiet: bool,
+    #[command(flatten)]
+    pub output: OutputFlags,
 }
 
 impl RunArgs {
@@ -227,47 +89,11 @@ impl RunArgs {
     }
 }
 
-/// The TOML file: the same settings as the flags, plus `[[bot]]` tables. The game settings are
-/// the bands file's too ([`GameTable`]); a key no field takes lands in `unknown` and is refused
-/// (`deny_unknown_fields` does not work with `flatten`).
-#[derive(Debug, Default, Deserialize)]
-struct FileConfig {
-    name: Option<String>,
-    #[serde(flatten)]
-    game: mancala_arena::run_folder::bands::GameTable,
-    format: Option<String>,
-    gauntlet: Option<Vec<String>>,
-    pairs: Option<u32>,
-    seed: Option<u64>,
-    margin: Option<u64>,
-    handshake_timeout: Option<u64>,
-    adjudicate: Option<bool>,
-    out: Option<PathBuf>,
-    max_start_failures: Option<u32>,
-    #[serde(default)]
-    bot: Vec<FileBot>,
-    #[serde(flatten)]
-    unknown: toml::Table,
-}
-
 /// Builds the plan from the file and the flags (flags win).
 pub fn build_plan(args: &RunArgs) -> Result<RunPlan> {
     let (file, base) = match &args.config {
-        Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("cannot read {}", path.display()))?;
-            let file: FileConfig = toml::from_str(&text)
-                .map_err(anyhow::Error::from)
-                .and_then(|f: FileConfig| {
-                    mancala_arena::run_folder::bands::refuse_unknown(&f.unknown).map(|()| f)
-                })
-                .with_context(|| format!("{} is not a valid tournament file", path.display()))?;
-            (
-                file,
-                path.parent().map(Path::to_path_buf).unwrap_or_default(),
-            )
-        }
-        None => (FileConfig::default(), PathBuf::new()),
+        Some(path) => TournamentFile::read(path)?,
+        None => (TournamentFile::default(), PathBuf::new()),
     };
     let game = args
         .game
@@ -319,12 +145,12 @@ pub fn build_plan(args: &RunArgs) -> Result<RunPlan> {
         (_, false) => gauntlet(&players, &gauntlet_names)?,
     };
 
-    let mut time = game.time;
+    let mut game = game;
     if let Some(margin) = args.margin.or(file.margin) {
-        time.margin_ms = margin;
+        game.time.margin_ms = margin;
     }
     if let Some(ms) = args.handshake_timeout.or(file.handshake_timeout) {
-        time.handshake_ms = ms;
+        game.time.handshake_ms = ms;
     }
 
     let name = args
@@ -341,32 +167,26 @@ pub fn build_plan(args: &RunArgs) -> Result<RunPlan> {
     if name.is_empty() || name.contains(['/', '\\']) || name == "." || name == ".." {
         bail!("--name `{name}`: a run name is one folder name (no `/`, `\\`, `.` or `..`)");
     }
-    let config = RunConfig {
-        name: name.clone(),
-        rules: game.rules,
-        players,
-        format,
-        pairs: args.pairs.or(file.pairs).unwrap_or(4),
-        openings: game.openings,
-        seed: args.seed.or(file.seed).unwrap_or(1),
-        time,
-        adjudicate: args.adjudicate || file.adjudicate.unwrap_or(false),
-        max_start_failures: args
-            .max_start_failures
-            .or(file.max_start_failures)
-            .unwrap_or(3),
-    };
-    config.validate().map_err(anyhow::Error::msg)?;
     let out = args
+        .output
         .out
         .clone()
         .or(file.out.clone())
-        .unwrap_or_else(|| default_out(&name));
-    Ok(RunPlan {
-        config,
-        concurrency: game.concurrency,
+        .unwrap_or_else(|| mancala_arena::plan::default_out(&name));
+    let mut plan = game.plan(
+        &name,
+        players,
+        format,
+        args.pairs.or(file.pairs).unwrap_or(4),
+        args.seed.or(file.seed).unwrap_or(1),
         out,
-    })
+    )?;
+    plan.config.adjudicate = args.adjudicate || file.adjudicate.unwrap_or(false);
+    plan.config.max_start_failures = args
+        .max_start_failures
+        .or(file.max_start_failures)
+        .unwrap_or(3);
+    Ok(plan)
 }
 
 pub fn parse_shard(text: &str) -> Result<(u64, u64)> {
@@ -479,7 +299,7 @@ pub fn main(args: &RunArgs) -> Result<()> {
         },
         kind: RunKind::Tournament,
     };
-    if !args.quiet {
+    if !args.output.quiet {
         let config = &plan.config;
         eprintln!(
             "{}: {} players, {} ({} pairs per encounter), {} game(s) at once, results in {}",
@@ -493,9 +313,9 @@ pub fn main(args: &RunArgs) -> Result<()> {
     }
     let session = Session::open(plan, mode)?;
     let dir = session.dir().to_path_buf();
-    let mut console = Console::new(!args.quiet, Some(dir.clone()));
+    let mut console = Console::new(!args.output.quiet, Some(dir.clone()));
     let outcome = session.play(&mut [&mut console])?;
-    if !args.quiet {
+    if !args.output.quiet {
         eprintln!(
             "{} game(s) played ({} forfeit(s)), {} skipped; results in {}",
             outcome.played,
@@ -508,7 +328,7 @@ pub fn main(args: &RunArgs) -> Result<()> {
         outcome,
         &Finish {
             rating: Some(rating),
-            report: !args.no_plots,
+            report: !args.output.no_plots,
         },
     );
     super::plot::say_finished(&dir, &finished, true)?;

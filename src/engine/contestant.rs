@@ -2,14 +2,54 @@
 //! (`tournament::referee`) is one piece of code whoever answers: a bot of any protocol
 //! ([`Player`]), check-bot's random mover, or a scripted test double.
 
+use std::cell::Cell;
+use std::marker::PhantomData;
 use std::time::Duration;
 
 use super::{Answer, Fault, Player};
 use crate::protocol::{GoLimits, PositionStart};
 use crate::rules::{Move, Ruleset};
 
+/// One request for a move: the game so far (`start` + `moves`), the limits the bot is sent, and
+/// `limit`, the time after which no answer is a [`super::FaultKind::Timeout`].
+#[derive(Clone, Copy, Debug)]
+pub struct Turn<'a> {
+    pub start: &'a PositionStart,
+    pub moves: &'a [Move],
+    pub limits: GoLimits,
+    pub limit: Duration,
+}
+
+thread_local! {
+    static SLOT_CLAIMED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// A game slot's thread, claimed for playing games (docs/tournament.md, "Game slots"): at most
+/// one per thread, and it cannot leave its thread. [`Contestant::go`] borrows it mutably for
+/// the whole call, which is how its signature says that the call has the thread to itself: it
+/// may block it until the answer (no other game of the slot can be asked for a move meanwhile).
+pub struct SlotThread {
+    /// Not `Send`: the claim is this thread's.
+    _here: PhantomData<*const ()>,
+}
+
+impl SlotThread {
+    /// Claims the calling thread. Panics if it is claimed already: one slot, one thread.
+    pub fn claim() -> SlotThread {
+        let claimed_before = SLOT_CLAIMED.with(|c| c.replace(true));
+        assert!(!claimed_before, "this thread is a game slot already");
+        SlotThread { _here: PhantomData }
+    }
+}
+
+impl Drop for SlotThread {
+    fn drop(&mut self) {
+        SLOT_CLAIMED.with(|c| c.set(false));
+    }
+}
+
 /// One side of a game as the referee sees it. Every call runs on a game slot's thread and its
-/// current-thread runtime (docs/tournament.md, "Game slots"), so no call needs to be `Send`.
+/// current-thread runtime, so no call needs to be `Send`.
 // The futures are awaited on the slot's own current-thread runtime, never moved to another
 // thread: the `Send` bound the lint asks about is not wanted.
 #[allow(async_fn_in_trait)]
@@ -18,21 +58,16 @@ pub trait Contestant {
     /// at the start); `seed` for its randomness. A fault forfeits the game.
     async fn new_game(&mut self, ruleset: Ruleset, seed: u64, first: bool) -> Result<(), Fault>;
 
-    /// The contestant's move in the game `start` + `moves`, asked with `limits`, or a fault; no
-    /// answer within `limit` of asking is a [`super::FaultKind::Timeout`]. The move is the
-    /// referee's to check for legality, and `Answer::think` is what the clock is charged.
+    /// The contestant's move for `turn`, or a fault; no answer within `turn.limit` of asking is
+    /// a [`super::FaultKind::Timeout`]. The move is the referee's to check for legality, and
+    /// `Answer::think` is what the clock is charged.
     ///
-    /// Blocks the calling game-slot thread until the answer, a fault or `limit`: a native bot
-    /// and a ManKalah agent are waited for with a blocking `epoll_wait` that never yields to the
-    /// runtime; the KGP driver yields to the slot's runtime while waiting. Either way the slot
-    /// plays nothing else meanwhile, and the time limit is the contestant's to enforce.
-    async fn go(
-        &mut self,
-        start: &PositionStart,
-        moves: &[Move],
-        limits: GoLimits,
-        limit: Duration,
-    ) -> Result<Answer, Fault>;
+    /// Has the `slot` thread to itself until the answer, a fault or the limit, and may block it:
+    /// a native bot and a ManKalah agent are waited for with a blocking `epoll_wait` that never
+    /// yields to the runtime; the KGP driver yields to the slot's runtime while waiting. Either
+    /// way the slot plays nothing else meanwhile, and the time limit is the contestant's to
+    /// enforce.
+    async fn go(&mut self, slot: &mut SlotThread, turn: Turn<'_>) -> Result<Answer, Fault>;
 
     /// The game is over after `moves` (its rules' end, an adjudication or the other side's
     /// forfeit). Not called for a contestant that faulted.
@@ -44,17 +79,29 @@ impl Contestant for Player {
         Player::new_game(self, ruleset, seed, first).await
     }
 
-    async fn go(
-        &mut self,
-        start: &PositionStart,
-        moves: &[Move],
-        limits: GoLimits,
-        limit: Duration,
-    ) -> Result<Answer, Fault> {
-        Player::go(self, start, moves, limits, limit).await
+    async fn go(&mut self, _slot: &mut SlotThread, turn: Turn<'_>) -> Result<Answer, Fault> {
+        Player::go(self, turn).await
     }
 
     async fn end_game(&mut self, start: &PositionStart, moves: &[Move]) {
         Player::end_game(self, start, moves).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::SlotThread;
+
+    #[test]
+    fn a_thread_is_one_slot_at_a_time() {
+        let slot = SlotThread::claim();
+        let again = std::panic::catch_unwind(SlotThread::claim);
+        assert!(again.is_err(), "a second claim on the same thread");
+        // Another thread is another slot.
+        std::thread::spawn(|| drop(SlotThread::claim()))
+            .join()
+            .unwrap();
+        drop(slot);
+        drop(SlotThread::claim());
     }
 }

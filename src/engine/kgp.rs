@@ -19,7 +19,8 @@ use tokio::sync::mpsc;
 
 use super::process::{line_fault, BotProcess, Wiring};
 use super::{
-    Answer, BotInfo, BotLog, BotSpec, Fault, FaultKind, Program, StartError, MAX_UNKNOWN_LINES,
+    Answer, BotInfo, BotLog, BotSpec, Fault, FaultKind, Program, StartError, Turn,
+    MAX_UNKNOWN_LINES,
 };
 use crate::protocol::{GoLimits, LineBuffer, OptionValueError, PositionStart, MAX_LINE_LEN};
 use crate::rules::{Move, Position, Ruleset, RulesetPattern, Side};
@@ -269,13 +270,13 @@ impl Kgp {
     }
 
     /// `state`, the agent's `move`s until `yield` or the time is up, then `stop`.
-    pub async fn go(
-        &mut self,
-        start: &PositionStart,
-        moves: &[Move],
-        limits: GoLimits,
-        limit: Duration,
-    ) -> Result<Answer, Fault> {
+    pub async fn go(&mut self, turn: Turn<'_>) -> Result<Answer, Fault> {
+        let Turn {
+            start,
+            moves,
+            limits,
+            limit,
+        } = turn;
         let pos = replay(self.ruleset, start, moves)?;
         let mover = pos
             .to_move()

@@ -18,7 +18,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use super::process::{BotProcess, Wiring};
-use super::{Answer, BotInfo, BotLog, BotSpec, Fault, FaultKind, Program, StartError};
+use super::{Answer, BotInfo, BotLog, BotSpec, Fault, FaultKind, Program, StartError, Turn};
 use crate::protocol::{OptionValueError, PositionStart};
 use crate::rules::{Move, Position, Ruleset, RulesetPattern, Side};
 use crate::sys::Stop;
@@ -138,12 +138,13 @@ impl ManKalah {
     }
 
     /// The `CHANGE` lines of the moves the agent has not heard of, then its `MOVE` or `SWAP`.
-    pub async fn go(
-        &mut self,
-        start: &PositionStart,
-        moves: &[Move],
-        limit: Duration,
-    ) -> Result<Answer, Fault> {
+    pub async fn go(&mut self, turn: Turn<'_>) -> Result<Answer, Fault> {
+        let Turn {
+            start,
+            moves,
+            limit,
+            ..
+        } = turn;
         let no_game = || Fault::new(FaultKind::Io, "no game started");
         let game = self.game.as_mut().ok_or_else(no_game)?;
         let lines = changes(game, start, moves)?;

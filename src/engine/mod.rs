@@ -32,7 +32,7 @@ use crate::rules::{Move, Ruleset, RulesetPattern};
 
 pub use crate::sys::Stop;
 pub use crate::vocab::{BotSpec, FaultKind, Program, Protocol};
-pub use contestant::Contestant;
+pub use contestant::{Contestant, SlotThread, Turn};
 pub use log::{BotLog, DEFAULT_LOG_CAP};
 pub use mankalah::MANKALAH_RULES;
 pub use player::Player;

@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use super::kgp::Kgp;
 use super::mankalah::ManKalah;
-use super::{Answer, BotInfo, BotLog, BotSpec, Engine, Fault, StartError, Stop};
-use crate::protocol::{GoLimits, PositionStart};
+use super::{Answer, BotInfo, BotLog, BotSpec, Engine, Fault, StartError, Stop, Turn};
+use crate::protocol::PositionStart;
 use crate::rules::{Move, Ruleset};
 use crate::vocab::Protocol;
 
@@ -61,18 +61,12 @@ impl Player {
         }
     }
 
-    /// The bot's move in the game `start` + `moves`, within `limit` of asking.
-    pub async fn go(
-        &mut self,
-        start: &PositionStart,
-        moves: &[Move],
-        limits: GoLimits,
-        limit: Duration,
-    ) -> Result<Answer, Fault> {
+    /// The bot's move for `turn`, within `turn.limit` of asking.
+    pub async fn go(&mut self, turn: Turn<'_>) -> Result<Answer, Fault> {
         match self {
-            Player::Native(e) => e.go(start, moves, limits, limit),
-            Player::ManKalah(m) => m.go(start, moves, limit).await,
-            Player::Kgp(k) => k.go(start, moves, limits, limit).await,
+            Player::Native(e) => e.go(turn.start, turn.moves, turn.limits, turn.limit),
+            Player::ManKalah(m) => m.go(turn).await,
+            Player::Kgp(k) => k.go(turn).await,
         }
     }
 

@@ -2,7 +2,10 @@
 //! defaults every game-playing command shares (the run folder's name, the concurrency, a
 //! gauntlet's challengers). The CLI's clap structs and the TOML files feed these.
 
+pub mod game;
 pub mod players;
+pub mod pool;
+pub mod tournament_file;
 
 use std::path::PathBuf;
 

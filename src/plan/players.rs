@@ -4,26 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::vocab::{BotSpec, FileBot, Program, Protocol};
 use anyhow::{bail, Context, Result};
-use serde::Deserialize;
-
-use crate::vocab::{BotSpec, Program, Protocol};
-
-/// A `[[bot]]` table of a tournament file (also the players of a bands file, `arena gate`).
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FileBot {
-    pub name: String,
-    pub cmd: Option<String>,
-    bundled: Option<String>,
-    #[serde(default)]
-    shell: bool,
-    dir: Option<PathBuf>,
-    #[serde(default)]
-    options: toml::Table,
-    #[serde(default)]
-    pub protocol: Protocol,
-}
 
 /// A player of the default field: name, bundled bot binary, options.
 type Bundled = (
@@ -157,14 +139,6 @@ impl FileBot {
             protocol: self.protocol,
         })
     }
-
-    /// The options as `setoption` sends them.
-    pub fn options(&self) -> Vec<(String, String)> {
-        self.options
-            .iter()
-            .map(|(k, v)| (k.clone(), toml_value_text(v)))
-            .collect()
-    }
 }
 
 fn program_of(cmd: Option<&str>, bundled: Option<&str>, shell: bool) -> Result<Program> {
@@ -187,12 +161,5 @@ fn parse_bool(v: &str) -> Result<bool> {
         "true" | "1" | "yes" => Ok(true),
         "false" | "0" | "no" => Ok(false),
         _ => bail!("expected true or false"),
-    }
-}
-
-fn toml_value_text(v: &toml::Value) -> String {
-    match v {
-        toml::Value::String(s) => s.clone(),
-        other => other.to_string(),
     }
 }

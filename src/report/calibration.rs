@@ -71,16 +71,17 @@ pub fn table(cal: &Calibration) -> String {
     s
 }
 
-/// Draws the curve into `dir` (SVG and PNG); a figure that cannot be drawn is reported, not an
-/// error.
-pub fn write_curve(dir: &Path, cal: &Calibration) -> std::io::Result<()> {
+/// Draws the curve into `dir` (SVG and PNG). A figure that cannot be drawn is not an error: it
+/// is returned, named with why (`no curve.png: ...`), for the caller to say.
+pub fn write_curve(dir: &Path, cal: &Calibration) -> std::io::Result<Vec<String>> {
     let plot = CalibrationPlot::new(cal);
+    let mut missing = Vec::new();
     match render_svg(&plot) {
         Ok(svg) => std::fs::write(dir.join(format!("{}.svg", plot.stem())), svg)?,
-        Err(err) => eprintln!("no curve.svg: {err}"),
+        Err(err) => missing.push(format!("no {}.svg: {err}", plot.stem())),
     }
     if let Err(err) = render_png(&plot, &dir.join(format!("{}.png", plot.stem()))) {
-        eprintln!("no curve.png: {err}");
+        missing.push(format!("no {}.png: {err}", plot.stem()));
     }
-    Ok(())
+    Ok(missing)
 }

@@ -1,6 +1,6 @@
-//! `bands.toml`, the bands file of `arena gate` (docs/regression-testing.md): read here into
-//! [`BandsFile`], and its settings written from the same tables by `arena calibrate` (see
-//! [`super::calibration::bands_toml`], which adds the pool and the levels with their comments).
+//! `bands.toml`, the bands file of `arena gate` (docs/regression-testing.md): [`BandsFile`] reads
+//! it and writes it (`arena calibrate` writes one for the levels it found), so that what is
+//! written is what the gate reads.
 //!
 //! The game settings ([`GameTable`]) are declared once, for the bands file and the tournament
 //! file alike: both flatten it into their own keys. serde's `deny_unknown_fields` does not work
@@ -9,8 +9,11 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
+
+use crate::rating::gate::Band;
+use crate::vocab::FileBot;
 
 /// The game settings of a tournament or bands file: the keys of the game flags (`--rules`,
 /// `--opening-plies`, ...), each optional; a flag overrides its key.
@@ -53,8 +56,8 @@ pub struct GateTable {
     pub first_move_advantage: Option<f64>,
 }
 
-/// A bands file as written: the settings, the reference pool and the levels.
-#[derive(Debug, Default, Deserialize)]
+/// A bands file: the settings, the reference pool and the levels.
+#[derive(Debug, Default, Serialize, Deserialize)]
 pub struct BandsFile {
     #[serde(flatten)]
     pub game: GameTable,
@@ -62,26 +65,88 @@ pub struct BandsFile {
     pub gate: GateTable,
     #[serde(default)]
     pub reference: ReferenceTable,
-    /// The levels: tournament `[[bot]]` tables plus `elo` and `tolerance`, or `band` (the
-    /// tournament's player type is the command line's, which checks them).
+    /// The levels, each with its band.
     #[serde(default)]
-    pub bot: Vec<toml::Table>,
+    pub bot: Vec<BandsBot>,
     /// Whatever no table above took: refused by [`BandsFile::parse`].
-    #[serde(flatten)]
-    unknown: toml::Table,
+    #[serde(flatten, skip_serializing)]
+    pub(super) unknown: toml::Table,
 }
 
 /// `[reference]`: bundled players with their Elos, and `[[reference.bot]]` tables with `elo`.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Serialize, Deserialize)]
 pub struct ReferenceTable {
     #[serde(default)]
-    pub bot: Vec<toml::Table>,
+    pub bot: Vec<BandsBot>,
     #[serde(flatten)]
     pub bundled: BTreeMap<String, f64>,
 }
 
-/// The top-level settings as `arena calibrate` writes them: `key = value` lines, game settings
-/// first.
+/// A `[[bot]]` level or a `[[reference.bot]]` player: a tournament file's player table plus
+/// its Elo, and for a level its band (`elo` and `tolerance`, or `band = "1000 ± 50"`).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct BandsBot {
+    #[serde(flatten)]
+    pub bot: FileBot,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub elo: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tolerance: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub band: Option<String>,
+    /// Comment lines written above the table (each with its `# `); not read back.
+    #[serde(skip)]
+    pub note: String,
+    /// The keys no field took: refused by [`BandsFile::parse`].
+    #[serde(flatten, skip_serializing)]
+    pub(super) unknown: toml::Table,
+}
+
+impl BandsBot {
+    /// A level's band: `elo` and `tolerance`, or `band` instead.
+    pub fn level_band(&self) -> Result<Band> {
+        match (self.elo, self.tolerance, &self.band) {
+            (Some(elo), Some(tolerance), None) => Ok(Band { elo, tolerance }),
+            (None, None, Some(text)) => {
+                parse_band(text).with_context(|| format!("bot `{}`", self.bot.name))
+            }
+            _ => bail!(
+                "level `{}` needs `elo` and `tolerance`, or `band = \"ELO ± TOLERANCE\"` instead",
+                self.bot.name
+            ),
+        }
+    }
+
+    /// A reference player's fixed Elo (it has no band).
+    pub fn reference_elo(&self) -> Result<f64> {
+        match (self.elo, self.tolerance, &self.band) {
+            (Some(elo), None, None) => Ok(elo),
+            _ => bail!(
+                "[[reference.bot]] `{}` needs its `elo` (and no band: bands are for levels)",
+                self.bot.name
+            ),
+        }
+    }
+}
+
+/// Parses `1000 ± 50` (also `1000 +- 50`, `1000+/-50`).
+pub fn parse_band(text: &str) -> Result<Band> {
+    let t = text.replace("+/-", "±").replace("+-", "±");
+    let (elo, tol) = t
+        .split_once('±')
+        .with_context(|| format!("band `{text}`: expected ELO ± TOLERANCE, e.g. 1000 ± 50"))?;
+    let number = |s: &str| -> Result<f64> {
+        s.trim()
+            .parse::<f64>()
+            .with_context(|| format!("band `{text}`: `{}` is not a number", s.trim()))
+    };
+    Ok(Band {
+        elo: number(elo)?,
+        tolerance: number(tol)?,
+    })
+}
+
+/// The top-level settings as they are written: `key = value` lines, game settings first.
 #[derive(Serialize)]
 struct Settings<'a> {
     #[serde(flatten)]
@@ -90,19 +155,69 @@ struct Settings<'a> {
     gate: &'a GateTable,
 }
 
+/// One `[[bot]]` (or, under `reference`, `[[reference.bot]]`) table, for writing them one at a
+/// time with their comments.
+#[derive(Serialize)]
+struct OneBot<'a> {
+    bot: [&'a BandsBot; 1],
+}
+
+#[derive(Serialize)]
+struct OneReference<'a> {
+    reference: OneBot<'a>,
+}
+
 impl BandsFile {
-    /// Reads a bands file's text; a key that is no setting, `reference` or `bot` is an error.
+    /// Reads a bands file's text; a key that is no setting, `reference` or `bot`, or that a
+    /// player's table does not take, is an error.
     pub fn parse(text: &str) -> Result<BandsFile> {
         let file: BandsFile = toml::from_str(text)?;
         refuse_unknown(&file.unknown)?;
+        for b in file.bot.iter().chain(&file.reference.bot) {
+            refuse_unknown(&b.unknown).with_context(|| format!("bot `{}`", b.bot.name))?;
+        }
         Ok(file)
+    }
+
+    /// The file's text after `heading` (comment lines): the settings, `[reference]`, then each
+    /// player's table after its note; what [`BandsFile::parse`] reads back.
+    pub fn to_text(&self, heading: &str) -> String {
+        let mut s = heading.to_string();
+        s.push_str(&Self::settings_text(&self.game, &self.gate));
+        s.push_str("\n[reference]\n");
+        s.push_str(&to_toml(&self.reference.bundled));
+        for b in &self.reference.bot {
+            s.push('\n');
+            s.push_str(&b.note);
+            s.push_str(&to_toml(&OneReference {
+                reference: OneBot { bot: [b] },
+            }));
+        }
+        s.push_str(&bot_tables(&self.bot));
+        s
     }
 
     /// The `key = value` lines of `game` and `gate` (the keys [`BandsFile::parse`] reads back),
     /// unset ones left out.
     pub fn settings_text(game: &GameTable, gate: &GateTable) -> String {
-        toml::to_string(&Settings { game, gate }).expect("numbers, strings and paths serialise")
+        to_toml(&Settings { game, gate })
     }
+}
+
+/// `[[bot]]` tables, each after a blank line and its note: a bands file's levels, or a
+/// tournament file's players (`elo` and the band unset).
+pub fn bot_tables(bots: &[BandsBot]) -> String {
+    let mut s = String::new();
+    for b in bots {
+        s.push('\n');
+        s.push_str(&b.note);
+        s.push_str(&to_toml(&OneBot { bot: [b] }));
+    }
+    s
+}
+
+fn to_toml<T: Serialize>(value: &T) -> String {
+    toml::to_string(value).expect("numbers, strings, paths and tables serialise")
 }
 
 /// Refuses the keys a file's tables did not take (collected by a `#[serde(flatten)]` map, in
@@ -152,10 +267,13 @@ mod tests {
     fn unknown_keys_are_refused_by_name() {
         let err = BandsFile::parse("opening_plies = 2\nopening_pliez = 3\n").unwrap_err();
         assert_eq!(err.to_string(), "unknown key `opening_pliez`");
-        // Keys of the tables stay theirs: an Elo in [reference], a level's keys in [[bot]].
-        let file = BandsFile::parse("[reference]\nrules = 900\n[[bot]]\ncolour = 1\n").unwrap();
+        // Keys of the tables stay theirs: an Elo in [reference], a level's keys in [[bot]],
+        // where an unknown one is refused with the level's name.
+        let file = BandsFile::parse("[reference]\nrules = 900\n").unwrap();
         assert_eq!(file.reference.bundled["rules"], 900.0);
-        assert!(file.game.rules.is_none() && file.bot[0].contains_key("colour"));
+        assert!(file.game.rules.is_none());
+        let err = BandsFile::parse("[[bot]]\nname = \"a\"\ncolour = 1\n").unwrap_err();
+        assert_eq!(format!("{err:#}"), "bot `a`: unknown key `colour`");
         assert!(BandsFile::parse("depth = \"deep\"\n").is_err());
     }
 }

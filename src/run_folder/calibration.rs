@@ -19,14 +19,13 @@
 //!   [`super::bands::BandsFile`]).
 //! - `table.txt`: the printed table.
 
-use std::fmt::Write as _;
 use std::path::Path;
 
 use anyhow::{Context, Result};
 
-use super::bands::{BandsFile, GameTable, GateTable};
+use super::bands::{bot_tables, BandsBot, BandsFile, GameTable, GateTable, ReferenceTable};
 use crate::calibrate::Calibration;
-use crate::vocab::{BotSpec, Program};
+use crate::vocab::{BotSpec, FileBot};
 
 pub const CALIBRATION_CSV: &str = "calibration.csv";
 pub const CALIBRATION_JSON: &str = "calibration.json";
@@ -100,7 +99,7 @@ pub fn write_bands(dir: &Path, text: &str) -> Result<std::path::PathBuf> {
 
 /// `[[bot]]` tables in the tournament file's format, one per target.
 pub fn toml_snippet(cal: &Calibration, cmd: &str, fixed: &[String], pool: &str) -> String {
-    heading(cal, pool) + &bot_tables(cal, cmd, fixed, None)
+    heading(cal, pool) + &bot_tables(&levels(cal, cmd, fixed, None))
 }
 
 fn heading(cal: &Calibration, pool: &str) -> String {
@@ -122,10 +121,9 @@ pub struct BandsReference {
 }
 
 /// An `arena gate` bands file for the settings the calibration found: the `game` settings the
-/// calibration played with and the `gate` settings (the first-move advantage), written by
-/// [`BandsFile::settings_text`] so that they are the keys the gate reads; the reference pool
-/// with its Elos, and per target a `[[bot]]` level with the curve's Elo at its setting and the
-/// band `± tolerance`.
+/// calibration played with and the `gate` settings (the first-move advantage); the reference
+/// pool with its Elos, and per target a `[[bot]]` level with the curve's Elo at its setting and
+/// the band `± tolerance`. Written by [`BandsFile::to_text`], so that it is what the gate reads.
 pub fn bands_toml(
     cal: &Calibration,
     cmd: &str,
@@ -139,111 +137,89 @@ pub fn bands_toml(
         .iter()
         .map(|r| format!("{}={:.0}", r.name, r.elo))
         .collect();
-    let mut s = heading(cal, &names.join(", "));
-    s.push_str(
-        "# An `arena gate` bands file: each level's Elo on the pool's scale ± its tolerance, the\n\
-         # reference pool with its fixed Elos, and the game settings the calibration played with\n\
-         # (the Elos hold for these settings only). docs/regression-testing.md\n",
-    );
-    s.push_str(&BandsFile::settings_text(game, gate));
-    s.push_str("\n[reference]\n");
-    for r in pool.iter().filter(|r| r.spec.is_none()) {
-        let _ = writeln!(s, "{} = {:.0}", toml_key(&r.name), r.elo);
-    }
-    for r in pool {
-        let Some(spec) = &r.spec else { continue };
-        let _ = writeln!(s, "\n[[reference.bot]]");
-        let _ = writeln!(s, "name = {}", toml::Value::String(r.name.clone()));
-        match &spec.program {
-            Program::Exec { .. } => {
-                let _ = writeln!(s, "cmd = {}", toml::Value::String(spec.program.display()));
-            }
-            Program::Shell { command } => {
-                let _ = writeln!(s, "cmd = {}", toml::Value::String(command.clone()));
-                let _ = writeln!(s, "shell = true");
-            }
-        }
-        if let Some(dir) = &spec.dir {
-            let _ = writeln!(
-                s,
-                "dir = {}",
-                toml::Value::String(dir.display().to_string())
-            );
-        }
-        if !spec.options.is_empty() {
-            let _ = writeln!(s, "options = {{ {} }}", inline_options(&spec.options));
-        }
-        let _ = writeln!(s, "elo = {:.0}", r.elo);
-    }
-    s + &bot_tables(cal, cmd, fixed, Some(tolerance))
+    let heading = heading(cal, &names.join(", "))
+        + "# An `arena gate` bands file: each level's Elo on the pool's scale ± its tolerance, the\n\
+           # reference pool with its fixed Elos, and the game settings the calibration played with\n\
+           # (the Elos hold for these settings only). docs/regression-testing.md\n";
+    let file = BandsFile {
+        game: game.clone(),
+        gate: gate.clone(),
+        reference: ReferenceTable {
+            bundled: pool
+                .iter()
+                .filter(|r| r.spec.is_none())
+                .map(|r| (r.name.clone(), r.elo.round()))
+                .collect(),
+            bot: pool
+                .iter()
+                .filter_map(|r| {
+                    let spec = r.spec.as_ref()?;
+                    Some(BandsBot {
+                        bot: FileBot {
+                            name: r.name.clone(),
+                            ..FileBot::from_spec(spec)
+                        },
+                        elo: Some(r.elo.round()),
+                        ..BandsBot::default()
+                    })
+                })
+                .collect(),
+        },
+        bot: levels(cal, cmd, fixed, Some(tolerance)),
+        ..BandsFile::default()
+    };
+    file.to_text(&heading)
 }
 
-/// `k = "v", ...` for an inline table.
-fn inline_options(options: &[(String, String)]) -> String {
-    options
-        .iter()
-        .map(|(k, v)| format!("{} = {}", toml_key(k), toml::Value::String(v.clone())))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-/// One `[[bot]]` table per target; with `band`, each gets `elo` (the curve's, rounded) and
-/// `tolerance`.
-fn bot_tables(cal: &Calibration, cmd: &str, fixed: &[String], band: Option<f64>) -> String {
-    let mut s = String::new();
+/// One player per target, at the knob's value for it with the `fixed` options, each noted with
+/// its Elo on the curve; with `band`, each gets `elo` (the curve's, rounded) and `tolerance`.
+fn levels(cal: &Calibration, cmd: &str, fixed: &[String], band: Option<f64>) -> Vec<BandsBot> {
+    let mut out = Vec::new();
     for r in &cal.targets {
-        let mut options: Vec<(String, String)> = fixed
+        let mut options: toml::Table = fixed
             .iter()
             .filter_map(|o| o.split_once('='))
             .filter(|(k, _)| *k != cal.knob.name)
-            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .map(|(k, v)| (k.to_string(), toml::Value::String(v.to_string())))
             .collect();
-        options.push((cal.knob.name.clone(), cal.knob.format(r.x)));
-        let _ = writeln!(s);
-        let note = match (r.reachable, r.converged) {
+        options.insert(
+            cal.knob.name.clone(),
+            toml::Value::String(cal.knob.format(r.x)),
+        );
+        let remark = match (r.reachable, r.converged) {
             (false, _) => " — OUT OF RANGE: the nearest the knob gets".to_string(),
             (true, false) => " — NOT converged".to_string(),
             _ => String::new(),
         };
-        let _ = writeln!(
-            s,
-            "# Elo {:.0} ± {:.0} on the curve{note}",
+        let mut note = format!(
+            "# Elo {:.0} ± {:.0} on the curve{remark}\n",
             r.elo, r.half_width
         );
         if cal.knob.integer && r.neighbours.len() == 2 {
-            let _ = writeln!(
-                s,
-                "# {} is whole: {}={} rates {:.0}, {}={} rates {:.0}",
-                cal.knob.name,
-                cal.knob.name,
-                cal.knob.format(r.neighbours[0].x),
-                r.neighbours[0].elo,
-                cal.knob.name,
-                cal.knob.format(r.neighbours[1].x),
-                r.neighbours[1].elo
+            let [lo, hi] = [&r.neighbours[0], &r.neighbours[1]];
+            let k = &cal.knob.name;
+            note += &format!(
+                "# {k} is whole: {k}={} rates {:.0}, {k}={} rates {:.0}\n",
+                cal.knob.format(lo.x),
+                lo.elo,
+                cal.knob.format(hi.x),
+                hi.elo
             );
         }
-        let _ = writeln!(s, "[[bot]]");
-        let _ = writeln!(s, "name = \"elo-{:.0}\"", r.target);
-        let _ = writeln!(s, "cmd = {}", toml::Value::String(cmd.to_string()));
-        let _ = writeln!(s, "options = {{ {} }}", inline_options(&options));
-        if let Some(tolerance) = band {
-            let _ = writeln!(s, "elo = {:.0}", r.elo);
-            let _ = writeln!(s, "tolerance = {tolerance}");
-        }
+        out.push(BandsBot {
+            bot: FileBot {
+                name: format!("elo-{:.0}", r.target),
+                cmd: Some(cmd.to_string()),
+                options,
+                ..FileBot::default()
+            },
+            elo: band.map(|_| r.elo.round()),
+            tolerance: band,
+            note,
+            ..BandsBot::default()
+        });
     }
-    s
-}
-
-fn toml_key(k: &str) -> String {
-    if !k.is_empty()
-        && k.chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-    {
-        k.to_string()
-    } else {
-        toml::Value::String(k.to_string()).to_string()
-    }
+    out
 }
 
 /// The folder's `calibration.json` (the calibration so far, or its result once `finished`),

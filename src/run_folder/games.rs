@@ -253,14 +253,11 @@ pub fn has_games(dir: &Path) -> bool {
     dir.join(GAMES_CSV).exists()
 }
 
-/// Reads `games.csv`, with what the reader had to skip (see [`read_games_checked`]) printed to
-/// stderr as warnings.
+/// Reads `games.csv`'s rows. What the reader had to skip (a second copy of a row) is left out
+/// without a word: where the user should hear of it (a rating, a resume, a merge), read it with
+/// [`read_games_checked`], whose warnings the caller passes on.
 pub fn read_games(dir: &Path) -> Result<Vec<GameRow>> {
-    let (rows, warnings) = read_games_checked(dir)?;
-    for w in warnings {
-        eprintln!("warning: {w}");
-    }
-    Ok(rows)
+    read_games_checked(dir).map(|(rows, _)| rows)
 }
 
 /// Reads `games.csv`. A game id may appear once: a second copy of a row (identical apart from

@@ -13,9 +13,10 @@ use rand_chacha::ChaCha8Rng;
 use super::referee::{self, GameSetup, Stage};
 use crate::engine::check::{CheckConfig, CheckResult, Report, Status};
 use crate::engine::{
-    Answer, BotLog, BotSpec, Contestant, Fault, Player, Protocol, StartError, DEFAULT_LOG_CAP,
+    Answer, BotLog, BotSpec, Contestant, Fault, Player, Protocol, SlotThread, StartError, Turn,
+    DEFAULT_LOG_CAP,
 };
-use crate::protocol::{GoLimits, PositionStart};
+use crate::protocol::PositionStart;
 use crate::rules::{Move, Position, Ruleset, Side};
 use crate::vocab::config::{Opening, TimeControl};
 
@@ -162,7 +163,9 @@ async fn play<C: Contestant>(
     } else {
         [&mut random, &mut checked_seat]
     };
-    let played = referee::play_game(&setup, seats).await;
+    // The check plays one game at a time on the calling thread.
+    let mut thread = SlotThread::claim();
+    let played = referee::play_game(&setup, seats, &mut thread).await;
     let record = &played.record;
     let sows = record.row.sows;
     match played.fault {
@@ -211,21 +214,15 @@ impl<C: Contestant> Contestant for Seat<'_, C> {
         }
     }
 
-    async fn go(
-        &mut self,
-        start: &PositionStart,
-        moves: &[Move],
-        limits: GoLimits,
-        limit: Duration,
-    ) -> Result<Answer, Fault> {
+    async fn go(&mut self, slot: &mut SlotThread, turn: Turn<'_>) -> Result<Answer, Fault> {
         let random = match self {
-            Seat::Checked(player) => return player.go(start, moves, limits, limit).await,
+            Seat::Checked(player) => return player.go(slot, turn).await,
             Seat::Random(random) => random,
         };
-        for &mv in &moves[random.played..] {
+        for &mv in &turn.moves[random.played..] {
             random.pos.play_unchecked(mv);
         }
-        random.played = moves.len();
+        random.played = turn.moves.len();
         let legal = random.pos.legal_moves();
         let mv = *legal
             .choose(random.rng)

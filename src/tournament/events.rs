@@ -65,7 +65,10 @@ pub enum RunEvent<'a> {
     PlayerDropped { name: &'a str, message: &'a str },
     /// Something the user should know that does not stop the run.
     Warning(&'a str),
-    /// The run ends, and why.
+    /// The run was told to stop, and why: the games under way are being ended (their bots
+    /// killed on a signal) and no new game starts. Sent once, when the first reason arrives.
+    Stopping(&'a StopReason),
+    /// The run has ended (every slot finished, the folder's state recorded), and why.
     Stopped(&'a StopReason),
 }
 

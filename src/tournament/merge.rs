@@ -53,8 +53,9 @@ fn same_game(a: &GameRecord, b: &GameRecord) -> bool {
     games::same_game(&a.row, &b.row) && a.moves == b.moves
 }
 
-/// Merges `dirs` into `out` (which must not hold a run yet).
-pub fn merge(out: &Path, dirs: &[PathBuf]) -> Result<Merged> {
+/// Merges `dirs` into `out` (which must not hold a run yet). What was repaired or skipped on the
+/// way (a torn last line, a second copy of a row) is told to `note` as it happens.
+pub fn merge(out: &Path, dirs: &[PathBuf], note: &mut dyn FnMut(&str)) -> Result<Merged> {
     if dirs.is_empty() {
         bail!("arena merge needs at least one shard folder");
     }
@@ -70,8 +71,8 @@ pub fn merge(out: &Path, dirs: &[PathBuf]) -> Result<Merged> {
         // A shard killed mid-write may hold a torn line: repair it before reading.
         let (_, notes) =
             repair(dir).with_context(|| format!("cannot read the games of {}", dir.display()))?;
-        for note in notes {
-            eprintln!("merge: {note}");
+        for text in notes {
+            note(&text);
         }
         runs.push(run);
     }
@@ -101,7 +102,10 @@ pub fn merge(out: &Path, dirs: &[PathBuf]) -> Result<Merged> {
     let mut duplicates = 0;
     for (k, dir) in dirs.iter().enumerate() {
         let records = games::read_records(dir)?;
-        let rows = games::read_games(dir)?;
+        let (rows, warnings) = games::read_games_checked(dir)?;
+        for w in warnings {
+            note(&format!("warning: {w}"));
+        }
         if records.len() != rows.len() {
             bail!(
                 "{}: games.csv and games.jsonl disagree ({} vs {} games)",

@@ -7,7 +7,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::engine::{Contestant, Fault, FaultKind};
+use crate::engine::{Contestant, Fault, FaultKind, SlotThread, Turn};
 use crate::protocol::PositionStart;
 use crate::rating::Outcome;
 use crate::rules::{EndReason, Move, Position, Ruleset, Side};
@@ -88,14 +88,19 @@ pub enum Stage {
 /// Plays one game. `engines[0]` is the first player's bot, `engines[1]` the second's; both are
 /// ready (started, handshake done). Each bot that did not fault hears that the game is over.
 /// Never fails: every problem becomes the game's termination. The referee keeps no time of its
-/// own: each [`Contestant::go`] enforces the limit it is given and reports the think time.
-pub async fn play_game<C: Contestant>(setup: &GameSetup<'_>, engines: [&mut C; 2]) -> Played {
+/// own: each [`Contestant::go`] enforces the limit it is given and reports the think time, on
+/// the `slot` thread the game is played on.
+pub async fn play_game<C: Contestant>(
+    setup: &GameSetup<'_>,
+    engines: [&mut C; 2],
+    slot: &mut SlotThread,
+) -> Played {
     let started = Instant::now();
     let mut game = GameState::new(setup);
     let [first, second] = engines;
     let mut engines = [first, second];
 
-    let outcome = run(setup, &mut engines, &mut game).await;
+    let outcome = run(setup, &mut engines, &mut game, slot).await;
     let wall = started.elapsed();
     let faulty = match &outcome {
         Err(Early::Forfeit { player, .. }) => Some(*player),
@@ -251,6 +256,7 @@ async fn run<C: Contestant>(
     setup: &GameSetup<'_>,
     engines: &mut [&mut C; 2],
     game: &mut GameState,
+    slot: &mut SlotThread,
 ) -> Result<(), Early> {
     for (player, engine) in engines.iter_mut().enumerate() {
         engine
@@ -273,10 +279,14 @@ async fn run<C: Contestant>(
         }
         let player = game.pos.player_on(side);
         let remaining = game.clock_ms[player];
-        let limits = setup.time.go_limits(remaining);
-        let deadline = setup.time.deadline(remaining);
+        let turn = Turn {
+            start: &game.start,
+            moves: &game.moves,
+            limits: setup.time.go_limits(remaining),
+            limit: setup.time.deadline(remaining),
+        };
         let answer = engines[player]
-            .go(&game.start, &game.moves, limits, deadline)
+            .go(slot, turn)
             .await
             .map_err(|fault| Early::Forfeit {
                 player,
@@ -376,7 +386,8 @@ mod tests {
             .build()
             .unwrap();
         let [a, b] = &mut players;
-        let played = runtime.block_on(play_game(&setup, [a, b]));
+        let mut slot = SlotThread::claim();
+        let played = runtime.block_on(play_game(&setup, [a, b], &mut slot));
         // The record's movers are the ones the results files replay from the moves.
         let mut replayed = played.record.clone();
         replayed.movers.clear();

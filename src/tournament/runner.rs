@@ -18,7 +18,6 @@
 //! the run stops, saying why. SIGINT and SIGTERM stop the workers, kill every bot, flush the
 //! files and leave the folder ready for `--resume`.
 
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -30,25 +29,15 @@ use super::events::{RunEvent, RunSink, Signal, Steer, StopReason};
 use super::pool::Pool;
 use super::referee::{self, GameSetup, Played};
 use crate::engine::{
-    arena_resource, kill_orphans, BotLog, BotSpec, Fault, FaultKind, Player, StartError, Stop,
-    DEFAULT_LOG_CAP,
+    arena_resource, kill_orphans, BotLog, BotSpec, Fault, FaultKind, Player, SlotThread,
+    StartError, Stop, DEFAULT_LOG_CAP,
 };
 use crate::run_folder::games::{self, GameRecord, ResultsWriter, Termination};
 use crate::run_folder::logs::{logs_dir, stderr_log_path};
 use crate::run_folder::state::{RecordedState, State};
 use crate::run_folder::{pgn, RunFile, RunKind};
-use crate::vocab::config::{Opening, RunConfig};
+use crate::vocab::config::{Opening, RunConfig, RunPlan};
 use crate::vocab::schedule::{self, Pairing};
-
-/// A run ready to play: the checked configuration (what `run.json` stores), how many games to
-/// play at once, and the run folder. `arena run`, `sprt` and `calibrate` each build one from
-/// their own arguments.
-#[derive(Clone, Debug)]
-pub struct RunPlan {
-    pub config: RunConfig,
-    pub concurrency: usize,
-    pub out: PathBuf,
-}
 
 /// How a plan is carried out this time; none of it changes the games played or their results.
 #[derive(Clone, Debug)]
@@ -141,7 +130,9 @@ pub async fn play(
     let done_rows = if mode.resume {
         let (_, repaired) = games::repair(dir)?;
         notes.extend(repaired.into_iter().map(|n| format!("resume: {n}")));
-        games::read_games(dir)?
+        let (rows, warnings) = games::read_games_checked(dir)?;
+        notes.extend(warnings.into_iter().map(|w| format!("warning: {w}")));
+        rows
     } else {
         Vec::new()
     };
@@ -242,8 +233,18 @@ pub async fn play(
     let (mut played, mut forfeits) = (0usize, 0usize);
     let mut decided: Option<String> = None;
     let mut failure: Option<anyhow::Error> = None;
+    // Told once, when the first reason to stop arrives (the slots take a moment to end).
+    let mut stopping = stop_rx.clone();
+    let mut announced = false;
     loop {
         tokio::select! {
+            Ok(()) = stopping.changed(), if !announced => {
+                let reason = stopping.borrow_and_update().clone();
+                if let Some(reason) = reason {
+                    announced = true;
+                    emit(sinks, &RunEvent::Stopping(&reason))?;
+                }
+            }
             event = rx.recv() => match event {
                 Some(WorkerEvent::Game(record)) => {
                     if let Err(err) = writer.append(&record) {
@@ -687,6 +688,7 @@ async fn worker(
     mut stop: watch::Receiver<Option<StopReason>>,
 ) {
     let mut pool = Pool::new(shared.pool_size);
+    let mut thread = SlotThread::claim();
     loop {
         if stop.borrow().is_some() {
             break;
@@ -703,7 +705,7 @@ async fn worker(
             continue;
         }
         let played = tokio::select! {
-            played = play_one(&shared, &mut pool, pairing, &opening) => played,
+            played = play_one(&shared, &mut pool, &mut thread, pairing, &opening) => played,
             _ = stop.changed() => break,
         };
         if stop.borrow().is_some() {
@@ -759,6 +761,7 @@ const ARENA_RETRY_WAIT: Duration = crate::engine::ARENA_RETRY.wait;
 async fn play_one(
     shared: &Shared,
     pool: &mut Pool,
+    thread: &mut SlotThread,
     pairing: Pairing,
     opening: &Opening,
 ) -> Result<Option<Played>> {
@@ -829,7 +832,9 @@ async fn play_one(
         }
     }
     let [first, second] = pool.pair(players[0], players[1]);
-    Ok(Some(referee::play_game(&setup, [first, second]).await))
+    Ok(Some(
+        referee::play_game(&setup, [first, second], thread).await,
+    ))
 }
 
 /// A start failure keeps its kind (spawn or handshake); anything else during start is reported

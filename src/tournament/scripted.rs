@@ -7,7 +7,7 @@
 use std::collections::VecDeque;
 use std::time::Duration;
 
-use crate::engine::{Answer, Contestant, Fault, FaultKind};
+use crate::engine::{Answer, Contestant, Fault, FaultKind, SlotThread, Turn};
 use crate::protocol::{GoLimits, PositionStart};
 use crate::rules::{Move, Position, Ruleset};
 
@@ -73,13 +73,13 @@ impl Contestant for Scripted {
         }
     }
 
-    async fn go(
-        &mut self,
-        start: &PositionStart,
-        moves: &[Move],
-        limits: GoLimits,
-        limit: Duration,
-    ) -> Result<Answer, Fault> {
+    async fn go(&mut self, _slot: &mut SlotThread, turn: Turn<'_>) -> Result<Answer, Fault> {
+        let Turn {
+            start,
+            moves,
+            limits,
+            limit,
+        } = turn;
         self.asked.push(Asked {
             limits,
             limit,

@@ -284,6 +284,16 @@ pub fn check_name(name: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// A run ready to play: the checked configuration (what `run.json` stores), how many games to
+/// play at once, and the run folder. Every game-playing command builds one
+/// (`plan::game::GameSettings::plan`) and plays it on a session.
+#[derive(Clone, Debug)]
+pub struct RunPlan {
+    pub config: RunConfig,
+    pub concurrency: usize,
+    pub out: std::path::PathBuf,
+}
+
 /// Everything that determines a run's games. Stored as `run.json`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RunConfig {

@@ -9,7 +9,7 @@ pub mod fault;
 pub mod player;
 pub mod schedule;
 
-pub use config::{Clock, Opening, OpeningSource, RunConfig, TimeControl};
+pub use config::{Clock, Opening, OpeningSource, RunConfig, RunPlan, TimeControl};
 pub use fault::FaultKind;
-pub use player::{BotSpec, Program, Protocol};
+pub use player::{BotSpec, FileBot, Program, Protocol};
 pub use schedule::{derive_seed, Format, Schedule};

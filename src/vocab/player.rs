@@ -58,6 +58,62 @@ pub struct BotSpec {
     pub protocol: Protocol,
 }
 
+/// A player as a `[[bot]]` table of a tournament or bands file reads and writes it: `cmd` (a
+/// command line, or with `shell = true` a shell's) or `bundled` (a bundled bot's name, resolved
+/// to its binary by `plan::players`), `dir` relative to the file's folder, and `options`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileBot {
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cmd: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bundled: Option<String>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub shell: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dir: Option<PathBuf>,
+    #[serde(default, skip_serializing_if = "toml::Table::is_empty")]
+    pub options: toml::Table,
+    #[serde(default, skip_serializing_if = "Protocol::is_native")]
+    pub protocol: Protocol,
+}
+
+impl FileBot {
+    /// The table that starts `spec` (its options as strings, as `setoption` sends them).
+    pub fn from_spec(spec: &BotSpec) -> FileBot {
+        let (cmd, shell) = match &spec.program {
+            Program::Exec { .. } => (spec.program.display(), false),
+            Program::Shell { command } => (command.clone(), true),
+        };
+        FileBot {
+            name: spec.name.clone(),
+            cmd: Some(cmd),
+            bundled: None,
+            shell,
+            dir: spec.dir.clone(),
+            options: spec
+                .options
+                .iter()
+                .map(|(k, v)| (k.clone(), toml::Value::String(v.clone())))
+                .collect(),
+            protocol: spec.protocol,
+        }
+    }
+
+    /// The options as `setoption` sends them: strings as they are, other values as TOML
+    /// writes them.
+    pub fn options(&self) -> Vec<(String, String)> {
+        self.options
+            .iter()
+            .map(|(k, v)| match v {
+                toml::Value::String(s) => (k.clone(), s.clone()),
+                other => (k.clone(), other.to_string()),
+            })
+            .collect()
+    }
+}
+
 /// The protocol a bot speaks (the `protocol` key of a player).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -7,6 +7,10 @@
 //! and its messages) after the results writer; [`Session::finish`] rates the folder and draws its
 //! report, and [`Finished`] says what happened for the CLI to render. Nothing here prints.
 
+pub mod calibration;
+pub mod gate;
+pub mod sprt;
+
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
@@ -19,7 +23,8 @@ use crate::run_folder::logs::{logs_dir, LOGS_DIR};
 use crate::run_folder::sprt::{SPRT_CSV, SPRT_JSON};
 use crate::run_folder::RunFile;
 use crate::tournament::events::RunSink;
-use crate::tournament::runner::{self, RunMode, RunOutcome, RunPlan};
+use crate::tournament::runner::{self, RunMode, RunOutcome};
+use crate::vocab::RunPlan;
 
 /// A run folder locked for one plan, with the runtime that plays it.
 pub struct Session {
@@ -103,6 +108,19 @@ impl Session {
     pub fn play(&self, sinks: &mut [&mut dyn RunSink]) -> Result<RunOutcome> {
         self.runtime
             .block_on(runner::play(&self.plan, &self.mode, sinks))
+    }
+
+    /// [`Session::play`] with the command's own observer first, then `sinks`.
+    pub fn play_after<'s>(
+        &self,
+        observer: &'s mut dyn RunSink,
+        sinks: &'s mut [&mut dyn RunSink],
+    ) -> Result<RunOutcome> {
+        let mut all: Vec<&mut dyn RunSink> = vec![observer];
+        for sink in sinks.iter_mut() {
+            all.push(&mut **sink);
+        }
+        self.play(&mut all)
     }
 
     /// Rates the folder and draws its report as `finish` asks, after `outcome`. A folder

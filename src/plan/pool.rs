@@ -2,10 +2,9 @@
 //! plays against them. `arena calibrate` places a knob against one, `arena gate` checks levels
 //! against one.
 
+use super::players::{bundled_spec, DEFAULT_FIELD};
+use crate::vocab::BotSpec;
 use anyhow::{bail, Result};
-use mancala_arena::engine::BotSpec;
-
-use super::tournament::{bundled_spec, DEFAULT_FIELD};
 
 /// A reference player and, if given, its fixed Elo.
 pub struct Reference {

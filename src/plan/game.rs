@@ -1,0 +1,194 @@
+//! The game settings every game-playing command shares, declared once: the flags (`--rules`,
+//! `--openings`, `--movetime`, ...), the same keys in a tournament or bands file
+//! ([`GameTable`]), their checked form ([`GameSettings`]), and the one place a [`RunPlan`] is
+//! put together from them.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+
+use super::physical_cores;
+use crate::openings;
+use crate::rules::Ruleset;
+use crate::run_folder::bands::GameTable;
+use crate::vocab::{BotSpec, Clock, Format, OpeningSource, RunConfig, RunPlan, TimeControl};
+
+/// Game settings shared by `arena run`, `sprt`, `gate` and `calibrate`.
+#[derive(clap::Args, Debug, Default, Clone)]
+pub struct GameFlags {
+    /// Ruleset string, e.g. `kalah`, `kalah:pits=6,seeds=5`, `oware`, `congkak` [default: kalah].
+    #[arg(long)]
+    pub rules: Option<String>,
+    /// Random legal sows from the start that make each pair's opening [default: 2].
+    #[arg(long)]
+    pub opening_plies: Option<u32>,
+    /// Openings file: one opening per line (a move list, or a position string [moves ...]).
+    #[arg(long)]
+    pub openings: Option<PathBuf>,
+    /// Games played at once [default: the number of physical cores].
+    #[arg(long)]
+    pub concurrency: Option<usize>,
+    /// Time per sow in ms, a fresh budget for each sow [default: 30000, the site's clock].
+    #[arg(long)]
+    pub movetime: Option<u64>,
+    /// Game clock `base+inc` in seconds, e.g. `10+0.1` (replaces the per-sow default).
+    #[arg(long)]
+    pub tc: Option<String>,
+    /// Pass `go depth D` to the bots (deterministic runs).
+    #[arg(long)]
+    pub depth: Option<u32>,
+    /// Pass `go nodes N` to the bots (deterministic runs).
+    #[arg(long)]
+    pub nodes: Option<u64>,
+}
+
+/// The checked game settings of [`GameFlags`].
+#[derive(Clone, Debug)]
+pub struct GameSettings {
+    pub rules: Ruleset,
+    pub openings: OpeningSource,
+    pub time: TimeControl,
+    pub concurrency: usize,
+}
+
+impl GameFlags {
+    /// A file's game settings as flags, its `openings` path relative to the file's folder `base`.
+    pub fn from_table(table: &GameTable, base: &Path) -> GameFlags {
+        GameFlags {
+            rules: table.rules.clone(),
+            opening_plies: table.opening_plies,
+            openings: table.openings.as_ref().map(|p| base.join(p)),
+            concurrency: table.concurrency,
+            movetime: table.movetime,
+            tc: table.tc.clone(),
+            depth: table.depth,
+            nodes: table.nodes,
+        }
+    }
+
+    /// Each flag, or `file`'s value where the flag was not given.
+    pub fn or(&self, file: &GameFlags) -> GameFlags {
+        GameFlags {
+            rules: self.rules.clone().or(file.rules.clone()),
+            opening_plies: self.opening_plies.or(file.opening_plies),
+            openings: self.openings.clone().or(file.openings.clone()),
+            concurrency: self.concurrency.or(file.concurrency),
+            movetime: self.movetime.or(file.movetime),
+            tc: self.tc.clone().or(file.tc.clone()),
+            depth: self.depth.or(file.depth),
+            nodes: self.nodes.or(file.nodes),
+        }
+    }
+
+    /// Parses and checks the settings, with the defaults for what was not given.
+    pub fn settings(&self) -> Result<GameSettings> {
+        let rules_text = self.rules.as_deref().unwrap_or("kalah");
+        let rules: Ruleset = rules_text
+            .parse()
+            .map_err(|e| anyhow::anyhow!("--rules `{rules_text}`: {e}"))?;
+        let openings = match &self.openings {
+            Some(path) => read_openings(rules, path)?,
+            None => OpeningSource::Random {
+                plies: self.opening_plies.unwrap_or(2),
+            },
+        };
+        let mut time = TimeControl::default();
+        if let Some(tc) = &self.tc {
+            time.clock = Some(Clock::parse(tc).map_err(anyhow::Error::msg)?);
+            time.movetime_ms = self.movetime;
+        } else if self.movetime.is_some() {
+            time.movetime_ms = self.movetime;
+        }
+        time.depth = self.depth;
+        time.nodes = self.nodes;
+        if self.concurrency == Some(0) {
+            bail!("--concurrency must be at least 1");
+        }
+        Ok(GameSettings {
+            rules,
+            openings,
+            time,
+            concurrency: self.concurrency.unwrap_or_else(physical_cores),
+        })
+    }
+
+    /// [`GameFlags::settings`], except that on standard Kalah(6,4) the bundled opening suite
+    /// replaces random 2-sow openings when neither `--openings` nor `--opening-plies` is given:
+    /// the default of `arena sprt` and `arena gate` (docs/regression-testing.md says why).
+    pub fn settings_with_suite(&self) -> Result<GameSettings> {
+        let mut settings = self.settings()?;
+        if self.openings.is_none() && self.opening_plies.is_none() {
+            if let Some(suite) = openings::bundled(settings.rules) {
+                settings.openings = suite;
+            }
+        }
+        Ok(settings)
+    }
+
+    /// The settings as a file's keys, as a run actually played them (`openings` made absolute):
+    /// what `arena calibrate` writes into its `bands.toml`.
+    pub fn table(&self, settings: &GameSettings) -> GameTable {
+        let mut table = GameTable {
+            rules: Some(settings.rules.to_string()),
+            movetime: self.movetime,
+            tc: self.tc.clone(),
+            depth: self.depth,
+            nodes: self.nodes,
+            ..GameTable::default()
+        };
+        match &settings.openings {
+            OpeningSource::Random { plies } => table.opening_plies = Some(*plies),
+            OpeningSource::List { file, .. } => {
+                table.openings =
+                    Some(std::path::absolute(file).unwrap_or_else(|_| PathBuf::from(file)));
+            }
+        }
+        table
+    }
+}
+
+impl GameSettings {
+    /// The plan of a run named `name`: `players` in `format`, `pairs` game pairs per encounter,
+    /// seeded by `seed`, into `out`, under these settings, checked. Games are not adjudicated and
+    /// a player is dropped after 3 failed starts in a row, unless the caller says otherwise.
+    pub fn plan(
+        &self,
+        name: &str,
+        players: Vec<BotSpec>,
+        format: Format,
+        pairs: u32,
+        seed: u64,
+        out: PathBuf,
+    ) -> Result<RunPlan> {
+        let config = RunConfig {
+            name: name.to_string(),
+            rules: self.rules,
+            players,
+            format,
+            pairs,
+            openings: self.openings.clone(),
+            seed,
+            time: self.time.clone(),
+            adjudicate: false,
+            max_start_failures: 3,
+        };
+        config.validate().map_err(anyhow::Error::msg)?;
+        Ok(RunPlan {
+            config,
+            concurrency: self.concurrency,
+            out,
+        })
+    }
+}
+
+/// An openings file (the format of [`crate::openings`]).
+fn read_openings(rules: Ruleset, path: &Path) -> Result<OpeningSource> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read openings file {}", path.display()))?;
+    let label = path.display().to_string();
+    let openings = openings::parse(rules, &text, &label).map_err(anyhow::Error::msg)?;
+    Ok(OpeningSource::List {
+        file: label,
+        openings,
+    })
+}

@@ -1,0 +1,232 @@
+//! A gate on a session (`arena gate`): the levels play colour-swapped pairs against a reference
+//! pool whose Elos are held fixed (a gauntlet), each level with its own two-edge sequential test
+//! (`rating::gate`); a decided level plays no more games, and the run stops when every level is
+//! decided (or, failing fast, when one is proven outside). `gate.json` holds the result.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use anyhow::{bail, Context, Result};
+
+use super::{Finish, Finished, Session};
+use crate::plan::game::{GameFlags, GameSettings};
+use crate::plan::pool::Reference;
+use crate::rating::gate::{Band, GateSettings, GateVerdict, LevelGate, LevelStatus, Verdict};
+use crate::rating::sprt::PairTracker;
+use crate::run_folder::gate::{GateFile, GateLevel, PoolMember};
+use crate::run_folder::{holds_run, RunKind};
+use crate::tournament::events::{RunEvent, RunSink, Steer};
+use crate::tournament::runner::RunMode;
+use crate::vocab::{BotSpec, Format};
+
+/// Exit codes of `arena gate`, for CI: every level inside its band, some level proven outside,
+/// the budget spent with some level undecided.
+pub const EXIT_PASS: u8 = 0;
+pub const EXIT_OUTSIDE: u8 = 3;
+pub const EXIT_UNDECIDED: u8 = 4;
+
+/// The prefix of the reference players' names in the run folder, so that a level and the
+/// reference player it is compared with (the old build's `easy`) can share a name in the file.
+pub const REF_PREFIX: &str = "ref-";
+
+/// The confidence level of the estimates' intervals.
+pub const CONFIDENCE: f64 = 0.95;
+
+/// A level to check: its player and its band.
+pub struct Level {
+    pub spec: BotSpec,
+    pub band: Band,
+}
+
+/// A gate as the bands file and the flags made it.
+pub struct GatePlan {
+    pub levels: Vec<Level>,
+    pub pool: Vec<Reference>,
+    pub settings: GateSettings,
+    pub game: GameFlags,
+    /// Game pairs per level and reference player, at most.
+    pub max_pairs: u32,
+    pub seed: u64,
+    /// Stop as soon as one level is proven outside its band.
+    pub fail_fast: bool,
+}
+
+impl GatePlan {
+    /// The reference pool's fixed Elos, in order.
+    pub fn pool_elos(&self) -> Vec<f64> {
+        self.pool.iter().map(|r| r.elo.unwrap_or(0.0)).collect()
+    }
+}
+
+/// A level's test after one of its pairs, as the caller is told it.
+pub struct LevelUpdate<'a> {
+    pub name: &'a str,
+    pub status: LevelStatus,
+    pub verdict: Verdict,
+}
+
+/// How a gate ended: `gate.json`'s content (with the exit code) and the session's end.
+pub struct GateEnd {
+    pub file: GateFile,
+    pub finished: Finished,
+}
+
+/// Who a player of the run is.
+#[derive(Clone, Copy)]
+enum Role {
+    Level(usize),
+    Reference(usize),
+}
+
+/// The observer: completes each level's pairs against each reference player, feeds its test,
+/// retires a decided level and stops the run when the gate is decided.
+struct Observer<'a> {
+    names: Vec<String>,
+    roles: HashMap<String, Role>,
+    tests: Vec<LevelGate>,
+    tracker: PairTracker,
+    fail_fast: bool,
+    on_pair: &'a mut dyn FnMut(&LevelUpdate<'_>),
+}
+
+impl RunSink for Observer<'_> {
+    fn on(&mut self, event: &RunEvent<'_>) -> Result<Steer> {
+        let RunEvent::Game(record) = event else {
+            return Ok(Steer::Continue);
+        };
+        let row = &record.row;
+        let points = row.result.score();
+        let roles = (self.roles.get(&row.first), self.roles.get(&row.second));
+        let (level, opponent, level_points) = match roles {
+            (Some(&Role::Level(l)), Some(&Role::Reference(r))) => (l, r, points),
+            (Some(&Role::Reference(r)), Some(&Role::Level(l))) => (l, r, 1.0 - points),
+            _ => return Ok(Steer::Continue),
+        };
+        let Some(half) = self.tracker.complete(row.pair_id, level_points) else {
+            return Ok(Steer::Continue);
+        };
+        let test = &mut self.tests[level];
+        if test.verdict().is_decided() {
+            // A game that was under way when the level was decided.
+            return Ok(Steer::Continue);
+        }
+        let verdict = test.add_pair(opponent, half);
+        (self.on_pair)(&LevelUpdate {
+            name: &self.names[level],
+            status: test.status(CONFIDENCE),
+            verdict,
+        });
+        Ok(if !verdict.is_decided() {
+            Steer::Continue
+        } else if self.fail_fast && verdict.is_outside() {
+            Steer::Stop(format!(
+                "the gate failed: `{}` is outside its band",
+                self.names[level]
+            ))
+        } else if self.tests.iter().all(|t| t.verdict().is_decided()) {
+            Steer::Stop("the gate decided every level".to_string())
+        } else {
+            Steer::Retire(vec![level])
+        })
+    }
+}
+
+/// Plays `gate` under `game` into the new folder `out` until every level is decided or the
+/// budget is spent, with `sinks` after the gate's observer; writes `gate.json`, then rates and
+/// reports the folder when `report`. An interrupted gate is an error naming the folder.
+pub fn play(
+    gate: &GatePlan,
+    game: &GameSettings,
+    out: PathBuf,
+    report: bool,
+    on_pair: &mut dyn FnMut(&LevelUpdate<'_>),
+    sinks: &mut [&mut dyn RunSink],
+) -> Result<GateEnd> {
+    let n = gate.levels.len();
+    let pool_elos = gate.pool_elos();
+    let tests = gate
+        .levels
+        .iter()
+        .map(|l| {
+            LevelGate::new(l.band, &pool_elos, &gate.settings, n)
+                .with_context(|| format!("level `{}`", l.spec.name))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let mut players: Vec<BotSpec> = gate.levels.iter().map(|l| l.spec.clone()).collect();
+    for r in &gate.pool {
+        players.push(r.spec_named(&format!("{REF_PREFIX}{}", r.name))?);
+    }
+    let roles = players
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let role = if i < n {
+                Role::Level(i)
+            } else {
+                Role::Reference(i - n)
+            };
+            (p.name.clone(), role)
+        })
+        .collect();
+    let format = Format::Gauntlet {
+        challengers: (0..n).collect(),
+    };
+    let plan = game.plan("gate", players, format, gate.max_pairs, gate.seed, out)?;
+    if holds_run(&plan.out) {
+        bail!(
+            "{} already holds a run: choose another --out",
+            plan.out.display()
+        );
+    }
+    let mode = RunMode {
+        kind: RunKind::Gate,
+        ..RunMode::default()
+    };
+    // The session's lock covers gate.json too, written beside the games after the run.
+    let session = Session::open(plan, mode)?;
+    let dir = session.dir().to_path_buf();
+    let mut observer = Observer {
+        names: gate.levels.iter().map(|l| l.spec.name.clone()).collect(),
+        roles,
+        tests,
+        tracker: PairTracker::default(),
+        fail_fast: gate.fail_fast,
+        on_pair,
+    };
+    let outcome = session.play_after(&mut observer, sinks)?;
+    outcome.check(&dir, false, false)?;
+    let verdicts: Vec<Verdict> = observer.tests.iter().map(LevelGate::verdict).collect();
+    let verdict = GateVerdict::of(&verdicts);
+    let file = GateFile {
+        settings: gate.settings,
+        confidence: CONFIDENCE,
+        max_pairs: gate.max_pairs,
+        pool: gate
+            .pool
+            .iter()
+            .zip(&pool_elos)
+            .map(|(r, &elo)| PoolMember {
+                name: format!("{REF_PREFIX}{}", r.name),
+                elo,
+            })
+            .collect(),
+        levels: observer
+            .names
+            .iter()
+            .zip(&observer.tests)
+            .map(|(name, t)| GateLevel {
+                name: name.clone(),
+                status: t.status(CONFIDENCE),
+            })
+            .collect(),
+        verdict,
+        exit_code: match verdict {
+            GateVerdict::Pass => EXIT_PASS,
+            GateVerdict::Fail => EXIT_OUTSIDE,
+            GateVerdict::Undecided => EXIT_UNDECIDED,
+        },
+    };
+    file.write(&dir)?;
+    let finished = session.finish(outcome, &Finish::sequential_test(report));
+    Ok(GateEnd { file, finished })
+}
