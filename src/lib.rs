@@ -5,10 +5,13 @@
 //! [`solver`] (`mancala-solver`: exact Kalah values) and [`rating`] (`mancala-rating`: Elo,
 //! intervals, SPRT, calibration maths). This crate is the harness around them, in layers that
 //! import only downwards (tests/layers.rs checks it): `vocab` (the run's vocabulary: openings,
-//! time controls, players, the schedule, fault kinds) → `engine` (bot processes), `run_folder`
-//! (every results-folder file), `openings` → `tournament` (the session every game-playing command
-//! runs on, the referee, the event stream), `report` (tables and plots) → `serve` (the live
-//! dashboard). The `arena` CLI sits above them all, in the binary.
+//! time controls, players, the plan, the schedule, fault kinds) and `sys` (the system calls) →
+//! `engine` (bot processes), `run_folder` (every results-folder file), `openings` →
+//! `tournament` (the referee, the runner and its event stream), `report` (tables and plots),
+//! `plan` (from what was typed to what will be played: game settings, players, the tournament
+//! file, reference pools) → `session` (the one path every game-playing command runs on, with
+//! the SPRT, the gate and the calibration's steps), `serve` (the live dashboard). The `arena`
+//! CLI sits above them all, in the binary: it reads flags and prints.
 
 // The harness needs Unix: process groups, signals, `poll(2)` (src/sys; on Linux also epoll,
 // eventfd, pidfds and /proc). Say so at once rather than fail deep in the build elsewhere.

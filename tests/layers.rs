@@ -3,8 +3,9 @@
 //! The pure crates are crates, so the compiler holds their direction; inside the arena crate this
 //! test does (issue 26).
 //!
-//! Layers, lowest first: `vocab` (the run's vocabulary), `sys` (the system calls) → `engine`, `run_folder`, `openings` →
-//! `tournament`, `report` → `serve`, `session`. The CLI lives in the binary and is above them all.
+//! Layers, lowest first: `vocab` (the run's vocabulary), `sys` (the system calls) → `engine`,
+//! `run_folder`, `openings` → `tournament`, `report`, `plan` → `serve`, `session`. The CLI lives
+//! in the binary and is above them all.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

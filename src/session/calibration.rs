@@ -19,7 +19,6 @@ use crate::run_folder::calibration::{CANDIDATE, REFERENCE_DIR, STEP_PREFIX};
 use crate::run_folder::games::read_games;
 use crate::run_folder::RunKind;
 use crate::tournament::events::RunSink;
-use crate::tournament::runner::RunMode;
 use crate::vocab::{BotSpec, Format, RunPlan};
 
 /// The bot being calibrated: its command line and fixed options (`NAME=VALUE`).
@@ -47,11 +46,7 @@ impl Candidate {
 /// Plays one tournament of the calibration (`kind`: the reference pool or a step) to its end,
 /// with `sinks` for its events.
 fn play(plan: RunPlan, kind: RunKind, sinks: &mut [&mut dyn RunSink]) -> Result<PathBuf> {
-    let mode = RunMode {
-        kind,
-        ..RunMode::default()
-    };
-    let session = Session::open(plan, mode)?;
+    let session = Session::open_new(plan, kind)?;
     let outcome = session.play(sinks)?;
     outcome.check(session.dir(), false, false)?;
     Ok(session.dir().to_path_buf())

@@ -6,17 +6,17 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 
 use super::{Finish, Finished, Session};
 use crate::plan::game::{GameFlags, GameSettings};
 use crate::plan::pool::Reference;
 use crate::rating::gate::{Band, GateSettings, GateVerdict, LevelGate, LevelStatus, Verdict};
 use crate::rating::sprt::PairTracker;
+use crate::run_folder::games::GameRecord;
 use crate::run_folder::gate::{GateFile, GateLevel, PoolMember};
-use crate::run_folder::{holds_run, RunKind};
-use crate::tournament::events::{RunEvent, RunSink, Steer};
-use crate::tournament::runner::RunMode;
+use crate::run_folder::RunKind;
+use crate::tournament::events::{OnGame, RunSink, Steer};
 use crate::vocab::{BotSpec, Format};
 
 /// Exit codes of `arena gate`, for CI: every level inside its band, some level proven outside,
@@ -89,26 +89,23 @@ struct Observer<'a> {
     on_pair: &'a mut dyn FnMut(&LevelUpdate<'_>),
 }
 
-impl RunSink for Observer<'_> {
-    fn on(&mut self, event: &RunEvent<'_>) -> Result<Steer> {
-        let RunEvent::Game(record) = event else {
-            return Ok(Steer::Continue);
-        };
+impl Observer<'_> {
+    fn game(&mut self, record: &GameRecord) -> Steer {
         let row = &record.row;
         let points = row.result.score();
         let roles = (self.roles.get(&row.first), self.roles.get(&row.second));
         let (level, opponent, level_points) = match roles {
             (Some(&Role::Level(l)), Some(&Role::Reference(r))) => (l, r, points),
             (Some(&Role::Reference(r)), Some(&Role::Level(l))) => (l, r, 1.0 - points),
-            _ => return Ok(Steer::Continue),
+            _ => return Steer::Continue,
         };
         let Some(half) = self.tracker.complete(row.pair_id, level_points) else {
-            return Ok(Steer::Continue);
+            return Steer::Continue;
         };
         let test = &mut self.tests[level];
         if test.verdict().is_decided() {
             // A game that was under way when the level was decided.
-            return Ok(Steer::Continue);
+            return Steer::Continue;
         }
         let verdict = test.add_pair(opponent, half);
         (self.on_pair)(&LevelUpdate {
@@ -116,7 +113,7 @@ impl RunSink for Observer<'_> {
             status: test.status(CONFIDENCE),
             verdict,
         });
-        Ok(if !verdict.is_decided() {
+        if !verdict.is_decided() {
             Steer::Continue
         } else if self.fail_fast && verdict.is_outside() {
             Steer::Stop(format!(
@@ -127,7 +124,7 @@ impl RunSink for Observer<'_> {
             Steer::Stop("the gate decided every level".to_string())
         } else {
             Steer::Retire(vec![level])
-        })
+        }
     }
 }
 
@@ -172,18 +169,7 @@ pub fn play(
         challengers: (0..n).collect(),
     };
     let plan = game.plan("gate", players, format, gate.max_pairs, gate.seed, out)?;
-    if holds_run(&plan.out) {
-        bail!(
-            "{} already holds a run: choose another --out",
-            plan.out.display()
-        );
-    }
-    let mode = RunMode {
-        kind: RunKind::Gate,
-        ..RunMode::default()
-    };
-    // The session's lock covers gate.json too, written beside the games after the run.
-    let session = Session::open(plan, mode)?;
+    let session = Session::open_new(plan, RunKind::Gate)?;
     let dir = session.dir().to_path_buf();
     let mut observer = Observer {
         names: gate.levels.iter().map(|l| l.spec.name.clone()).collect(),
@@ -193,7 +179,8 @@ pub fn play(
         fail_fast: gate.fail_fast,
         on_pair,
     };
-    let outcome = session.play_after(&mut observer, sinks)?;
+    let mut sink = OnGame(|record: &GameRecord| observer.game(record));
+    let outcome = session.play_after(&mut sink, sinks)?;
     outcome.check(&dir, false, false)?;
     let verdicts: Vec<Verdict> = observer.tests.iter().map(LevelGate::verdict).collect();
     let verdict = GateVerdict::of(&verdicts);

@@ -21,7 +21,7 @@ use crate::run_folder::games;
 use crate::run_folder::lock::{RunLock, LOCK_FILE};
 use crate::run_folder::logs::{logs_dir, LOGS_DIR};
 use crate::run_folder::sprt::{SPRT_CSV, SPRT_JSON};
-use crate::run_folder::RunFile;
+use crate::run_folder::{holds_run, RunFile, RunKind};
 use crate::tournament::events::RunSink;
 use crate::tournament::runner::{self, RunMode, RunOutcome};
 use crate::vocab::RunPlan;
@@ -94,6 +94,23 @@ impl Session {
             runtime,
             _lock: lock,
         })
+    }
+
+    /// [`Session::open`] for a new run of `kind` that cannot be resumed (an SPRT, a gate, a
+    /// calibration's runs): a folder that holds a run is refused. The lock covers the files the
+    /// command writes beside the games.
+    pub fn open_new(plan: RunPlan, kind: RunKind) -> Result<Session> {
+        if holds_run(&plan.out) {
+            bail!(
+                "{} already holds a run: choose another --out",
+                plan.out.display()
+            );
+        }
+        let mode = RunMode {
+            kind,
+            ..RunMode::default()
+        };
+        Session::open(plan, mode)
     }
 
     pub fn dir(&self) -> &Path {

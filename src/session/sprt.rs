@@ -2,15 +2,15 @@
 //! pentanomial GSPRT decides or the plan's pairs run out. Every completed pair is traced in
 //! `sprt.csv` and told to the caller; `sprt.json` holds the decision.
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 
 use super::{Finish, Finished, Session};
 use crate::rating::pairwise::PentaCounts;
 use crate::rating::sprt::{PairTracker, Sprt, SprtModel, SprtResult, SprtStatus};
+use crate::run_folder::games::GameRecord;
 use crate::run_folder::sprt::{SprtFile, SprtTrace};
-use crate::run_folder::{holds_run, RunKind};
-use crate::tournament::events::{RunEvent, RunSink, Steer};
-use crate::tournament::runner::RunMode;
+use crate::run_folder::RunKind;
+use crate::tournament::events::{OnGame, RunSink, Steer};
 use crate::vocab::RunPlan;
 
 /// The two players' names in the run folder.
@@ -79,11 +79,8 @@ struct Observer<'a> {
     on_pair: &'a mut dyn FnMut(&PairDone<'_>),
 }
 
-impl RunSink for Observer<'_> {
-    fn on(&mut self, event: &RunEvent<'_>) -> Result<Steer> {
-        let RunEvent::Game(record) = event else {
-            return Ok(Steer::Continue);
-        };
+impl Observer<'_> {
+    fn game(&mut self, record: &GameRecord) -> Steer {
         let row = &record.row;
         let points = row.result.score();
         let test_points = if row.first == TEST {
@@ -92,7 +89,7 @@ impl RunSink for Observer<'_> {
             1.0 - points
         };
         if !self.tracker.add(row.pair_id, test_points) {
-            return Ok(Steer::Continue);
+            return Steer::Continue;
         }
         let penta = self.tracker.penta();
         let status = self.sprt.status(&penta);
@@ -103,11 +100,11 @@ impl RunSink for Observer<'_> {
             trace_error: trace_error.as_ref(),
         });
         self.last = Some(status);
-        Ok(match status.result {
+        match status.result {
             SprtResult::Continue => Steer::Continue,
             SprtResult::AcceptH0 => Steer::Stop("the SPRT accepted H0".to_string()),
             SprtResult::AcceptH1 => Steer::Stop("the SPRT accepted H1".to_string()),
-        })
+        }
     }
 }
 
@@ -122,18 +119,7 @@ pub fn play(
     sinks: &mut [&mut dyn RunSink],
 ) -> Result<SprtEnd> {
     let sprt = test.sprt()?;
-    if holds_run(&plan.out) {
-        bail!(
-            "{} already holds a run: choose another --out",
-            plan.out.display()
-        );
-    }
-    let mode = RunMode {
-        kind: RunKind::Sprt,
-        ..RunMode::default()
-    };
-    // The session's lock covers sprt.csv and sprt.json too, written beside the games.
-    let session = Session::open(plan, mode)?;
+    let session = Session::open_new(plan, RunKind::Sprt)?;
     let dir = session.dir().to_path_buf();
     let mut observer = Observer {
         sprt,
@@ -142,7 +128,8 @@ pub fn play(
         last: None,
         on_pair,
     };
-    let outcome = session.play_after(&mut observer, sinks)?;
+    let mut sink = OnGame(|record: &GameRecord| observer.game(record));
+    let outcome = session.play_after(&mut sink, sinks)?;
     outcome.check(&dir, false, true)?;
     let penta = observer.tracker.penta();
     let status = observer

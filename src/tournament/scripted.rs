@@ -74,14 +74,9 @@ impl Contestant for Scripted {
     }
 
     async fn go(&mut self, _slot: &mut SlotThread, turn: Turn<'_>) -> Result<Answer, Fault> {
-        let Turn {
-            start,
-            moves,
-            limits,
-            limit,
-        } = turn;
+        let (moves, limit) = (turn.moves, turn.limit);
         self.asked.push(Asked {
-            limits,
+            limits: turn.limits,
             limit,
             moves: moves.len(),
         });
@@ -94,7 +89,7 @@ impl Contestant for Scripted {
             Step::Play(mv, ms) => (mv, ms),
             Step::Lowest(ms) => {
                 let ruleset = self.ruleset.expect("go after new_game");
-                let mut pos = match start {
+                let mut pos = match turn.start {
                     PositionStart::Startpos => Position::new(ruleset),
                     PositionStart::State(state) => {
                         Position::from_state(ruleset, state).expect("a valid state")
