@@ -17,7 +17,6 @@ use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 use mancala_arena::calibrate::{self, Calibration, Knob, Settings, Stop};
-use mancala_arena::plan::game::GameFlags;
 use mancala_arena::plan::players::parse_bot_arg;
 use mancala_arena::plan::pool::{Reference, ReferencePlayer};
 use mancala_arena::report::calibration::{table, write_curve};
@@ -27,6 +26,7 @@ use mancala_arena::run_folder::calibration::{
     REFERENCE_DIR,
 };
 use mancala_arena::session::calibration::{pool_elos, rate_pool, Candidate, StepDone, StepPlayer};
+use mancala_arena::vocab::GameFlags;
 
 use super::output::OutputFlags;
 use super::progress::Console;
@@ -341,7 +341,7 @@ fn bands(args: &CalibrateArgs, refs: &[Reference], cal: &Calibration) -> Result<
             },
         })
         .collect::<Vec<_>>();
-    let game_table = args.game.table(&args.game.settings()?);
+    let game_table = args.game.as_played(&args.game.settings()?);
     let gate = GateTable {
         first_move_advantage: Some((cal.curve.advantage() / 2.0).round()),
         ..GateTable::default()

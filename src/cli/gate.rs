@@ -16,12 +16,12 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
 
-use mancala_arena::plan::game::GameFlags;
 use mancala_arena::plan::pool::{Reference, ReferencePlayer};
 use mancala_arena::rating::gate::GateSettings;
 use mancala_arena::report::tables::{gate_table, gate_words};
 use mancala_arena::run_folder::bands::BandsFile;
 use mancala_arena::session::gate::{self, GatePlan, Level, LevelUpdate};
+use mancala_arena::vocab::GameFlags;
 use mancala_arena::vocab::{BotSpec, Program};
 
 use super::output::OutputFlags;
@@ -116,7 +116,7 @@ impl GateArgs {
         if pool.is_empty() {
             bail!("no reference players: give [reference] NAME = ELO or [[reference.bot]] tables");
         }
-        let file_game = GameFlags::from_table(&file.game, base);
+        let file_game = file.game.relative_to(base);
         let file_gate = file.gate;
         let defaults = GateSettings::default();
         Ok(GatePlan {
@@ -313,7 +313,7 @@ mod tests {
     #[test]
     fn calibrate_writes_a_bands_file_the_gate_reads() {
         use mancala_arena::calibrate::{self, sim::SimulatedPlayer, Knob, Settings};
-        use mancala_arena::run_folder::bands::{GameTable, GateTable};
+        use mancala_arena::run_folder::bands::GateTable;
         use mancala_arena::run_folder::calibration::{bands_toml, BandsReference};
         let pool = [1000.0, 1400.0];
         let knob = Knob::parse("option.Noise=0..2.0").unwrap();
@@ -343,10 +343,10 @@ mod tests {
                 spec: Some(deep),
             },
         ];
-        let game = GameTable {
+        let game = GameFlags {
             rules: Some("kalah".into()),
             opening_plies: Some(2),
-            ..GameTable::default()
+            ..GameFlags::default()
         };
         let gate_table = GateTable {
             first_move_advantage: Some(30.0),

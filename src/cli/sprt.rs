@@ -9,12 +9,12 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use mancala_arena::plan::game::GameFlags;
 use mancala_arena::plan::physical_cores;
 use mancala_arena::plan::players::command_spec;
 use mancala_arena::rating::sprt::SprtModel;
 use mancala_arena::session::sprt::{self, Hypotheses, PairDone, BASE, TEST};
 use mancala_arena::vocab::Format;
+use mancala_arena::vocab::GameFlags;
 
 use super::output::OutputFlags;
 use super::progress::Console;

@@ -7,13 +7,13 @@ use std::path::PathBuf;
 use anyhow::{bail, Result};
 
 use mancala_arena::engine::DEFAULT_LOG_CAP;
-use mancala_arena::plan::game::GameFlags;
 use mancala_arena::plan::players::{default_field, parse_bot_arg};
 use mancala_arena::plan::tournament_file::TournamentFile;
 use mancala_arena::plan::{gauntlet, physical_cores};
 use mancala_arena::run_folder::{RunFile, RunKind};
 use mancala_arena::session::{Finish, Session};
 use mancala_arena::tournament::runner::RunMode;
+use mancala_arena::vocab::GameFlags;
 use mancala_arena::vocab::{Format, RunPlan};
 
 use super::output::OutputFlags;
@@ -95,10 +95,7 @@ pub fn build_plan(args: &RunArgs) -> Result<RunPlan> {
         Some(path) => TournamentFile::read(path)?,
         None => (TournamentFile::default(), PathBuf::new()),
     };
-    let game = args
-        .game
-        .or(&GameFlags::from_table(&file.game, &base))
-        .settings()?;
+    let game = args.game.or(&file.game.relative_to(&base)).settings()?;
 
     let mut players = Vec::new();
     for b in &file.bot {

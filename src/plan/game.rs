@@ -1,6 +1,5 @@
-//! The game settings every game-playing command shares, declared once: the flags (`--rules`,
-//! `--openings`, `--movetime`, ...), the same keys in a tournament or bands file
-//! ([`GameTable`]), their checked form ([`GameSettings`]), and the one place a [`RunPlan`] is
+//! The game settings every game-playing command shares: the typed ones ([`GameFlags`], the
+//! flags and a file's keys) checked into [`GameSettings`], and the one place a [`RunPlan`] is
 //! put together from them.
 
 use std::path::{Path, PathBuf};
@@ -10,37 +9,9 @@ use anyhow::{bail, Context, Result};
 use super::physical_cores;
 use crate::openings;
 use crate::rules::Ruleset;
-use crate::run_folder::bands::GameTable;
-use crate::vocab::{BotSpec, Clock, Format, OpeningSource, RunConfig, RunPlan, TimeControl};
-
-/// Game settings shared by `arena run`, `sprt`, `gate` and `calibrate`.
-#[derive(clap::Args, Debug, Default, Clone)]
-pub struct GameFlags {
-    /// Ruleset string, e.g. `kalah`, `kalah:pits=6,seeds=5`, `oware`, `congkak` [default: kalah].
-    #[arg(long)]
-    pub rules: Option<String>,
-    /// Random legal sows from the start that make each pair's opening [default: 2].
-    #[arg(long)]
-    pub opening_plies: Option<u32>,
-    /// Openings file: one opening per line (a move list, or a position string [moves ...]).
-    #[arg(long)]
-    pub openings: Option<PathBuf>,
-    /// Games played at once [default: the number of physical cores].
-    #[arg(long)]
-    pub concurrency: Option<usize>,
-    /// Time per sow in ms, a fresh budget for each sow [default: 30000, the site's clock].
-    #[arg(long)]
-    pub movetime: Option<u64>,
-    /// Game clock `base+inc` in seconds, e.g. `10+0.1` (replaces the per-sow default).
-    #[arg(long)]
-    pub tc: Option<String>,
-    /// Pass `go depth D` to the bots (deterministic runs).
-    #[arg(long)]
-    pub depth: Option<u32>,
-    /// Pass `go nodes N` to the bots (deterministic runs).
-    #[arg(long)]
-    pub nodes: Option<u64>,
-}
+use crate::vocab::{
+    BotSpec, Clock, Format, GameFlags, OpeningSource, RunConfig, RunPlan, TimeControl,
+};
 
 /// The checked game settings of [`GameFlags`].
 #[derive(Clone, Debug)]
@@ -52,34 +23,6 @@ pub struct GameSettings {
 }
 
 impl GameFlags {
-    /// A file's game settings as flags, its `openings` path relative to the file's folder `base`.
-    pub fn from_table(table: &GameTable, base: &Path) -> GameFlags {
-        GameFlags {
-            rules: table.rules.clone(),
-            opening_plies: table.opening_plies,
-            openings: table.openings.as_ref().map(|p| base.join(p)),
-            concurrency: table.concurrency,
-            movetime: table.movetime,
-            tc: table.tc.clone(),
-            depth: table.depth,
-            nodes: table.nodes,
-        }
-    }
-
-    /// Each flag, or `file`'s value where the flag was not given.
-    pub fn or(&self, file: &GameFlags) -> GameFlags {
-        GameFlags {
-            rules: self.rules.clone().or(file.rules.clone()),
-            opening_plies: self.opening_plies.or(file.opening_plies),
-            openings: self.openings.clone().or(file.openings.clone()),
-            concurrency: self.concurrency.or(file.concurrency),
-            movetime: self.movetime.or(file.movetime),
-            tc: self.tc.clone().or(file.tc.clone()),
-            depth: self.depth.or(file.depth),
-            nodes: self.nodes.or(file.nodes),
-        }
-    }
-
     /// Parses and checks the settings, with the defaults for what was not given.
     pub fn settings(&self) -> Result<GameSettings> {
         let rules_text = self.rules.as_deref().unwrap_or("kalah");
@@ -125,16 +68,16 @@ impl GameFlags {
         Ok(settings)
     }
 
-    /// The settings as a file's keys, as a run actually played them (`openings` made absolute):
-    /// what `arena calibrate` writes into its `bands.toml`.
-    pub fn table(&self, settings: &GameSettings) -> GameTable {
-        let mut table = GameTable {
+    /// The settings as a run played them (`settings`, from these flags), as a file's keys with
+    /// `openings` made absolute: what `arena calibrate` writes into its `bands.toml`.
+    pub fn as_played(&self, settings: &GameSettings) -> GameFlags {
+        let mut table = GameFlags {
             rules: Some(settings.rules.to_string()),
             movetime: self.movetime,
             tc: self.tc.clone(),
             depth: self.depth,
             nodes: self.nodes,
-            ..GameTable::default()
+            ..GameFlags::default()
         };
         match &settings.openings {
             OpeningSource::Random { plies } => table.opening_plies = Some(*plies),

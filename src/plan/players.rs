@@ -4,8 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::vocab::{BotSpec, FileBot, Program, Protocol};
 use anyhow::{bail, Context, Result};
+
+use crate::vocab::{BotSpec, FileBot, Program, Protocol};
 
 /// A player of the default field: name, bundled bot binary, options.
 type Bundled = (

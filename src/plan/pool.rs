@@ -2,9 +2,10 @@
 //! plays against them. `arena calibrate` places a knob against one, `arena gate` checks levels
 //! against one.
 
+use anyhow::{bail, Result};
+
 use super::players::{bundled_spec, DEFAULT_FIELD};
 use crate::vocab::BotSpec;
-use anyhow::{bail, Result};
 
 /// A reference player and, if given, its fixed Elo.
 pub struct Reference {

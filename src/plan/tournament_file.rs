@@ -1,5 +1,5 @@
 //! The tournament file (`arena run FILE.toml`; tournament.example.toml): the game settings of
-//! [`GameTable`] (the bands file's too), the run's own keys and `[[bot]]` tables. A key no field
+//! [`GameFlags`] (the flags' and the bands file's too), the run's own keys and `[[bot]]` tables. A key no field
 //! takes is refused by name (`deny_unknown_fields` does not work with `flatten`).
 
 use std::path::{Path, PathBuf};
@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use serde::Deserialize;
 
-use crate::run_folder::bands::{refuse_unknown, GameTable};
-use crate::vocab::FileBot;
+use crate::run_folder::bands::refuse_unknown;
+use crate::vocab::{FileBot, GameFlags};
 
 /// A tournament file as written; every key is optional, and the flags of `arena run` override
 /// it.
@@ -16,7 +16,7 @@ use crate::vocab::FileBot;
 pub struct TournamentFile {
     pub name: Option<String>,
     #[serde(flatten)]
-    pub game: GameTable,
+    pub game: GameFlags,
     pub format: Option<String>,
     pub gauntlet: Option<Vec<String>>,
     pub pairs: Option<u32>,

@@ -2,41 +2,17 @@
 //! it and writes it (`arena calibrate` writes one for the levels it found), so that what is
 //! written is what the gate reads.
 //!
-//! The game settings ([`GameTable`]) are declared once, for the bands file and the tournament
-//! file alike: both flatten it into their own keys. serde's `deny_unknown_fields` does not work
+//! The game settings ([`GameFlags`], the flags' own type) are declared once, for the flags, the
+//! bands file and the tournament file alike: both files flatten it into their own keys. serde's `deny_unknown_fields` does not work
 //! with `flatten`, so the keys no table takes are collected and refused by [`refuse_unknown`].
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::rating::gate::Band;
-use crate::vocab::FileBot;
-
-/// The game settings of a tournament or bands file: the keys of the game flags (`--rules`,
-/// `--opening-plies`, ...), each optional; a flag overrides its key.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct GameTable {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub rules: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub opening_plies: Option<u32>,
-    /// Relative to the file's folder.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub openings: Option<PathBuf>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub concurrency: Option<usize>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub movetime: Option<u64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub tc: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub depth: Option<u32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub nodes: Option<u64>,
-}
+use crate::vocab::{FileBot, GameFlags};
 
 /// The gate's settings of a bands file (the `arena gate` flags of the same names override them).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -60,7 +36,7 @@ pub struct GateTable {
 #[derive(Debug, Default, Serialize, Deserialize)]
 pub struct BandsFile {
     #[serde(flatten)]
-    pub game: GameTable,
+    pub game: GameFlags,
     #[serde(flatten)]
     pub gate: GateTable,
     #[serde(default)]
@@ -150,7 +126,7 @@ pub fn parse_band(text: &str) -> Result<Band> {
 #[derive(Serialize)]
 struct Settings<'a> {
     #[serde(flatten)]
-    game: &'a GameTable,
+    game: &'a GameFlags,
     #[serde(flatten)]
     gate: &'a GateTable,
 }
@@ -199,7 +175,7 @@ impl BandsFile {
 
     /// The `key = value` lines of `game` and `gate` (the keys [`BandsFile::parse`] reads back),
     /// unset ones left out.
-    pub fn settings_text(game: &GameTable, gate: &GateTable) -> String {
+    pub fn settings_text(game: &GameFlags, gate: &GateTable) -> String {
         to_toml(&Settings { game, gate })
     }
 }
@@ -236,13 +212,13 @@ mod tests {
 
     #[test]
     fn settings_written_are_read_back() {
-        let game = GameTable {
+        let game = GameFlags {
             rules: Some("kalah:pits=4,seeds=3".into()),
             opening_plies: Some(2),
             movetime: Some(50),
             depth: Some(3),
             tc: Some("10+0.1".into()),
-            ..GameTable::default()
+            ..GameFlags::default()
         };
         let gate = GateTable {
             alpha: Some(0.1),

@@ -23,9 +23,9 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
-use super::bands::{bot_tables, BandsBot, BandsFile, GameTable, GateTable, ReferenceTable};
+use super::bands::{bot_tables, BandsBot, BandsFile, GateTable, ReferenceTable};
 use crate::calibrate::Calibration;
-use crate::vocab::{BotSpec, FileBot};
+use crate::vocab::{BotSpec, FileBot, GameFlags};
 
 pub const CALIBRATION_CSV: &str = "calibration.csv";
 pub const CALIBRATION_JSON: &str = "calibration.json";
@@ -129,7 +129,7 @@ pub fn bands_toml(
     cmd: &str,
     fixed: &[String],
     pool: &[BandsReference],
-    game: &GameTable,
+    game: &GameFlags,
     gate: &GateTable,
     tolerance: f64,
 ) -> String {

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 
 use super::{Finish, Finished, Session};
-use crate::plan::game::{GameFlags, GameSettings};
+use crate::plan::game::GameSettings;
 use crate::plan::pool::Reference;
 use crate::rating::gate::{Band, GateSettings, GateVerdict, LevelGate, LevelStatus, Verdict};
 use crate::rating::sprt::PairTracker;
@@ -17,7 +17,7 @@ use crate::run_folder::games::GameRecord;
 use crate::run_folder::gate::{GateFile, GateLevel, PoolMember};
 use crate::run_folder::RunKind;
 use crate::tournament::events::{OnGame, RunSink, Steer};
-use crate::vocab::{BotSpec, Format};
+use crate::vocab::{BotSpec, Format, GameFlags};
 
 /// Exit codes of `arena gate`, for CI: every level inside its band, some level proven outside,
 /// the budget spent with some level undecided.

@@ -1,0 +1,70 @@
+//! The game settings as they are typed, declared once: the flags every game-playing command
+//! takes (`--rules`, `--openings`, `--movetime`, ...) and the same keys of a tournament or bands
+//! file, which flatten this table into their own. Their checked form is `plan::game`'s.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// Game settings shared by `arena run`, `sprt`, `gate` and `calibrate`, and the game keys of a
+/// tournament or bands file; each is optional, and a flag overrides its key.
+#[derive(clap::Args, Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct GameFlags {
+    /// Ruleset string, e.g. `kalah`, `kalah:pits=6,seeds=5`, `oware`, `congkak` [default: kalah].
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rules: Option<String>,
+    /// Random legal sows from the start that make each pair's opening [default: 2].
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub opening_plies: Option<u32>,
+    /// Openings file: one opening per line (a move list, or a position string [moves ...]).
+    // In a file, relative to the file's folder (see `relative_to`).
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub openings: Option<PathBuf>,
+    /// Games played at once [default: the number of physical cores].
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub concurrency: Option<usize>,
+    /// Time per sow in ms, a fresh budget for each sow [default: 30000, the site's clock].
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub movetime: Option<u64>,
+    /// Game clock `base+inc` in seconds, e.g. `10+0.1` (replaces the per-sow default).
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tc: Option<String>,
+    /// Pass `go depth D` to the bots (deterministic runs).
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub depth: Option<u32>,
+    /// Pass `go nodes N` to the bots (deterministic runs).
+    #[arg(long)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nodes: Option<u64>,
+}
+
+impl GameFlags {
+    /// A file's settings with its `openings` path made relative to the file's folder `base`.
+    pub fn relative_to(&self, base: &Path) -> GameFlags {
+        GameFlags {
+            openings: self.openings.as_ref().map(|p| base.join(p)),
+            ..self.clone()
+        }
+    }
+
+    /// Each setting of `self`, or `file`'s where `self` has none (the flags over a file).
+    pub fn or(&self, file: &GameFlags) -> GameFlags {
+        GameFlags {
+            rules: self.rules.clone().or(file.rules.clone()),
+            opening_plies: self.opening_plies.or(file.opening_plies),
+            openings: self.openings.clone().or(file.openings.clone()),
+            concurrency: self.concurrency.or(file.concurrency),
+            movetime: self.movetime.or(file.movetime),
+            tc: self.tc.clone().or(file.tc.clone()),
+            depth: self.depth.or(file.depth),
+            nodes: self.nodes.or(file.nodes),
+        }
+    }
+}
