@@ -17,6 +17,7 @@ use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 use mancala_arena::calibrate::{self, Calibration, Knob, Settings, Stop};
+use mancala_arena::plan::game::GameSettings;
 use mancala_arena::plan::players::parse_bot_arg;
 use mancala_arena::plan::pool::{Reference, ReferencePlayer};
 use mancala_arena::report::calibration::{table, write_curve};
@@ -26,6 +27,7 @@ use mancala_arena::run_folder::calibration::{
     REFERENCE_DIR,
 };
 use mancala_arena::session::calibration::{pool_elos, rate_pool, Candidate, StepDone, StepPlayer};
+use mancala_arena::tournament::events::RunSink;
 use mancala_arena::vocab::GameFlags;
 
 use super::output::OutputFlags;
@@ -167,7 +169,12 @@ fn parse_anchor(text: &str) -> Result<(String, f64)> {
 }
 
 /// The pool's Elos: given, or from a round robin among its members (its table printed).
-fn pool(args: &CalibrateArgs, refs: &[Reference], dir: &Path) -> Result<Vec<f64>> {
+fn pool(
+    args: &CalibrateArgs,
+    game: &GameSettings,
+    refs: &[Reference],
+    dir: &Path,
+) -> Result<Vec<f64>> {
     if refs.iter().all(|r| r.elo.is_some()) {
         return Ok(refs.iter().map(|r| r.elo.expect("checked")).collect());
     }
@@ -181,7 +188,7 @@ fn pool(args: &CalibrateArgs, refs: &[Reference], dir: &Path) -> Result<Vec<f64>
     }
     let rated = rate_pool(
         refs,
-        &args.game.settings()?,
+        game,
         args.reference_pairs,
         args.seed,
         anchor,
@@ -216,7 +223,8 @@ pub fn run(args: &CalibrateArgs) -> Result<()> {
     };
     let dir = args.output.out_or_default("calibrate");
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let pool = pool(args, &refs, &dir)?;
+    let game = args.game.settings()?;
+    let pool = pool(args, &game, &refs, &dir)?;
     let quiet = args.output.quiet;
     if !quiet {
         let list: Vec<String> = refs
@@ -237,7 +245,6 @@ pub fn run(args: &CalibrateArgs) -> Result<()> {
         cmd: args.bot.clone(),
         options: args.bot_options.clone(),
     };
-    let game = args.game.settings()?;
     let mut on_step = |s: &StepDone<'_>| {
         if !quiet {
             eprintln!(
@@ -247,7 +254,7 @@ pub fn run(args: &CalibrateArgs) -> Result<()> {
         }
     };
     let mut console = Console::new(false, None);
-    let mut sinks: [&mut dyn mancala_arena::tournament::events::RunSink; 1] = [&mut console];
+    let mut sinks: [&mut dyn RunSink; 1] = [&mut console];
     let mut player = StepPlayer {
         candidate: &candidate,
         knob: &knob,
@@ -283,7 +290,7 @@ pub fn run(args: &CalibrateArgs) -> Result<()> {
         }
     })
     .map_err(anyhow::Error::msg)?;
-    write_outputs(args, &refs, &cal, &dir)?;
+    write_outputs(args, &game, &refs, &cal, &dir)?;
     out!("{}", table(&cal))?;
     outln!(
         "\n{} calibration games in {} batches ({}); results in {} (bands.toml: the levels for `arena gate`)",
@@ -300,6 +307,7 @@ pub fn run(args: &CalibrateArgs) -> Result<()> {
 
 fn write_outputs(
     args: &CalibrateArgs,
+    game: &GameSettings,
     refs: &[Reference],
     cal: &Calibration,
     dir: &Path,
@@ -322,13 +330,18 @@ fn write_outputs(
             eprintln!("{missing}");
         }
     }
-    write_bands(dir, &bands(args, refs, cal)?)?;
+    write_bands(dir, &bands(args, game, refs, cal))?;
     Ok(())
 }
 
 /// `bands.toml`: the calibrated settings as the levels of an `arena gate` bands file, against
 /// the same pool with the Elos it was held at, with the game settings the calibration played.
-fn bands(args: &CalibrateArgs, refs: &[Reference], cal: &Calibration) -> Result<String> {
+fn bands(
+    args: &CalibrateArgs,
+    game: &GameSettings,
+    refs: &[Reference],
+    cal: &Calibration,
+) -> String {
     let pool = refs
         .iter()
         .zip(&cal.opponents)
@@ -341,12 +354,12 @@ fn bands(args: &CalibrateArgs, refs: &[Reference], cal: &Calibration) -> Result<
             },
         })
         .collect::<Vec<_>>();
-    let game_table = args.game.as_played(&args.game.settings()?);
+    let game_table = args.game.as_played(game);
     let gate = GateTable {
         first_move_advantage: Some((cal.curve.advantage() / 2.0).round()),
         ..GateTable::default()
     };
-    Ok(bands_toml(
+    bands_toml(
         cal,
         &args.bot,
         &args.bot_options,
@@ -354,7 +367,7 @@ fn bands(args: &CalibrateArgs, refs: &[Reference], cal: &Calibration) -> Result<
         &game_table,
         &gate,
         args.band_tolerance,
-    ))
+    )
 }
 
 #[cfg(test)]

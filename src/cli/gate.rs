@@ -21,8 +21,7 @@ use mancala_arena::rating::gate::GateSettings;
 use mancala_arena::report::tables::{gate_table, gate_words};
 use mancala_arena::run_folder::bands::BandsFile;
 use mancala_arena::session::gate::{self, GatePlan, Level, LevelUpdate};
-use mancala_arena::vocab::GameFlags;
-use mancala_arena::vocab::{BotSpec, Program};
+use mancala_arena::vocab::{BotSpec, GameFlags, Program};
 
 use super::output::OutputFlags;
 use super::progress::Console;
@@ -141,7 +140,6 @@ impl GateArgs {
 
 pub fn run(args: &GateArgs) -> Result<ExitCode> {
     let gate = args.gate()?;
-    let game = gate.game.settings_with_suite()?;
     let out = args.output.out_or_default("gate");
     let dir = out.clone();
     let quiet = args.output.quiet;
@@ -180,7 +178,6 @@ pub fn run(args: &GateArgs) -> Result<ExitCode> {
     let mut console = Console::new(false, None);
     let end = gate::play(
         &gate,
-        &game,
         out,
         !args.output.no_plots,
         &mut on_pair,

@@ -97,7 +97,7 @@ impl Console {
     }
 
     /// Says once that a signal is stopping the run, and how to finish it.
-    fn signalled(&mut self, reason: &StopReason) {
+    fn announce_signal(&mut self, reason: &StopReason) {
         let StopReason::Signal(signal) = reason else {
             return;
         };
@@ -137,12 +137,12 @@ impl RunSink for Console {
             RunEvent::Game(record) => self.game(&record.row),
             RunEvent::Warning(text) => self.say(text),
             RunEvent::PlayerDropped { message, .. } => self.say(message),
-            RunEvent::Stopping(reason) => self.signalled(reason),
+            RunEvent::Stopping(reason) => self.announce_signal(reason),
             RunEvent::Stopped(reason) => {
                 if let Some(bar) = &self.bar {
                     bar.finish();
                 }
-                self.signalled(reason);
+                self.announce_signal(reason);
             }
         }
         Ok(Steer::Continue)

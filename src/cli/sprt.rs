@@ -13,8 +13,7 @@ use mancala_arena::plan::physical_cores;
 use mancala_arena::plan::players::command_spec;
 use mancala_arena::rating::sprt::SprtModel;
 use mancala_arena::session::sprt::{self, Hypotheses, PairDone, BASE, TEST};
-use mancala_arena::vocab::Format;
-use mancala_arena::vocab::GameFlags;
+use mancala_arena::vocab::{Format, GameFlags};
 
 use super::output::OutputFlags;
 use super::progress::Console;

@@ -16,9 +16,9 @@ use crate::plan::players::command_spec;
 use crate::plan::pool::{specs, Reference};
 use crate::report::rate::{rate_dir, RateOptions, Rated};
 use crate::run_folder::calibration::{CANDIDATE, REFERENCE_DIR, STEP_PREFIX};
-use crate::run_folder::games::read_games;
+use crate::run_folder::games::{GameRecord, GameRow};
 use crate::run_folder::RunKind;
-use crate::tournament::events::RunSink;
+use crate::tournament::events::{OnGame, RunSink, Steer};
 use crate::vocab::{BotSpec, Format, RunPlan};
 
 /// The bot being calibrated: its command line and fixed options (`NAME=VALUE`).
@@ -44,10 +44,18 @@ impl Candidate {
 }
 
 /// Plays one tournament of the calibration (`kind`: the reference pool or a step) to its end,
-/// with `sinks` for its events.
-fn play(plan: RunPlan, kind: RunKind, sinks: &mut [&mut dyn RunSink]) -> Result<PathBuf> {
+/// with `observer` (if any) and then `sinks` for its events, and returns its folder.
+fn play(
+    plan: RunPlan,
+    kind: RunKind,
+    observer: Option<&mut dyn RunSink>,
+    sinks: &mut [&mut dyn RunSink],
+) -> Result<PathBuf> {
     let session = Session::open_new(plan, kind)?;
-    let outcome = session.play(sinks)?;
+    let outcome = match observer {
+        Some(observer) => session.play_after(observer, sinks)?,
+        None => session.play(sinks)?,
+    };
     outcome.check(session.dir(), false, false)?;
     Ok(session.dir().to_path_buf())
 }
@@ -71,7 +79,7 @@ pub fn rate_pool(
         seed,
         dir.join(REFERENCE_DIR),
     )?;
-    let ref_dir = play(plan, RunKind::CalibrationReference, sinks)?;
+    let ref_dir = play(plan, RunKind::CalibrationReference, None, sinks)?;
     let opts = RateOptions {
         anchor,
         bootstrap: 0,
@@ -116,7 +124,8 @@ pub struct StepPlayer<'a> {
 }
 
 impl StepPlayer<'_> {
-    fn play_step(&mut self, step: usize, x: f64, pairs: u32, out: PathBuf) -> Result<PathBuf> {
+    /// Plays the step into `out`; returns its games as they were played.
+    fn play_step(&mut self, step: usize, x: f64, pairs: u32, out: PathBuf) -> Result<Vec<GameRow>> {
         let mut players = vec![self.candidate.at(self.knob, x)?];
         players.extend(specs(self.refs)?);
         let format = gauntlet(&players, &[CANDIDATE.to_string()])?;
@@ -124,7 +133,18 @@ impl StepPlayer<'_> {
         let plan = self
             .game
             .plan("calibrate", players, format, pairs, seed, out)?;
-        play(plan, RunKind::CalibrationStep, self.sinks)
+        let mut rows = Vec::new();
+        let mut collect = OnGame(|record: &GameRecord| {
+            rows.push(record.row.clone());
+            Steer::Continue
+        });
+        play(
+            plan,
+            RunKind::CalibrationStep,
+            Some(&mut collect),
+            self.sinks,
+        )?;
+        Ok(rows)
     }
 }
 
@@ -135,10 +155,9 @@ impl Player for StepPlayer<'_> {
             "{STEP_PREFIX}{step:02}-{}-{value}",
             self.knob.name.to_lowercase()
         ));
-        let dir = self
+        let rows = self
             .play_step(step, x, pairs, out)
             .map_err(|e| format!("{e:#}"))?;
-        let rows = read_games(&dir).map_err(|e| format!("{e:#}"))?;
         let mut games = Vec::new();
         for row in rows {
             let first_points = row.result.score();

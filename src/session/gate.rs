@@ -9,7 +9,6 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 
 use super::{Finish, Finished, Session};
-use crate::plan::game::GameSettings;
 use crate::plan::pool::Reference;
 use crate::rating::gate::{Band, GateSettings, GateVerdict, LevelGate, LevelStatus, Verdict};
 use crate::rating::sprt::PairTracker;
@@ -128,17 +127,18 @@ impl Observer<'_> {
     }
 }
 
-/// Plays `gate` under `game` into the new folder `out` until every level is decided or the
-/// budget is spent, with `sinks` after the gate's observer; writes `gate.json`, then rates and
-/// reports the folder when `report`. An interrupted gate is an error naming the folder.
+/// Plays `gate` into the new folder `out` until every level is decided or the budget is spent,
+/// with `sinks` after the gate's observer; writes `gate.json`, then rates and reports the folder
+/// when `report`. An interrupted gate is an error naming the folder. The game settings default
+/// to the bundled opening suite on Kalah(6,4), as an SPRT's do.
 pub fn play(
     gate: &GatePlan,
-    game: &GameSettings,
     out: PathBuf,
     report: bool,
     on_pair: &mut dyn FnMut(&LevelUpdate<'_>),
     sinks: &mut [&mut dyn RunSink],
 ) -> Result<GateEnd> {
+    let game = gate.game.settings_with_suite()?;
     let n = gate.levels.len();
     let pool_elos = gate.pool_elos();
     let tests = gate
