@@ -52,6 +52,15 @@ fn processes_with(tag: &str) -> Vec<String> {
     found
 }
 
+/// The detail of a game stopped at KGP's early end (every game with a KGP agent may end so).
+const KGP_EARLY_END: &str = "KGP early end: a store holds more than half the seeds";
+
+/// A game played to its end: the rules' end, or KGP's early end.
+fn played_out(g: &std::collections::BTreeMap<String, String>) -> bool {
+    g["termination"] == "normal"
+        || (g["termination"] == "adjudicated" && g["detail"] == KGP_EARLY_END)
+}
+
 fn run(out: &Path, extra: &[&str], bots: &[Vec<String>]) -> std::process::Output {
     let out_text = out.display().to_string();
     let mut words: Vec<&str> = vec!["run", "--quiet", "--no-plots", "--out", &out_text];
@@ -93,7 +102,7 @@ fn a_mankalah_agent_a_kgp_agent_and_a_bundled_bot_play_a_round_robin() {
     let games = games(&out);
     assert_eq!(games.len(), 24, "6 encounters x 2 pairs x 2 games");
     for g in &games {
-        assert_eq!(g["termination"], "normal", "{g:?}");
+        assert!(played_out(g), "{g:?}");
         assert_eq!(g["rules"], MANKALAH);
     }
     // The swapping agent swapped as North, and the game went on with the seats exchanged.
@@ -142,8 +151,12 @@ fn faults(protocol: &str, cases: &[(&str, &str, &str)]) {
                 as_second
             };
             let what = format!("{protocol} --{mode}: {g:?}");
+            if *expected == "normal" {
+                assert!(played_out(g), "{what}");
+                continue;
+            }
             assert!(expected.split('|').any(|e| g["termination"] == e), "{what}");
-            if *expected != "normal" {
+            if !played_out(g) {
                 assert_eq!(g["forfeit"], *mode, "{what}");
                 assert!(!g["detail"].is_empty(), "{what}");
             }
@@ -203,7 +216,7 @@ fn a_kgp_agent_that_never_yields_moves_at_the_stop() {
     let out = dir.join("run");
     succeeded(&[], run(&out, &["--pairs", "1", "--movetime", "50"], &bots));
     for g in games(&out) {
-        assert_eq!(g["termination"], "normal", "{g:?}");
+        assert!(played_out(&g), "{g:?}");
         // The agent's moves took the whole move time: it was stopped, it did not yield.
         let (think, max) = if g["first"] == "slow" {
             (&g["first_think_ms"], &g["first_max_ms"])
@@ -302,16 +315,20 @@ fn bundled(name: &str) -> Vec<String> {
 
 #[test]
 fn a_kgp_agent_s_games_end_early_where_kgp_would_with_the_same_winner() {
-    // A KGP server ends a game once a store holds more than half the seeds; the arena's
-    // `--adjudicate` is that rule, so an agent's adjudicated game has the winner KGP gives it.
+    // A KGP server ends a game once a store holds more than half the seeds; so does the arena
+    // in every game with a KGP agent, without `--adjudicate`. The agent's `--decided` mode
+    // exits if it is ever sent such a board (jkgp's MinMaxAgent yields without a move there).
     let dir = Dir::new("drivers-early-end");
     let tag = format!("early-{}", std::process::id());
-    let bots = [agent_bot("kgp", "kgp", "", &tag), bundled("random")];
+    let bots = [
+        agent_bot("kgp", "kgp", "--decided", &tag),
+        bundled("random"),
+    ];
     let out = dir.join("run");
-    let extra = ["--pairs", "4", "--movetime", "1000", "--adjudicate"];
+    let extra = ["--pairs", "4", "--movetime", "1000"];
     succeeded(&[], run(&out, &extra, &bots));
     let half = 7 * 7; // ManKalah's 98 seeds
-    let mut adjudicated = 0;
+    let mut early = 0;
     for g in games(&out) {
         let (first, second): (u32, u32) = (
             g["score_first"].parse().unwrap(),
@@ -320,7 +337,8 @@ fn a_kgp_agent_s_games_end_early_where_kgp_would_with_the_same_winner() {
         match g["termination"].as_str() {
             "normal" => {}
             "adjudicated" => {
-                adjudicated += 1;
+                early += 1;
+                assert_eq!(g["detail"], KGP_EARLY_END, "{g:?}");
                 let winner = if first > half {
                     "1-0"
                 } else {
@@ -333,7 +351,7 @@ fn a_kgp_agent_s_games_end_early_where_kgp_would_with_the_same_winner() {
         }
     }
     assert!(
-        adjudicated > 0,
+        early > 0,
         "the agent's greedy moves decide games against random ones early"
     );
     assert_eq!(processes_with(&tag), Vec::<String>::new());
@@ -388,7 +406,7 @@ fn a_run_with_agents_of_both_protocols_resumes_after_kill_9() {
         "3 encounters x 3 pairs x 2 games, once each"
     );
     for g in &games {
-        assert_eq!(g["termination"], "normal", "{g:?}");
+        assert!(played_out(g), "{g:?}");
     }
     let ratings = std::fs::read_to_string(out.join("ratings.csv")).unwrap();
     for name in ["mk", "kgp", "greedy"] {

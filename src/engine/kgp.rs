@@ -4,11 +4,15 @@
 //! A KGP agent is a client: for each player the arena listens on a loopback TCP port of its
 //! own, starts the agent with the address (`KGP_HOST` / `KGP_PORT` in its environment, and
 //! `{host}` / `{port}` in its command line replaced), greets it with `kgp 1 0 1` and expects
-//! `mode freeplay`. Every `go` becomes `<id> state <board>` with the mover shown as South; the
-//! agent answers `@<id> move <k>` as often as it likes and may end with `@<id> yield`; at the
-//! time limit the arena sends `<id'>@<id> stop`, and the last move sent before that counts.
-//! `ping` / `pong` checks that the agent is alive before each game. The agent's stdout and
-//! stderr go to its log.
+//! `mode freeplay`. Every `go` becomes `<id> state <board>` with the mover shown as South, in
+//! the spec's literal `<n,south store,north store,south pits,north pits>`; the agent answers
+//! `@<id> move <k>` as often as it likes and may end with `@<id> yield`; at the time limit, or
+//! after the `yield`, the arena sends `<id'>@<id> stop`, and the last move sent before that
+//! counts. Where the spec is silent the driver does what KWARC's official server does: a
+//! position with one legal pit is played without asking, and a game with a KGP agent ends as
+//! soon as a store holds more than half the seeds (`tournament::referee::EarlyEnd`), so an agent
+//! is never sent a decided board. `ping` / `pong` checks that the agent is alive before each
+//! game. The agent's stdout and stderr go to its log.
 
 use std::time::{Duration, Instant};
 
@@ -85,18 +89,19 @@ fn parse_command(line: &str) -> Option<Command<'_>> {
     })
 }
 
-/// The board literal `<n,north store,south store,north pits...,south pits...>` with the mover
-/// as South (KGP agents always move as South); each row in its own side's numbering (pit 1 is
-/// the farthest from the side's store).
+/// The board literal of KGP 1.0 (`spec/012-grammar.md`, and the official server's
+/// `Board.String()`): `<n,south store,north store,south pits...,north pits...>` with the mover
+/// as South (KGP agents always move as South); each row in its own sowing order (pit 1 is the
+/// farthest from the side's store).
 pub fn board_literal(pos: &Position, mover: Side) -> String {
     let (south, north) = (mover, mover.other());
     let mut cells = vec![
         pos.pits(south).len().to_string(),
-        pos.store(north).to_string(),
         pos.store(south).to_string(),
+        pos.store(north).to_string(),
     ];
-    cells.extend(pos.pits(north).iter().map(u8::to_string));
     cells.extend(pos.pits(south).iter().map(u8::to_string));
+    cells.extend(pos.pits(north).iter().map(u8::to_string));
     format!("<{}>", cells.join(","))
 }
 
@@ -235,14 +240,14 @@ impl Kgp {
         self.ping(deadline).await
     }
 
-    /// `set info:name "X"` and `set info:authors "Y"` become the bot's name and author.
+    /// `set info:name "X"` and `set info:authors "Y"` (or `info:author`) become the bot's name
+    /// and author; a later one replaces an earlier one, so an agent that repeats them costs no
+    /// memory.
     fn note_set(&mut self, args: &str) {
-        let (option, value) = args.split_once(char::is_whitespace).unwrap_or((args, ""));
-        let value = value.trim().trim_matches('"').to_string();
-        match option {
-            "info:name" => self.info.names.push(value),
-            "info:authors" => self.info.authors.push(value),
-            _ => {}
+        match info_set(args) {
+            Some(InfoSet::Name(name)) => self.info.names = vec![name],
+            Some(InfoSet::Authors(authors)) => self.info.authors = vec![authors],
+            None => {}
         }
     }
 
@@ -269,7 +274,9 @@ impl Kgp {
         self.ping(deadline).await
     }
 
-    /// `state`, the agent's `move`s until `yield` or the time is up, then `stop`.
+    /// `state`, the agent's `move`s until `yield` or the time is up, then `stop` (after a
+    /// `yield` too, as the official server does). A position with one legal pit is played
+    /// without asking, as the official server skips trivial moves.
     pub async fn go(&mut self, turn: Turn<'_>) -> Result<Answer, Fault> {
         let Turn {
             start,
@@ -281,6 +288,13 @@ impl Kgp {
         let mover = pos
             .to_move()
             .ok_or_else(|| Fault::new(FaultKind::Io, "the game is over"))?;
+        if let Some(only) = only_pit(&pos) {
+            return Ok(Answer {
+                mv: only,
+                think: Duration::ZERO,
+                last_info: None,
+            });
+        }
         let pits = pos.pits(mover).len();
         let id = self.take_id();
         self.drain().await?;
@@ -290,6 +304,9 @@ impl Kgp {
         let stop_at = started + stop_after(&limits, limit);
         let mut last: Option<i64> = None;
         let mut unknown = 0usize;
+        // Moves that named another `state` (an old one, or one never sent): ignored, and named
+        // in the fault if no move for this one comes.
+        let mut elsewhere = 0usize;
         let yielded = loop {
             let line = match self.recv(stop_at).await {
                 Ok(line) => line,
@@ -306,7 +323,7 @@ impl Kgp {
                 }
                 continue;
             };
-            let current = cmd.reference.map_or(true, |r| r == id);
+            let current = cmd.reference.is_none_or(|r| r == id);
             match cmd.name {
                 "move" if current => {
                     let k = cmd
@@ -322,6 +339,7 @@ impl Kgp {
                     })?);
                 }
                 "yield" if current => break true,
+                "move" | "yield" => elsewhere += 1,
                 "ping" => self.pong(cmd.id).await?,
                 "goodbye" => {
                     return Err(Fault::new(FaultKind::Crash, "said goodbye during a game"));
@@ -331,22 +349,28 @@ impl Kgp {
             }
         };
         let think = started.elapsed();
-        if !yielded {
-            let stop = self.take_id();
-            // A client gone at this point still made its move in time.
-            let _ = self.send(&format!("{stop}@{id} stop")).await;
-        }
+        let stop = self.take_id();
+        // A client gone at this point still made its move in time.
+        let _ = self.send(&format!("{stop}@{id} stop")).await;
         let k = match last {
             Some(k) => k,
             None if yielded => {
                 return Err(Fault::new(FaultKind::Malformed, "yield before any move"));
             }
             None => {
+                let other = if elsewhere > 0 {
+                    format!(
+                        " ({elsewhere} move or yield commands named another state than \
+                         `{id} state`)"
+                    )
+                } else {
+                    String::new()
+                };
                 return Err(Fault::new(
                     FaultKind::Timeout,
                     format!(
-                        "no move within {} ms (a KGP server would move at random for it; the \
-                         arena does not rate random moves under an agent's name)",
+                        "no move within {} ms{other} (a KGP server would move at random for \
+                         it; the arena does not rate random moves under an agent's name)",
                         think.as_millis()
                     ),
                 ));
@@ -440,6 +464,36 @@ impl Kgp {
     }
 }
 
+/// What a `set` tells about the agent.
+#[derive(Debug, PartialEq, Eq)]
+enum InfoSet {
+    Name(String),
+    Authors(String),
+}
+
+/// The `info:name` / `info:authors` of a `set`'s arguments. pykgp and kgpc quote the option
+/// too (`set "info:name" "X"`), and kgpc says `info:author`: the official server takes both.
+fn info_set(args: &str) -> Option<InfoSet> {
+    let (option, value) = args.split_once(char::is_whitespace).unwrap_or((args, ""));
+    let value = value.trim().trim_matches('"').to_string();
+    match option.trim_matches('"') {
+        "info:name" => Some(InfoSet::Name(value)),
+        "info:authors" | "info:author" => Some(InfoSet::Authors(value)),
+        _ => None,
+    }
+}
+
+/// The one pit the mover can sow, when there is exactly one (a `swap` the agent could not say
+/// anyway aside).
+fn only_pit(pos: &Position) -> Option<Move> {
+    let legal = pos.legal_moves();
+    let mut pits = legal.iter().copied().filter(|m| matches!(m, Move::Pit(_)));
+    match (pits.next(), pits.next()) {
+        (Some(only), None) => Some(only),
+        _ => None,
+    }
+}
+
 /// The position of the game `start` + `moves`.
 fn replay(ruleset: Ruleset, start: &PositionStart, moves: &[Move]) -> Result<Position, Fault> {
     let mut pos = match start {
@@ -513,17 +567,36 @@ mod tests {
         assert_eq!(parse_command("@x move 1"), None);
     }
 
+    /// The spec's example literal, `<3,10,2,1,2,3,4,2,0>`, read as its text says ("the second
+    /// and third give the number of stones in the south and north Kalah respectively. Values 4
+    /// to 4+n list the number of stones in the south pits, 4+n+1 to 4+2n+1 the north pits"),
+    /// and as the official server's `Board.String()` prints a board (`<%d,%d,%d` of size,
+    /// south, north, then the south pits, then the north pits).
     #[test]
-    fn the_board_shows_the_mover_as_south() {
-        // The spec's first example board: size 3, every pit 3.
-        let r: Ruleset = "kalah:pits=3,seeds=3".parse().unwrap();
-        let pos = Position::new(r);
-        assert_eq!(board_literal(&pos, Side::South), "<3,0,0,3,3,3,3,3,3>");
-        // South's pit 1 ends in its store; shown to North, South's row and store are "north".
-        // (The spec's own example has this board as its second state.)
-        let mut pos = Position::new(r);
-        pos.play(Move::Pit(1)).unwrap();
-        assert_eq!(board_literal(&pos, Side::North), "<3,1,0,0,4,4,3,3,3>");
+    fn the_board_literal_is_the_specs_south_store_first() {
+        let r: Ruleset = "kalah:pits=3,seeds=4".parse().unwrap();
+        // South: store 10, pits 1, 2, 3; North: store 2, pits 4, 2, 0.
+        let pos = Position::from_state(r, "s/1.2.3/4.2.0/10.2/5").unwrap();
+        assert_eq!(board_literal(&pos, Side::South), "<3,10,2,1,2,3,4,2,0>");
+        // Shown to North, North is the literal's south: its store and pits come first.
+        let pos = Position::from_state(r, "n/1.2.3/4.2.0/10.2/5").unwrap();
+        assert_eq!(board_literal(&pos, Side::North), "<3,2,10,4,2,0,1,2,3>");
+        // The spec's freeplay example opens with `state <3,0,0,3,3,3,3,3,3>`.
+        let start = Position::new("kalah:pits=3,seeds=3".parse().unwrap());
+        assert_eq!(board_literal(&start, Side::South), "<3,0,0,3,3,3,3,3,3>");
+    }
+
+    #[test]
+    fn info_sets_are_read_quoted_or_not() {
+        let name = |n: &str| Some(InfoSet::Name(n.into()));
+        assert_eq!(info_set("info:name \"my agent\""), name("my agent"));
+        // pykgp's and kgpc's form.
+        assert_eq!(info_set("\"info:name\" \"Minmax 16\""), name("Minmax 16"));
+        let authors = Some(InfoSet::Authors("A, B".into()));
+        assert_eq!(info_set("\"info:author\" \"A, B\""), authors);
+        assert_eq!(info_set("info:authors \"A, B\""), authors);
+        assert_eq!(info_set("info:comment \"Eval: 3\""), None);
+        assert_eq!(info_set("auth:token x"), None);
     }
 
     #[test]

@@ -10,7 +10,7 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use super::referee::{self, GameSetup, Stage};
+use super::referee::{self, EarlyEnd, GameSetup, Stage};
 use crate::engine::check::{CheckConfig, CheckResult, Report, Status};
 use crate::engine::{
     Answer, BotLog, BotSpec, Contestant, Fault, Player, Protocol, SlotThread, StartError, Turn,
@@ -86,7 +86,8 @@ pub async fn check_driver(config: &CheckConfig, protocol: Protocol) -> Result<Re
         };
         for game in 0..GAMES {
             let first = game % 2 == 0;
-            let note = match play(&mut player, ruleset, first, config, &mut rng).await {
+            let early_end = EarlyEnd::of(false, protocol == Protocol::Kgp);
+            let note = match play(&mut player, ruleset, first, config, early_end, &mut rng).await {
                 Ok(note) => note,
                 Err(note) => {
                     result.status = Status::Fail;
@@ -130,6 +131,7 @@ async fn play<C: Contestant>(
     ruleset: Ruleset,
     first: bool,
     config: &CheckConfig,
+    early_end: EarlyEnd,
     rng: &mut ChaCha8Rng,
 ) -> Result<String, String> {
     let checked = usize::from(!first);
@@ -148,7 +150,7 @@ async fn play<C: Contestant>(
         ruleset,
         opening: &opening,
         time: &time,
-        adjudicate: false,
+        early_end,
         names,
         seeds: [config.seed; 2],
     };
@@ -178,16 +180,26 @@ async fn play<C: Contestant>(
     for &mv in &record.moves {
         pos.play_unchecked(mv);
     }
-    let result = pos.result().expect("the game is over");
+    // A KGP game may stop early (a store above half the seeds): its score is the stores'.
+    let (south, north, early) = match pos.result() {
+        Some(result) => (
+            *result.score.get(Side::South),
+            *result.score.get(Side::North),
+            "",
+        ),
+        None => (
+            pos.store(Side::South),
+            pos.store(Side::North),
+            " at KGP's early end",
+        ),
+    };
     let own = record.movers.iter().filter(|&&m| usize::from(m) == checked);
     let slowest = [record.row.first_max_ms, record.row.second_max_ms][checked];
     Ok(format!(
-        "{} of {} sows its own, slowest {} ms; final score {}-{} (South-North)",
+        "{} of {} sows its own, slowest {} ms; final score {south}-{north} (South-North){early}",
         own.count(),
         record.moves.len(),
         slowest,
-        result.score.get(Side::South),
-        result.score.get(Side::North)
     ))
 }
 
@@ -271,7 +283,14 @@ mod tests {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .build()
             .unwrap();
-        let note = runtime.block_on(play(&mut checked, ruleset, first, &config(), &mut rng));
+        let note = runtime.block_on(play(
+            &mut checked,
+            ruleset,
+            first,
+            &config(),
+            EarlyEnd::Off,
+            &mut rng,
+        ));
         (note, checked)
     }
 

@@ -56,11 +56,43 @@ pub struct GameSetup<'a> {
     pub ruleset: Ruleset,
     pub opening: &'a Opening,
     pub time: &'a TimeControl,
-    pub adjudicate: bool,
+    pub early_end: EarlyEnd,
     /// Player names, first player first.
     pub names: [&'a str; 2],
     /// Seeds for the first and the second player's bot.
     pub seeds: [u64; 2],
+}
+
+/// Whether a game stops as soon as its outcome is [`decided`] (a store holds more than half the
+/// seeds), and why.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EarlyEnd {
+    /// Played to the rules' own end.
+    Off,
+    /// `--adjudicate`.
+    Adjudicate,
+    /// A KGP agent plays: KGP ends a game there (the official server's `Board.Over`), so the
+    /// arena does too, whatever `--adjudicate` says, and never sends the agent a decided board.
+    Kgp,
+}
+
+impl EarlyEnd {
+    /// The rule for a game between players of which `kgp` says whether one is a KGP agent.
+    pub fn of(adjudicate: bool, kgp: bool) -> EarlyEnd {
+        match (kgp, adjudicate) {
+            (true, _) => EarlyEnd::Kgp,
+            (false, true) => EarlyEnd::Adjudicate,
+            (false, false) => EarlyEnd::Off,
+        }
+    }
+
+    /// The game's `detail` when it stopped there.
+    fn detail(self) -> &'static str {
+        match self {
+            EarlyEnd::Kgp => "KGP early end: a store holds more than half the seeds",
+            _ => "outcome decided",
+        }
+    }
 }
 
 /// How the game ended, for the caller: which player (0 = first, 1 = second) must be restarted.
@@ -195,7 +227,7 @@ impl GameState {
                         outcome_of(*winner),
                         Termination::Adjudicated,
                         None,
-                        "outcome decided".to_string(),
+                        setup.early_end.detail().to_string(),
                         None,
                     ),
                     Early::Forfeit { player, fault, .. } => (
@@ -272,7 +304,7 @@ async fn run<C: Contestant>(
         let Some(side) = game.pos.to_move() else {
             return Ok(());
         };
-        if setup.adjudicate {
+        if setup.early_end != EarlyEnd::Off {
             if let Some(winner) = decided(&game.pos) {
                 return Err(Early::Adjudicated(winner));
             }
@@ -368,7 +400,7 @@ mod tests {
         rules: &str,
         opening: Opening,
         time: &TimeControl,
-        adjudicate: bool,
+        early_end: EarlyEnd,
         mut players: [Scripted; 2],
     ) -> (Played, [Scripted; 2]) {
         let setup = GameSetup {
@@ -378,7 +410,7 @@ mod tests {
             ruleset: rules.parse().unwrap(),
             opening: &opening,
             time,
-            adjudicate,
+            early_end,
             names: NAMES,
             seeds: [11, 12],
         };
@@ -398,7 +430,7 @@ mod tests {
     }
 
     fn play(rules: &str, time: &TimeControl, players: [Scripted; 2]) -> (Played, [Scripted; 2]) {
-        play_with(rules, Opening::default(), time, false, players)
+        play_with(rules, Opening::default(), time, EarlyEnd::Off, players)
     }
 
     fn state(state: &str) -> Opening {
@@ -555,7 +587,13 @@ mod tests {
         };
         let first = Scripted::new([Play(pit(2), 1), Play(pit(1), 1)]);
         let second = Scripted::new([Play(pit(2), 1)]);
-        let (played, _) = play_with(pie, opening, &movetime(100, 0), false, [first, second]);
+        let (played, _) = play_with(
+            pie,
+            opening,
+            &movetime(100, 0),
+            EarlyEnd::Off,
+            [first, second],
+        );
         assert_eq!(ending(&played), normal(Outcome::Win, [3, 1], 4));
         assert_eq!(played.record.movers, [0, 0, 1]);
     }
@@ -753,7 +791,7 @@ mod tests {
             ruleset: "kalah".parse().unwrap(),
             opening: &opening,
             time: &time,
-            adjudicate: false,
+            early_end: EarlyEnd::Off,
             names: NAMES,
             seeds: [1, 2],
         };
@@ -859,7 +897,7 @@ mod tests {
                 Scripted::new([]).then(Lowest(1)),
             ]
         };
-        let (played, asked) = play_with("kalah", opening(), &time, true, players());
+        let (played, asked) = play_with("kalah", opening(), &time, EarlyEnd::Adjudicate, players());
         let adjudicated = Ending {
             result: Outcome::Win,
             termination: Termination::Adjudicated,
@@ -870,22 +908,43 @@ mod tests {
         assert_eq!(ending(&played), adjudicated);
         assert_eq!(played.record.row.detail, "outcome decided");
         assert!(asked[0].asked.is_empty() && asked[0].ended == Some(0));
-        let (played, _) = play_with("kalah", opening(), &time, false, players());
+        let (played, _) = play_with("kalah", opening(), &time, EarlyEnd::Off, players());
         assert_eq!(ending(&played), normal(Outcome::Win, [29, 19], 11));
+        // With a KGP agent in the game, KGP's own end rule stops it there, adjudication or not.
+        let (played, asked) = play_with("kalah", opening(), &time, EarlyEnd::Kgp, players());
+        assert_eq!(ending(&played), adjudicated);
+        let kgp = "KGP early end: a store holds more than half the seeds";
+        assert_eq!(played.record.row.detail, kgp);
+        assert!(asked[0].asked.is_empty() && asked[1].asked.is_empty());
+        assert_eq!(EarlyEnd::of(false, true), EarlyEnd::Kgp);
+        assert_eq!(EarlyEnd::of(true, false), EarlyEnd::Adjudicate);
+        assert_eq!(EarlyEnd::of(false, false), EarlyEnd::Off);
     }
 
     #[test]
     fn adjudication_for_north_is_the_second_players_win() {
         let opening = state("n/4.4.4.4.3.3/1.0.0.0.0.0/0.25/10");
         let players = [Scripted::new([]), Scripted::new([])];
-        let (played, _) = play_with("kalah", opening, &movetime(100, 0), true, players);
+        let (played, _) = play_with(
+            "kalah",
+            opening,
+            &movetime(100, 0),
+            EarlyEnd::Adjudicate,
+            players,
+        );
         assert_eq!(ending(&played).result, Outcome::Loss);
         assert_eq!(ending(&played).score, [0, 25]);
         // After a swap North is the first player's seat: its majority is the first's win.
         let opening = state("s/1.0/0.1/1.5/3/pie=swapped");
         let players = [Scripted::new([]), Scripted::new([])];
         let pie = "kalah:pits=2,seeds=2,pie=true";
-        let (played, _) = play_with(pie, opening, &movetime(100, 0), true, players);
+        let (played, _) = play_with(
+            pie,
+            opening,
+            &movetime(100, 0),
+            EarlyEnd::Adjudicate,
+            players,
+        );
         assert_eq!(ending(&played).result, Outcome::Win);
         assert_eq!(ending(&played).score, [5, 1]);
     }

@@ -27,9 +27,9 @@ use tokio::sync::{mpsc, watch};
 use super::dispatch::Dispatcher;
 use super::events::{RunEvent, RunSink, Signal, Steer, StopReason};
 use super::pool::Pool;
-use super::referee::{self, GameSetup, Played};
+use super::referee::{self, EarlyEnd, GameSetup, Played};
 use crate::engine::{
-    arena_resource, kill_orphans, BotLog, BotSpec, Fault, FaultKind, Player, SlotThread,
+    arena_resource, kill_orphans, BotLog, BotSpec, Fault, FaultKind, Player, Protocol, SlotThread,
     StartError, Stop, DEFAULT_LOG_CAP,
 };
 use crate::run_folder::games::{self, GameRecord, ResultsWriter, Termination};
@@ -775,7 +775,12 @@ async fn play_one(
         ruleset: config.rules,
         opening,
         time: &config.time,
-        adjudicate: config.adjudicate,
+        early_end: EarlyEnd::of(
+            config.adjudicate,
+            players
+                .iter()
+                .any(|&p| config.players[p].protocol == Protocol::Kgp),
+        ),
         names,
         seeds: [
             schedule::bot_seed(config.seed, pairing.game_id, true),

@@ -10,6 +10,8 @@ seeds into its store) after a short think, then `yield`. Misbehaving modes, one 
   --illegal      moves an empty pit of its own (or pit n+1 when none is empty)
   --garbage      sends bytes that are not UTF-8
   --wrong-side   reads the board as if it moved North (an older draft of the spec said so)
+  --decided      exits (as jkgp's MinMaxAgent yields) if sent a board where a store holds
+                 more than half the seeds: a KGP server never sends one
   --no-yield     never yields: the arena's `stop` ends each request
   --ping         well-behaved, but pings the server before each move and waits for its pong
                  (exits if anything else comes first)
@@ -77,9 +79,13 @@ def main():
             send("@%d pong" % ident if ident is not None else "pong")
         elif name == "state":
             cells = [int(x) for x in args[0].strip("<>").split(",")]
-            n, north_store, south_store = cells[0], cells[1], cells[2]
-            north, south = cells[3 : 3 + n], cells[3 + n : 3 + 2 * n]
+            # The spec's literal (spec/012-grammar.md): size, south store, north store, the
+            # south pits, the north pits; the client always moves as south.
+            n, south_store, north_store = cells[0], cells[1], cells[2]
+            south, north = cells[3 : 3 + n], cells[3 + n : 3 + 2 * n]
             mine, theirs, store = south, north, south_store
+            if MODE == "decided" and 2 * max(south_store, north_store) > sum(cells[1:]):
+                sys.exit(5)
             if MODE == "wrong-side":
                 mine, theirs, store = north, south, north_store
             if MODE == "crash":
