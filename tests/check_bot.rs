@@ -140,3 +140,17 @@ fn a_missing_program_exits_2() {
     let (code, out) = check(&["/nonexistent/bot"]);
     assert_eq!(code, 2, "{out}");
 }
+
+/// A kit bot started without the kit on its path dies with a traceback: the report ends with
+/// the tail of its stderr, so the reason is on the screen, not only in the log file.
+#[test]
+fn a_bot_that_dies_shows_the_end_of_its_stderr() {
+    let (code, out) = check(&["python3", "-c", "import mancala_kit_not_on_the_path"]);
+    assert_ne!(code, 0, "{out}");
+    assert!(out.contains("crash") || out.contains("exited"), "{out}");
+    assert!(
+        out.contains("its stderr ends with")
+            && out.contains("ModuleNotFoundError: No module named 'mancala_kit_not_on_the_path'"),
+        "{out}"
+    );
+}

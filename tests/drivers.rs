@@ -1,7 +1,8 @@
-//! The ManKalah and KGP drivers (issue 19) with real processes and a real loopback socket: the
-//! reference agents of `tests/agents/` (written from the protocols' published descriptions) in a
-//! round robin with a bundled bot, every misbehaviour a forfeit with its reason, no process left
-//! behind, and `check-bot --protocol`.
+//! The ManKalah, KGP and per-move drivers (issues 19 and 27) with real processes and a real
+//! loopback socket: the reference agents of `tests/agents/` (written from the protocols'
+//! published descriptions, the KGP one checking the official server's conventions) in a round
+//! robin with a bundled bot, every misbehaviour a forfeit with its reason, no process left behind,
+//! and `check-bot --protocol`.
 
 mod util;
 
@@ -20,11 +21,13 @@ fn agent(file: &str) -> String {
         .to_string()
 }
 
-/// `--bot` words for a reference agent: `protocol` is mankalah or kgp, `flags` its mode, `tag`
+/// `--bot` words for a reference agent: `protocol` is mankalah, kgp or per-move, `flags` its
+/// mode, `tag`
 /// a word on its command line that finds its processes afterwards.
 fn agent_bot(name: &str, protocol: &str, flags: &str, tag: &str) -> Vec<String> {
     let cmd = match protocol {
         "mankalah" => format!("python3 {} {flags} --{tag}", agent("mankalah_agent.py")),
+        "per-move" => format!("python3 {} {flags} --{tag}", agent("per_move_agent.py")),
         _ => format!(
             "python3 {} {{host}} {{port}} {flags} --{tag}",
             agent("kgp_agent.py")
@@ -80,10 +83,18 @@ fn a_mankalah_agent_a_kgp_agent_and_a_bundled_bot_play_a_round_robin() {
         "name=greedy".into(),
         "bundled=greedy".into(),
     ];
+    // A per-move program in a few lines of shell, its tag in its arguments.
+    let shell = vec![
+        "--bot".into(),
+        "name=first-pit".into(),
+        format!("cmd={} --{tag}", agent("per_move_first_pit.sh")),
+        "protocol=per-move".into(),
+    ];
     let bots = [
         agent_bot("mk", "mankalah", "", &tag),
         agent_bot("mk-swap", "mankalah", "--swap", &tag),
         greedy,
+        shell,
     ];
     // The KGP agent comes from a tournament file, with its `protocol` key.
     let file = dir.join("kgp.toml");
@@ -100,7 +111,7 @@ fn a_mankalah_agent_a_kgp_agent_and_a_bundled_bot_play_a_round_robin() {
     let output = run(&out, &["--pairs", "2", "--movetime", "1000", &file], &bots);
     succeeded(&[], output);
     let games = games(&out);
-    assert_eq!(games.len(), 24, "6 encounters x 2 pairs x 2 games");
+    assert_eq!(games.len(), 40, "10 encounters x 2 pairs x 2 games");
     for g in &games {
         assert!(played_out(g), "{g:?}");
         assert_eq!(g["rules"], MANKALAH);
@@ -109,11 +120,11 @@ fn a_mankalah_agent_a_kgp_agent_and_a_bundled_bot_play_a_round_robin() {
     let jsonl = std::fs::read_to_string(out.join("games.jsonl")).unwrap();
     let swaps = jsonl.lines().filter(|l| l.contains("\"swap\"")).count();
     assert!(
-        swaps >= 6,
-        "mk-swap plays North in 6 games and swaps each time: {swaps}"
+        swaps >= 8,
+        "mk-swap plays North in 8 games and swaps each time: {swaps}"
     );
     let ratings = std::fs::read_to_string(out.join("ratings.csv")).unwrap();
-    for name in ["mk", "mk-swap", "kgp", "greedy"] {
+    for name in ["mk", "mk-swap", "kgp", "greedy", "first-pit"] {
         assert!(
             ratings.lines().any(|l| l.contains(&format!(",{name},"))),
             "{ratings}"
@@ -124,7 +135,8 @@ fn a_mankalah_agent_a_kgp_agent_and_a_bundled_bot_play_a_round_robin() {
 
 /// Every misbehaving agent against the bundled random bot: `(mode, expected termination when
 /// the agent moves first, when it moves second)`, alternatives separated by `|`.
-fn faults(protocol: &str, cases: &[(&str, &str, &str)]) {
+/// Returns the folder, which holds the run.
+fn faults(protocol: &str, cases: &[(&str, &str, &str)]) -> Dir {
     let dir = Dir::new(&format!("drivers-faults-{protocol}"));
     let tag = format!("faults-{protocol}-{}", std::process::id());
     let mut bots = vec![vec![
@@ -163,6 +175,7 @@ fn faults(protocol: &str, cases: &[(&str, &str, &str)]) {
         }
     }
     assert_eq!(processes_with(&tag), Vec::<String>::new());
+    dir
 }
 
 #[test]
@@ -202,6 +215,51 @@ fn every_kgp_misbehaviour_is_a_forfeit_with_its_reason() {
 }
 
 #[test]
+fn every_per_move_misbehaviour_is_a_forfeit_with_its_reason() {
+    let dir = faults(
+        "per-move",
+        &[
+            ("silent", "crash", "crash"),
+            ("garbage", "malformed_move", "malformed_move"),
+            ("overrun", "timeout", "timeout"),
+            ("one-based", "illegal_move", "illegal_move"),
+            // Not a fault: its last move before the move time counts, and it is stopped there.
+            ("keep-thinking", "normal", "normal"),
+        ],
+    );
+    // What each forfeit says, and the silent program's stderr in its log.
+    let out = dir.join("run");
+    let detail = |name: &str| {
+        let games = games(&out);
+        let g = games.iter().find(|g| g["forfeit"] == name).unwrap();
+        g["detail"].clone()
+    };
+    assert_eq!(
+        detail("silent"),
+        "exited (exit status: 1) without printing a move"
+    );
+    assert_eq!(
+        detail("garbage"),
+        "`e4` is not a pit number (print 0-indexed pits only)"
+    );
+    // Silent at the move time (1000 ms), it has the margin (100 ms) for a first move.
+    let overrun = detail("overrun");
+    let waited: u64 = overrun
+        .strip_prefix("no move printed within ")
+        .and_then(|rest| rest.strip_suffix(" ms"))
+        .and_then(|ms| ms.parse().ok())
+        .unwrap_or_else(|| panic!("{overrun}"));
+    assert!((1100..1500).contains(&waited), "{overrun}");
+    assert!(
+        detail("one-based").contains("numbered 0 to 6 (per-move programs print 0-indexed pits)"),
+        "{}",
+        detail("one-based")
+    );
+    let log = std::fs::read_to_string(out.join("logs/silent.stderr.log")).unwrap();
+    assert!(log.contains("no idea what to play"), "{log}");
+}
+
+#[test]
 fn a_kgp_agent_that_never_yields_moves_at_the_stop() {
     let dir = Dir::new("drivers-no-yield");
     let tag = format!("noyield-{}", std::process::id());
@@ -230,7 +288,7 @@ fn a_kgp_agent_that_never_yields_moves_at_the_stop() {
 }
 
 #[test]
-fn check_bot_checks_agents_of_both_protocols() {
+fn check_bot_checks_agents_of_every_protocol() {
     let good = arena(&[
         "check-bot",
         "--protocol",
@@ -268,6 +326,38 @@ fn check_bot_checks_agents_of_both_protocols() {
     assert!(text(&bad.stdout).contains("illegal_move"));
     let missing = arena(&["check-bot", "--protocol", "kgp", "--", "/nonexistent/agent"]);
     assert_eq!(missing.status.code(), Some(2));
+    // Per-move programs: a good one passes on each ruleset; a silent one fails, with its
+    // stderr's last words on the screen.
+    let per_move = agent("per_move_agent.py");
+    let good = arena(&[
+        "check-bot",
+        "--protocol",
+        "per-move",
+        "--",
+        "python3",
+        &per_move,
+    ]);
+    let report = succeeded(&[], good);
+    assert_eq!(report.matches("PASS games").count(), 3, "{report}");
+    let silent = ["check-bot", "--protocol", "per-move", "--", "python3"];
+    let bad = arena(&[&silent[..], &[per_move.as_str(), "--silent"]].concat());
+    assert_eq!(bad.status.code(), Some(1));
+    let out = text(&bad.stdout);
+    assert!(
+        out.contains("crash: exited (exit status: 1) without printing a move"),
+        "{out}"
+    );
+    assert!(out.contains("its stderr ends with"), "{out}");
+    assert!(out.contains("| no idea what to play"), "{out}");
+    let missing = arena(&[
+        "check-bot",
+        "--protocol",
+        "per-move",
+        "--",
+        "/no/such/program",
+    ]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(text(&missing.stderr).contains("cannot start `/no/such/program`: no such program"));
 }
 
 #[test]
@@ -316,12 +406,13 @@ fn bundled(name: &str) -> Vec<String> {
 #[test]
 fn a_kgp_agent_s_games_end_early_where_kgp_would_with_the_same_winner() {
     // A KGP server ends a game once a store holds more than half the seeds; so does the arena
-    // in every game with a KGP agent, without `--adjudicate`. The agent's `--decided` mode
-    // exits if it is ever sent such a board (jkgp's MinMaxAgent yields without a move there).
+    // in every game with a KGP agent, without `--adjudicate`. The agent's `--official` mode
+    // exits if it is ever sent such a board (jkgp's MinMaxAgent yields without a move there),
+    // or a board with one legal pit, or a new state before the `stop` after its yield.
     let dir = Dir::new("drivers-early-end");
     let tag = format!("early-{}", std::process::id());
     let bots = [
-        agent_bot("kgp", "kgp", "--decided", &tag),
+        agent_bot("kgp", "kgp", "--official", &tag),
         bundled("random"),
     ];
     let out = dir.join("run");

@@ -6,9 +6,9 @@ use std::cell::Cell;
 use std::marker::PhantomData;
 use std::time::Duration;
 
-use super::{Answer, Fault, Player};
+use super::{Answer, Fault, FaultKind, Player};
 use crate::protocol::{GoLimits, PositionStart};
-use crate::rules::{Move, Ruleset};
+use crate::rules::{Move, Position, Ruleset};
 
 /// One request for a move: the game so far (`start` + `moves`), the limits the bot is sent, and
 /// `limit`, the time after which no answer is a [`super::FaultKind::Timeout`].
@@ -18,6 +18,38 @@ pub struct Turn<'a> {
     pub moves: &'a [Move],
     pub limits: GoLimits,
     pub limit: Duration,
+}
+
+impl Turn<'_> {
+    /// The game's position: `start` + `moves` under `ruleset`. A failure is the arena's (its
+    /// own record does not replay), reported as an `io` fault.
+    pub fn position(&self, ruleset: Ruleset) -> Result<Position, Fault> {
+        let mut pos = match self.start {
+            PositionStart::Startpos => Position::new(ruleset),
+            PositionStart::State(s) => Position::from_state(ruleset, s)
+                .map_err(|e| Fault::new(FaultKind::Io, format!("the game's start: {e}")))?,
+        };
+        for &mv in self.moves {
+            pos.play(mv)
+                .map_err(|e| Fault::new(FaultKind::Io, format!("the game's move {mv}: {e}")))?;
+        }
+        Ok(pos)
+    }
+
+    /// When a driver whose bots are not told the time stops their thinking and takes their
+    /// last move (a KGP `stop`, the end of a per-move program): the move time, else a twentieth
+    /// of the clock plus the increment, else the hard limit (a depth or node limit means
+    /// nothing to them).
+    pub fn soft_limit(&self) -> Duration {
+        let limits = &self.limits;
+        let ms = match (limits.movetime, limits.time) {
+            (Some(m), Some(t)) => m.min(t),
+            (Some(m), None) => m,
+            (None, Some(t)) => (t / 20 + limits.inc.unwrap_or(0)).min(t),
+            (None, None) => return self.limit,
+        };
+        Duration::from_millis(ms).min(self.limit)
+    }
 }
 
 thread_local! {
@@ -90,7 +122,30 @@ impl Contestant for Player {
 
 #[cfg(test)]
 mod tests {
-    use super::SlotThread;
+    use super::*;
+
+    #[test]
+    fn the_soft_limit_is_the_move_time_or_a_share_of_the_clock() {
+        let turn = |limits| Turn {
+            start: &PositionStart::Startpos,
+            moves: &[],
+            limits,
+            limit: Duration::from_secs(10),
+        };
+        let movetime = GoLimits {
+            movetime: Some(200),
+            ..GoLimits::default()
+        };
+        assert_eq!(turn(movetime).soft_limit(), Duration::from_millis(200));
+        let clock = GoLimits {
+            time: Some(6000),
+            inc: Some(100),
+            ..GoLimits::default()
+        };
+        assert_eq!(turn(clock).soft_limit(), Duration::from_millis(400));
+        let none = turn(GoLimits::default());
+        assert_eq!(none.soft_limit(), Duration::from_secs(10));
+    }
 
     #[test]
     fn a_thread_is_one_slot_at_a_time() {

@@ -26,7 +26,7 @@ use super::{
     Answer, BotInfo, BotLog, BotSpec, Fault, FaultKind, Program, StartError, Turn,
     MAX_UNKNOWN_LINES,
 };
-use crate::protocol::{GoLimits, LineBuffer, OptionValueError, PositionStart, MAX_LINE_LEN};
+use crate::protocol::{LineBuffer, OptionValueError, MAX_LINE_LEN};
 use crate::rules::{Move, Position, Ruleset, RulesetPattern, Side};
 
 /// The greeting: KGP version 1.0.1.
@@ -103,18 +103,6 @@ pub fn board_literal(pos: &Position, mover: Side) -> String {
     cells.extend(pos.pits(south).iter().map(u8::to_string));
     cells.extend(pos.pits(north).iter().map(u8::to_string));
     format!("<{}>", cells.join(","))
-}
-
-/// When to send `stop`: the move time, else a twentieth of the clock plus the increment, else
-/// the hard limit (a depth or node limit means nothing to a KGP agent).
-fn stop_after(limits: &GoLimits, limit: Duration) -> Duration {
-    let ms = match (limits.movetime, limits.time) {
-        (Some(m), Some(t)) => m.min(t),
-        (Some(m), None) => m,
-        (None, Some(t)) => (t / 20 + limits.inc.unwrap_or(0)).min(t),
-        (None, None) => return limit,
-    };
-    Duration::from_millis(ms).min(limit)
 }
 
 /// The command line with `{host}` and `{port}` replaced.
@@ -278,13 +266,7 @@ impl Kgp {
     /// `yield` too, as the official server does). A position with one legal pit is played
     /// without asking, as the official server skips trivial moves.
     pub async fn go(&mut self, turn: Turn<'_>) -> Result<Answer, Fault> {
-        let Turn {
-            start,
-            moves,
-            limits,
-            limit,
-        } = turn;
-        let pos = replay(self.ruleset, start, moves)?;
+        let pos = turn.position(self.ruleset)?;
         let mover = pos
             .to_move()
             .ok_or_else(|| Fault::new(FaultKind::Io, "the game is over"))?;
@@ -301,7 +283,7 @@ impl Kgp {
         self.send(&format!("{id} state {}", board_literal(&pos, mover)))
             .await?;
         let started = Instant::now();
-        let stop_at = started + stop_after(&limits, limit);
+        let stop_at = started + turn.soft_limit();
         let mut last: Option<i64> = None;
         let mut unknown = 0usize;
         // Moves that named another `state` (an old one, or one never sent): ignored, and named
@@ -323,7 +305,7 @@ impl Kgp {
                 }
                 continue;
             };
-            let current = cmd.reference.is_none_or(|r| r == id);
+            let current = cmd.reference.map_or(true, |r| r == id);
             match cmd.name {
                 "move" if current => {
                     let k = cmd
@@ -494,20 +476,6 @@ fn only_pit(pos: &Position) -> Option<Move> {
     }
 }
 
-/// The position of the game `start` + `moves`.
-fn replay(ruleset: Ruleset, start: &PositionStart, moves: &[Move]) -> Result<Position, Fault> {
-    let mut pos = match start {
-        PositionStart::Startpos => Position::new(ruleset),
-        PositionStart::State(s) => Position::from_state(ruleset, s)
-            .map_err(|e| Fault::new(FaultKind::Io, format!("the game's start: {e}")))?,
-    };
-    for &mv in moves {
-        pos.play(mv)
-            .map_err(|e| Fault::new(FaultKind::Io, format!("the game's move {mv}: {e}")))?;
-    }
-    Ok(pos)
-}
-
 /// Channel capacity between the socket reader task and the driver: bounded, so a flooding agent
 /// blocks on its own pipe instead of filling the arena's memory.
 const LINE_CHANNEL: usize = 256;
@@ -587,6 +555,20 @@ mod tests {
     }
 
     #[test]
+    fn a_position_with_one_legal_pit_is_played_without_asking() {
+        let kalah: Ruleset = "kalah".parse().unwrap();
+        let one = Position::from_state(kalah, "s/0.0.0.0.0.1/4.4.4.4.3.3/20.5/10").unwrap();
+        assert_eq!(only_pit(&one), Some(Move::Pit(6)));
+        let two = Position::from_state(kalah, "s/0.0.0.0.1.1/4.4.4.4.3.2/20.5/10").unwrap();
+        assert_eq!(only_pit(&two), None);
+        // Under the pie rule North's one pit and `swap`: the agent cannot say `swap` anyway.
+        let pie: Ruleset = "kalah:pits=2,seeds=2,pie=true".parse().unwrap();
+        let offer = Position::from_state(pie, "n/2.0/0.4/1.1/1/pie=offer").unwrap();
+        assert!(offer.legal_moves().contains(&Move::Swap), "{offer}");
+        assert_eq!(only_pit(&offer), Some(Move::Pit(2)));
+    }
+
+    #[test]
     fn info_sets_are_read_quoted_or_not() {
         let name = |n: &str| Some(InfoSet::Name(n.into()));
         assert_eq!(info_set("info:name \"my agent\""), name("my agent"));
@@ -597,22 +579,5 @@ mod tests {
         assert_eq!(info_set("info:authors \"A, B\""), authors);
         assert_eq!(info_set("info:comment \"Eval: 3\""), None);
         assert_eq!(info_set("auth:token x"), None);
-    }
-
-    #[test]
-    fn stop_comes_at_the_move_time_or_a_share_of_the_clock() {
-        let limit = Duration::from_secs(10);
-        let movetime = GoLimits {
-            movetime: Some(200),
-            ..GoLimits::default()
-        };
-        assert_eq!(stop_after(&movetime, limit), Duration::from_millis(200));
-        let clock = GoLimits {
-            time: Some(6000),
-            inc: Some(100),
-            ..GoLimits::default()
-        };
-        assert_eq!(stop_after(&clock, limit), Duration::from_millis(400));
-        assert_eq!(stop_after(&GoLimits::default(), limit), limit);
     }
 }

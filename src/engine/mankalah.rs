@@ -17,7 +17,7 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use super::process::{BotProcess, Wiring};
+use super::process::{spawn_in_game, BotProcess, Wiring};
 use super::{Answer, BotInfo, BotLog, BotSpec, Fault, FaultKind, Program, StartError, Turn};
 use crate::protocol::{OptionValueError, PositionStart};
 use crate::rules::{Move, Position, Ruleset, RulesetPattern, Side};
@@ -114,27 +114,12 @@ impl ManKalah {
         self.write(&[format!("START;{side}")])
     }
 
-    /// Starts the next agent process. The arena's own trouble (no file descriptors, memory or
-    /// process slots) is retried as every start is ([`super::ARENA_RETRY`]): this start happens
-    /// inside a game, where a failure can only be recorded as the agent's forfeit, and it is not
-    /// the agent's fault.
+    /// Starts the next agent process.
     async fn spawn(&mut self) -> Result<(), Fault> {
-        let mut attempt = 0;
-        loop {
-            match BotProcess::spawn(&self.program, self.dir.as_deref(), &self.log, &self.wiring) {
-                Ok(process) => {
-                    self.process = Some((process, Instant::now()));
-                    return Ok(());
-                }
-                Err(StartError::Arena { .. }) if attempt < super::ARENA_RETRY.retries => {
-                    attempt += 1;
-                    super::kill_orphans();
-                    tokio::time::sleep(super::ARENA_RETRY.wait).await;
-                }
-                Err(StartError::Bot(fault)) => return Err(fault),
-                Err(other) => return Err(Fault::new(FaultKind::Spawn, other.to_string())),
-            }
-        }
+        let process =
+            spawn_in_game(&self.program, self.dir.as_deref(), &self.log, &self.wiring).await?;
+        self.process = Some((process, Instant::now()));
+        Ok(())
     }
 
     /// The `CHANGE` lines of the moves the agent has not heard of, then its `MOVE` or `SWAP`.

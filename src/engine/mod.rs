@@ -16,6 +16,7 @@ mod contestant;
 mod kgp;
 mod log;
 mod mankalah;
+mod per_move;
 mod player;
 mod process;
 
@@ -35,6 +36,7 @@ pub use crate::vocab::{BotSpec, FaultKind, Program, Protocol};
 pub use contestant::{Contestant, SlotThread, Turn};
 pub use log::{BotLog, DEFAULT_LOG_CAP};
 pub use mankalah::MANKALAH_RULES;
+pub use per_move::PER_MOVE_RULES;
 pub use player::Player;
 pub use process::{
     arena_resource, become_subreaper, kill_orphans, parent_of, RetryPolicy, ARENA_RETRY,

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use super::kgp::Kgp;
 use super::mankalah::ManKalah;
+use super::per_move::PerMove;
 use super::{Answer, BotInfo, BotLog, BotSpec, Engine, Fault, StartError, Stop, Turn};
 use crate::protocol::PositionStart;
 use crate::rules::{Move, Ruleset};
@@ -17,12 +18,13 @@ pub enum Player {
     Native(Engine),
     ManKalah(ManKalah),
     Kgp(Kgp),
+    PerMove(PerMove),
 }
 
 impl Player {
     /// Starts the bot and makes it ready, in its protocol's way: the handshake and options for
     /// the arena's own, the connection and `mode` for KGP, the process only for ManKalah (which
-    /// has no handshake). `stop`, the run's, ends its waits when the run stops.
+    /// has no handshake), nothing but a look for the program for a per-move program. `stop`, the run's, ends its waits when the run stops.
     pub async fn start(
         spec: &BotSpec,
         log: &BotLog,
@@ -35,6 +37,7 @@ impl Player {
             }
             Protocol::Mankalah => Player::ManKalah(ManKalah::start(spec, log, stop)?),
             Protocol::Kgp => Player::Kgp(Kgp::start(spec, log, handshake_timeout).await?),
+            Protocol::PerMove => Player::PerMove(PerMove::start(spec, log, stop)?),
         })
     }
 
@@ -44,6 +47,7 @@ impl Player {
             Player::Native(e) => &e.info,
             Player::ManKalah(m) => &m.info,
             Player::Kgp(k) => &k.info,
+            Player::PerMove(p) => &p.info,
         }
     }
 
@@ -58,6 +62,10 @@ impl Player {
             Player::Native(e) => e.new_game(ruleset, seed),
             Player::ManKalah(m) => m.new_game(ruleset, first).await,
             Player::Kgp(k) => k.new_game(ruleset).await,
+            Player::PerMove(p) => {
+                p.new_game(ruleset);
+                Ok(())
+            }
         }
     }
 
@@ -67,6 +75,7 @@ impl Player {
             Player::Native(e) => e.go(turn.start, turn.moves, turn.limits, turn.limit),
             Player::ManKalah(m) => m.go(turn).await,
             Player::Kgp(k) => k.go(turn).await,
+            Player::PerMove(p) => p.go(turn).await,
         }
     }
 
@@ -84,6 +93,8 @@ impl Player {
             Player::Native(e) => e.kill().await,
             Player::ManKalah(m) => m.kill().await,
             Player::Kgp(k) => k.kill().await,
+            // A per-move program lives only while its move is asked for.
+            Player::PerMove(_) => {}
         }
     }
 
@@ -93,6 +104,7 @@ impl Player {
             Player::Native(e) => e.quit(grace).await,
             Player::ManKalah(m) => m.quit(grace).await,
             Player::Kgp(k) => k.quit(grace).await,
+            Player::PerMove(_) => {}
         }
     }
 }

@@ -215,6 +215,12 @@ impl BotProcess {
         Ok(())
     }
 
+    /// Closes the bot's stdin: end of input, for a program that reads to the end (a per-move
+    /// program's board).
+    pub fn close_stdin(&mut self) {
+        self.stdin = None;
+    }
+
     /// The next line from stdout, or the fault that prevents one before `deadline`. A bot that
     /// exits is a crash at once, even when a process it started still holds its stdout open.
     pub fn read_line(&mut self, deadline: Instant) -> Result<String, Fault> {
@@ -395,6 +401,31 @@ impl Drop for BotProcess {
         // kill_on_drop kills the leader; the group and the registry are ours to tidy.
         self.kill_group();
         self.forget();
+    }
+}
+
+/// Starts a bot process during a game, where a failure can only be recorded as the bot's
+/// forfeit (a ManKalah agent's per-game process, a per-move program's process): the arena's own
+/// trouble (no file descriptors, memory or process slots) is retried as every start is
+/// ([`ARENA_RETRY`]), since it is not the bot's fault.
+pub async fn spawn_in_game(
+    program: &Program,
+    dir: Option<&Path>,
+    log: &BotLog,
+    wiring: &Wiring,
+) -> Result<BotProcess, Fault> {
+    let mut attempt = 0;
+    loop {
+        match BotProcess::spawn(program, dir, log, wiring) {
+            Ok(process) => return Ok(process),
+            Err(StartError::Arena { .. }) if attempt < ARENA_RETRY.retries => {
+                attempt += 1;
+                kill_orphans();
+                tokio::time::sleep(ARENA_RETRY.wait).await;
+            }
+            Err(StartError::Bot(fault)) => return Err(fault),
+            Err(other) => return Err(Fault::new(FaultKind::Spawn, other.to_string())),
+        }
     }
 }
 

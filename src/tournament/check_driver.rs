@@ -1,8 +1,8 @@
-//! `arena check-bot --protocol mankalah|kgp`: checks an agent of another protocol by playing it,
-//! through the same driver and referee a tournament uses, against a seeded random mover (a
-//! [`Contestant`] too): a few games on each ruleset, in both seats, with a move time. ManKalah
-//! and KGP have no handshake to inspect beyond what the driver does at start, so the verdicts
-//! are "starts" and "plays legally, in time, to the end of the game".
+//! `arena check-bot --protocol mankalah|kgp|per-move`: checks an agent of another protocol by
+//! playing it, through the same driver and referee a tournament uses, against a seeded random
+//! mover (a [`Contestant`] too): a few games on each ruleset, in both seats, with a move time.
+//! These protocols have no handshake to inspect beyond what the driver does at start, so the
+//! verdicts are "starts" and "plays legally, in time, to the end of the game".
 
 use std::time::{Duration, Instant};
 

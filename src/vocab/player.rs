@@ -125,16 +125,25 @@ pub enum Protocol {
     Mankalah,
     /// The Kalah Game Protocol 1.0 (KWARC): the agent is a client of the arena's TCP server.
     Kgp,
+    /// kgpc's convention: a program started for each move, the board on stdin, a move out.
+    #[serde(rename = "per-move")]
+    PerMove,
 }
 
 impl Protocol {
-    pub const ALL: [Protocol; 3] = [Protocol::Mancala, Protocol::Mankalah, Protocol::Kgp];
+    pub const ALL: [Protocol; 4] = [
+        Protocol::Mancala,
+        Protocol::Mankalah,
+        Protocol::Kgp,
+        Protocol::PerMove,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Protocol::Mancala => "mancala",
             Protocol::Mankalah => "mankalah",
             Protocol::Kgp => "kgp",
+            Protocol::PerMove => "per-move",
         }
     }
 
@@ -151,7 +160,7 @@ impl std::str::FromStr for Protocol {
         Protocol::ALL
             .into_iter()
             .find(|p| p.as_str() == s)
-            .ok_or_else(|| format!("unknown protocol `{s}` (mancala, mankalah or kgp)"))
+            .ok_or_else(|| format!("unknown protocol `{s}` (mancala, mankalah, kgp or per-move)"))
     }
 }
 

@@ -10,8 +10,9 @@ seeds into its store) after a short think, then `yield`. Misbehaving modes, one 
   --illegal      moves an empty pit of its own (or pit n+1 when none is empty)
   --garbage      sends bytes that are not UTF-8
   --wrong-side   reads the board as if it moved North (an older draft of the spec said so)
-  --decided      exits (as jkgp's MinMaxAgent yields) if sent a board where a store holds
-                 more than half the seeds: a KGP server never sends one
+  --official     well-behaved, but exits if the arena breaks a convention of KWARC's official
+                 server: a board where a store holds more than half the seeds (5), a board with
+                 one legal pit (6), a new state before the `stop` that follows its yield (7)
   --no-yield     never yields: the arena's `stop` ends each request
   --ping         well-behaved, but pings the server before each move and waits for its pong
                  (exits if anything else comes first)
@@ -66,9 +67,12 @@ def main():
     def send(text):
         f.write(text.encode() + b"\r\n")
 
+    awaiting_stop = None
     for raw in f:
         line = raw.decode().strip()
         ident, ref, name, args = parse(line)
+        if name == "stop" and ref == awaiting_stop:
+            awaiting_stop = None
         if name == "kgp":
             if args[0] != "1":
                 send('error "unsupported version"')
@@ -84,8 +88,14 @@ def main():
             n, south_store, north_store = cells[0], cells[1], cells[2]
             south, north = cells[3 : 3 + n], cells[3 + n : 3 + 2 * n]
             mine, theirs, store = south, north, south_store
-            if MODE == "decided" and 2 * max(south_store, north_store) > sum(cells[1:]):
-                sys.exit(5)
+            if MODE == "official":
+                if 2 * max(south_store, north_store) > sum(cells[1:]):
+                    sys.exit(5)
+                if sum(1 for seeds in south if seeds > 0) == 1:
+                    sys.exit(6)
+                if awaiting_stop is not None:
+                    sys.exit(7)
+                awaiting_stop = ident
             if MODE == "wrong-side":
                 mine, theirs, store = north, south, north_store
             if MODE == "crash":

@@ -1,0 +1,239 @@
+//! The per-move driver: programs that read one board on standard input, print a move and exit,
+//! the convention of KWARC's `kgpc` (its README): contest kits, course agents, the simplest bots
+//! there are (docs/protocols.md).
+//!
+//! For every move the driver starts the program (in a process group of its own, its stderr in
+//! the player's log, like every bot), writes the board with the mover as South and closes its
+//! stdin, then reads what it prints: 0-indexed pit numbers separated by white space. The last
+//! one printed before the program exits, or before the move time (when the program is killed,
+//! as kgpc kills it at `stop`), is the move. Nothing printed, a word that is not a pit number,
+//! or no move by the time limit is a fault like any other bot's.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use super::process::{spawn_in_game, BotProcess, Wiring};
+use super::{Answer, BotInfo, BotLog, BotSpec, Fault, FaultKind, Program, StartError, Turn};
+use crate::protocol::OptionValueError;
+use crate::rules::{Move, Position, Ruleset, RulesetPattern, Side};
+use crate::sys::Stop;
+
+/// The games per-move programs play: any Kalah (the board is stores and pits; a program cannot
+/// say `swap`, so under the pie rule it always declines).
+pub const PER_MOVE_RULES: &str = "kalah";
+
+pub struct PerMove {
+    pub info: BotInfo,
+    program: Program,
+    dir: Option<PathBuf>,
+    log: BotLog,
+    /// How each move's process is wired (the run's stop).
+    wiring: Wiring,
+    ruleset: Ruleset,
+}
+
+impl PerMove {
+    /// Checks what can be checked before the first move: no options (the convention has none)
+    /// and a program that exists. Nothing is started until a move is asked for.
+    pub fn start(spec: &BotSpec, log: &BotLog, stop: Option<&Stop>) -> Result<PerMove, StartError> {
+        if let Some((name, _)) = spec.options.first() {
+            return Err(StartError::Option(OptionValueError::Undeclared {
+                name: name.clone(),
+                declared: "none: per-move programs take no options".into(),
+            }));
+        }
+        if let Err(detail) = findable(&spec.program, spec.dir.as_deref()) {
+            return Err(StartError::Bot(Fault::new(FaultKind::Spawn, detail)));
+        }
+        let rulesets = vec![PER_MOVE_RULES
+            .parse::<RulesetPattern>()
+            .expect("a valid pattern")];
+        Ok(PerMove {
+            info: BotInfo {
+                rulesets: Some(rulesets),
+                ..BotInfo::default()
+            },
+            program: spec.program.clone(),
+            dir: spec.dir.clone(),
+            log: log.clone(),
+            wiring: Wiring {
+                stop: stop.cloned(),
+                ..Wiring::default()
+            },
+            ruleset: Ruleset::default(),
+        })
+    }
+
+    pub fn new_game(&mut self, ruleset: Ruleset) {
+        self.ruleset = ruleset;
+    }
+
+    /// Starts the program with the board and takes its last move.
+    pub async fn go(&mut self, turn: Turn<'_>) -> Result<Answer, Fault> {
+        let pos = turn.position(self.ruleset)?;
+        let mover = pos
+            .to_move()
+            .ok_or_else(|| Fault::new(FaultKind::Io, "the game is over"))?;
+        let pits = pos.pits(mover).len();
+        let started = Instant::now();
+        let mut process =
+            spawn_in_game(&self.program, self.dir.as_deref(), &self.log, &self.wiring).await?;
+        // A program that exits without reading its input may leave the pipe closed: what it
+        // printed still counts.
+        let _ = process.write(&board_of(&pos, mover));
+        process.close_stdin();
+        let taken = last_move(&mut process, started, &turn);
+        let think = started.elapsed();
+        process.kill().await;
+        let k = match taken? {
+            Ended::Moved(k) => k,
+            Ended::Silent(fault) if fault.kind == FaultKind::Timeout => {
+                return Err(Fault::new(
+                    FaultKind::Timeout,
+                    format!("no move printed within {} ms", think.as_millis()),
+                ));
+            }
+            Ended::Silent(fault) => {
+                return Err(Fault::new(
+                    fault.kind,
+                    format!("{} without printing a move", fault.detail),
+                ));
+            }
+        };
+        if !(0..pits as i64).contains(&k) {
+            return Err(Fault::new(
+                FaultKind::IllegalMove,
+                format!(
+                    "`{k}`: the board has {pits} pits, numbered 0 to {} (per-move programs \
+                     print 0-indexed pits)",
+                    pits - 1
+                ),
+            ));
+        }
+        Ok(Answer {
+            mv: Move::Pit(k as u8 + 1),
+            think,
+            last_info: None,
+        })
+    }
+}
+
+/// How a per-move program's turn ended.
+enum Ended {
+    /// Its last pit number (0-indexed, unchecked).
+    Moved(i64),
+    /// It printed no move: the fault that ended the wait (its exit, or the time limit).
+    Silent(Fault),
+}
+
+/// Reads pit numbers until the program's output ends, or until the move time once it has
+/// printed one (a program still silent then gets until the hard limit for its first). A word
+/// that is not a number, or broken output, is a fault.
+fn last_move(process: &mut BotProcess, started: Instant, turn: &Turn) -> Result<Ended, Fault> {
+    let soft = started + turn.soft_limit();
+    let hard = started + turn.limit;
+    let mut last: Option<i64> = None;
+    loop {
+        let deadline = if last.is_some() { soft } else { hard };
+        let line = match process.read_line(deadline) {
+            Ok(line) => line,
+            Err(f) if matches!(f.kind, FaultKind::Timeout | FaultKind::Crash) => {
+                return Ok(last.map_or(Ended::Silent(f), Ended::Moved));
+            }
+            Err(f) => return Err(f),
+        };
+        for word in line.split_whitespace() {
+            let k = word.parse::<i64>().map_err(|_| {
+                Fault::new(
+                    FaultKind::Malformed,
+                    format!("`{word}` is not a pit number (print 0-indexed pits only)"),
+                )
+            })?;
+            last = Some(k);
+        }
+    }
+}
+
+/// The board as a per-move program reads it, with `mover` as South.
+fn board_of(pos: &Position, mover: Side) -> String {
+    let stores = [pos.store(mover), pos.store(mover.other())];
+    board_text(stores, pos.pits(mover), pos.pits(mover.other()))
+}
+
+/// kgpc's board (its README): the board size; South's and North's stores; South's pits; North's
+/// pits; one group a line, each row in its own sowing order (index 0 is the farthest from the
+/// row's store).
+fn board_text(stores: [u32; 2], south: &[u8], north: &[u8]) -> String {
+    let row = |pits: &[u8]| {
+        let words: Vec<String> = pits.iter().map(u8::to_string).collect();
+        words.join(" ")
+    };
+    format!(
+        "{}\n{} {}\n{}\n{}\n",
+        south.len(),
+        stores[0],
+        stores[1],
+        row(south),
+        row(north)
+    )
+}
+
+/// Whether the program can be found: a path must name a file (relative to `dir` when given),
+/// a bare name must be on `PATH`. A shell command is the shell's to find.
+fn findable(program: &Program, dir: Option<&Path>) -> Result<(), String> {
+    let Program::Exec { program, .. } = program else {
+        return Ok(());
+    };
+    let found = if program.components().count() > 1 || program.is_absolute() {
+        dir.map_or(program.to_path_buf(), |d| d.join(program))
+            .is_file()
+    } else {
+        std::env::var_os("PATH")
+            .is_some_and(|paths| std::env::split_paths(&paths).any(|p| p.join(program).is_file()))
+    };
+    if found {
+        Ok(())
+    } else {
+        Err(format!(
+            "cannot start `{}`: no such program",
+            program.display()
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// kgpc's README example, verbatim: three pits a side, South's stores 0, North's 1, South's
+    /// pits 2 4 5, North's 6 7 8.
+    #[test]
+    fn the_board_is_kgpc_s() {
+        assert_eq!(
+            board_text([0, 1], &[2, 4, 5], &[6, 7, 8]),
+            "3\n0 1\n2 4 5\n6 7 8\n"
+        );
+        // The mover is South: shown to North, North's store and row come first.
+        let r: Ruleset = "kalah:pits=3,seeds=4".parse().unwrap();
+        let pos = Position::from_state(r, "n/1.2.3/4.2.0/10.2/5").unwrap();
+        assert_eq!(board_of(&pos, Side::North), "3\n2 10\n4 2 0\n1 2 3\n");
+    }
+
+    #[test]
+    fn a_program_must_exist_before_play() {
+        let exec = |p: &str| Program::Exec {
+            program: p.into(),
+            args: Vec::new(),
+        };
+        assert_eq!(findable(&exec("sh"), None), Ok(()));
+        assert_eq!(findable(&exec("/bin/sh"), None), Ok(()));
+        assert_eq!(findable(&exec("bin/sh"), Some(Path::new("/"))), Ok(()));
+        let missing = findable(&exec("./no-such-agent"), None).unwrap_err();
+        assert_eq!(missing, "cannot start `./no-such-agent`: no such program");
+        assert!(findable(&exec("no-such-agent-anywhere"), None).is_err());
+        let shell = Program::Shell {
+            command: "anything at all".into(),
+        };
+        assert_eq!(findable(&shell, None), Ok(()));
+    }
+}
