@@ -259,6 +259,50 @@ fn every_per_move_misbehaviour_is_a_forfeit_with_its_reason() {
     assert!(log.contains("no idea what to play"), "{log}");
 }
 
+/// An agent that floods `ping` and never reads: the driver's `pong`s fill the socket, and a write
+/// without a deadline would hang the game for ever. Every write has the read's deadline, so the
+/// game ends at the move time plus the margin as a forfeit (#32).
+#[test]
+fn a_kgp_agent_that_floods_pings_and_never_reads_cannot_hang_a_game() {
+    let dir = Dir::new("drivers-ping-flood");
+    let tag = format!("pingflood-{}", std::process::id());
+    let out = dir.join("run");
+    let out_text = out.display().to_string();
+    let mut words: Vec<String> = ["run", "--quiet", "--no-plots", "--out", &out_text]
+        .map(String::from)
+        .to_vec();
+    words.extend(["--pairs", "1", "--movetime", "300"].map(String::from));
+    words.extend(agent_bot("flood", "kgp", "--ping-flood", &tag));
+    words.extend(bundled("random"));
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(&words)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    let limit = std::time::Duration::from_secs(30);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break Some(status);
+        }
+        if started.elapsed() > limit {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            break None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert!(status.is_some(), "the run hung for {limit:?}");
+    let games = games(&out);
+    assert_eq!(games.len(), 2);
+    for g in &games {
+        assert_eq!(g["termination"], "timeout", "{g:?}");
+        assert_eq!(g["forfeit"], "flood", "{g:?}");
+        assert!(g["detail"].contains("does not read"), "{g:?}");
+    }
+    assert_eq!(processes_with(&tag), Vec::<String>::new());
+}
+
 #[test]
 fn a_kgp_agent_that_never_yields_moves_at_the_stop() {
     let dir = Dir::new("drivers-no-yield");

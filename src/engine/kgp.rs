@@ -203,7 +203,7 @@ impl Kgp {
 
     /// `kgp 1 0 1`, then the client's `mode` (its `set info:*` noted on the way), then a ping.
     async fn greet(&mut self, deadline: Instant) -> Result<(), Fault> {
-        self.send(GREETING).await?;
+        self.send(GREETING, deadline).await?;
         loop {
             let line = self.recv(deadline).await?;
             let Some(cmd) = parse_command(&line) else {
@@ -213,9 +213,12 @@ impl Kgp {
                 "mode" if cmd.args.trim_matches('"') == "freeplay" => break,
                 "mode" => {
                     let _ = self
-                        .send("error \"unsupported activity: the arena plays freeplay\"")
+                        .send(
+                            "error \"unsupported activity: the arena plays freeplay\"",
+                            deadline,
+                        )
                         .await;
-                    let _ = self.send("goodbye").await;
+                    let _ = self.send("goodbye", deadline).await;
                     return Err(Fault::new(
                         FaultKind::Handshake,
                         format!("asked for mode `{}`; the arena plays `freeplay`", cmd.args),
@@ -241,7 +244,7 @@ impl Kgp {
 
     async fn ping(&mut self, deadline: Instant) -> Result<(), Fault> {
         let id = self.take_id();
-        self.send(&format!("{id} ping")).await?;
+        self.send(&format!("{id} ping"), deadline).await?;
         loop {
             let line = self.recv(deadline).await.map_err(|f| match f.kind {
                 FaultKind::Timeout => Fault::new(FaultKind::Timeout, "no pong to ping"),
@@ -279,10 +282,11 @@ impl Kgp {
         }
         let pits = pos.pits(mover).len();
         let id = self.take_id();
-        self.drain().await?;
-        self.send(&format!("{id} state {}", board_literal(&pos, mover)))
-            .await?;
         let started = Instant::now();
+        let hard = started + turn.limit;
+        self.drain(hard).await?;
+        let state = format!("{id} state {}", board_literal(&pos, mover));
+        self.send(&state, hard).await?;
         let stop_at = started + turn.soft_limit();
         let mut last: Option<i64> = None;
         let mut unknown = 0usize;
@@ -322,7 +326,7 @@ impl Kgp {
                 }
                 "yield" if current => break true,
                 "move" | "yield" => elsewhere += 1,
-                "ping" => self.pong(cmd.id).await?,
+                "ping" => self.pong(cmd.id, hard).await?,
                 "goodbye" => {
                     return Err(Fault::new(FaultKind::Crash, "said goodbye during a game"));
                 }
@@ -332,8 +336,13 @@ impl Kgp {
         };
         let think = started.elapsed();
         let stop = self.take_id();
-        // A client gone at this point still made its move in time.
-        let _ = self.send(&format!("{stop}@{id} stop")).await;
+        // A client gone at this point still made its move in time; one that does not read its
+        // connection any more cannot be sent the next state: that is its fault.
+        let stop_by = hard.max(Instant::now() + STOP_WRITE);
+        match self.send(&format!("{stop}@{id} stop"), stop_by).await {
+            Err(f) if f.kind == FaultKind::Timeout => return Err(f),
+            _ => {}
+        }
         let k = match last {
             Some(k) => k,
             None if yielded => {
@@ -373,12 +382,12 @@ impl Kgp {
 
     /// Lines that arrived between two requests: answers to an old `state` (ignored, as KGP
     /// says), `set info:*` (noted) and the agent's own pings (answered).
-    async fn drain(&mut self) -> Result<(), Fault> {
+    async fn drain(&mut self, deadline: Instant) -> Result<(), Fault> {
         while let Ok(line) = self.lines.try_recv() {
             let line = line?;
             match parse_command(&line) {
                 Some(cmd) if cmd.name == "set" => self.note_set(cmd.args),
-                Some(cmd) if cmd.name == "ping" => self.pong(cmd.id).await?,
+                Some(cmd) if cmd.name == "ping" => self.pong(cmd.id, deadline).await?,
                 _ => {}
             }
         }
@@ -386,10 +395,10 @@ impl Kgp {
     }
 
     /// Answers a client's `ping` (with its id, if it gave one).
-    async fn pong(&mut self, ping_id: Option<u64>) -> Result<(), Fault> {
+    async fn pong(&mut self, ping_id: Option<u64>, deadline: Instant) -> Result<(), Fault> {
         match ping_id {
-            Some(id) => self.send(&format!("@{id} pong")).await,
-            None => self.send("pong").await,
+            Some(id) => self.send(&format!("@{id} pong"), deadline).await,
+            None => self.send("pong", deadline).await,
         }
     }
 
@@ -399,15 +408,22 @@ impl Kgp {
         id
     }
 
-    async fn send(&mut self, line: &str) -> Result<(), Fault> {
+    /// Writes `line` before `deadline`: an agent that stops reading its socket (and floods it
+    /// meanwhile) cannot hold the game past the deadline its reads have.
+    async fn send(&mut self, line: &str, deadline: Instant) -> Result<(), Fault> {
         let mut buf = Vec::with_capacity(line.len() + 2);
         buf.extend_from_slice(line.as_bytes());
         buf.extend_from_slice(b"\r\n");
-        match self.writer.write_all(&buf).await {
-            Ok(()) => Ok(()),
-            Err(e) => Err(Fault::new(
+        let write = self.writer.write_all(&buf);
+        match tokio::time::timeout_at(deadline.into(), write).await {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => Err(Fault::new(
                 FaultKind::Crash,
                 format!("the connection broke: {e}"),
+            )),
+            Err(_) => Err(Fault::new(
+                FaultKind::Timeout,
+                "the agent does not read its connection: a write to it did not finish in time",
             )),
         }
     }
@@ -439,12 +455,16 @@ impl Kgp {
 
     /// `goodbye`, the connection closed, `grace` to exit, then the group killed.
     pub async fn quit(mut self, grace: Duration) {
-        let _ = self.send("goodbye").await;
-        let _ = self.writer.shutdown().await;
+        let deadline = Instant::now() + grace;
+        let _ = self.send("goodbye", deadline).await;
+        let _ = tokio::time::timeout_at(deadline.into(), self.writer.shutdown()).await;
         let _ = tokio::time::timeout(grace, self.process.wait()).await;
         self.process.kill().await;
     }
 }
+
+/// How long the `stop` after a move may take to write when the move's own deadline has passed.
+const STOP_WRITE: Duration = Duration::from_millis(50);
 
 /// What a `set` tells about the agent.
 #[derive(Debug, PartialEq, Eq)]

@@ -10,6 +10,7 @@ seeds into its store) after a short think, then `yield`. Misbehaving modes, one 
   --illegal      moves an empty pit of its own (or pit n+1 when none is empty)
   --garbage      sends bytes that are not UTF-8
   --wrong-side   reads the board as if it moved North (an older draft of the spec said so)
+  --ping-flood   at the first state, sends `ping` without end and never reads again
   --official     well-behaved, but exits if the arena breaks a convention of KWARC's official
                  server: a board where a store holds more than half the seeds (5), a board with
                  one legal pit (6), a new state before the `stop` that follows its yield (7)
@@ -60,7 +61,11 @@ def parse(line):
 def main():
     host = ARGS[0] if ARGS else os.environ.get("KGP_HOST", "localhost")
     port = int(ARGS[1]) if len(ARGS) > 1 else int(os.environ.get("KGP_PORT", "2671"))
-    sock = socket.create_connection((host, port))
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    if MODE == "ping-flood":
+        # A small receive window: the server's pongs fill it soon once nothing reads them.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.connect((host, port))
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     f = sock.makefile("rwb", buffering=0)
 
@@ -100,6 +105,11 @@ def main():
                 mine, theirs, store = north, south, north_store
             if MODE == "crash":
                 sys.exit(3)
+            if MODE == "ping-flood":
+                k = 0
+                while True:
+                    f.write(b"".join(b"%d ping\r\n" % (k + 2 * i) for i in range(1000)))
+                    k += 2000
             if MODE == "hang":
                 continue
             if MODE == "garbage":
