@@ -259,20 +259,19 @@ fn every_per_move_misbehaviour_is_a_forfeit_with_its_reason() {
     assert!(log.contains("no idea what to play"), "{log}");
 }
 
-/// An agent that floods `ping` and never reads: the driver's `pong`s fill the socket, and a write
-/// without a deadline would hang the game for ever. Every write has the read's deadline, so the
-/// game ends at the move time plus the margin as a forfeit (#32).
-#[test]
-fn a_kgp_agent_that_floods_pings_and_never_reads_cannot_hang_a_game() {
-    let dir = Dir::new("drivers-ping-flood");
-    let tag = format!("pingflood-{}", std::process::id());
+/// Plays one pair of a flooding KGP agent (`mode`) against random with `--movetime 300`,
+/// watching the arena: whether it ended within 30 s, its peak resident memory in KiB, and the
+/// games. No agent process may be left.
+fn flooding_agent(mode: &str) -> (bool, u64, Vec<std::collections::BTreeMap<String, String>>) {
+    let dir = Dir::new(&format!("drivers-{mode}"));
+    let tag = format!("{mode}-{}", std::process::id());
     let out = dir.join("run");
     let out_text = out.display().to_string();
     let mut words: Vec<String> = ["run", "--quiet", "--no-plots", "--out", &out_text]
         .map(String::from)
         .to_vec();
     words.extend(["--pairs", "1", "--movetime", "300"].map(String::from));
-    words.extend(agent_bot("flood", "kgp", "--ping-flood", &tag));
+    words.extend(agent_bot("flood", "kgp", &format!("--{mode}"), &tag));
     words.extend(bundled("random"));
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
         .args(&words)
@@ -280,27 +279,56 @@ fn a_kgp_agent_that_floods_pings_and_never_reads_cannot_hang_a_game() {
         .spawn()
         .unwrap();
     let started = std::time::Instant::now();
-    let limit = std::time::Duration::from_secs(30);
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break Some(status);
+    let mut peak_kib = 0;
+    let ended = loop {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", child.id()));
+        let hwm = status.unwrap_or_default();
+        let hwm = hwm.lines().find(|l| l.starts_with("VmHWM:"));
+        let kib = hwm.and_then(|l| l.split_whitespace().nth(1)?.parse().ok());
+        peak_kib = peak_kib.max(kib.unwrap_or(0));
+        if child.try_wait().unwrap().is_some() {
+            break true;
         }
-        if started.elapsed() > limit {
+        if started.elapsed() > std::time::Duration::from_secs(30) {
             child.kill().unwrap();
             child.wait().unwrap();
-            break None;
+            break false;
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
     };
-    assert!(status.is_some(), "the run hung for {limit:?}");
-    let games = games(&out);
+    let games = if ended { games(&out) } else { Vec::new() };
+    assert_eq!(processes_with(&tag), Vec::<String>::new());
+    (ended, peak_kib, games)
+}
+
+/// An agent that floods `ping` and never reads: the driver's `pong`s fill the socket, and a write
+/// without a deadline hung the game for ever. Every write has the read's deadline, so the game
+/// ends at the move time plus the margin as a forfeit (#32).
+#[test]
+fn a_kgp_agent_that_floods_pings_and_never_reads_cannot_hang_a_game() {
+    let (ended, _, games) = flooding_agent("ping-flood");
+    assert!(ended, "the run hung for 30 s");
     assert_eq!(games.len(), 2);
     for g in &games {
-        assert_eq!(g["termination"], "timeout", "{g:?}");
         assert_eq!(g["forfeit"], "flood", "{g:?}");
-        assert!(g["detail"].contains("does not read"), "{g:?}");
+        // The pong that cannot be written, or the flood counted as such.
+        let kind = g["termination"].as_str();
+        assert!(kind == "timeout" || kind == "garbage", "{g:?}");
     }
-    assert_eq!(processes_with(&tag), Vec::<String>::new());
+}
+
+/// An agent sending `set info:name` without end: what is kept is one name, and the flood is a
+/// `garbage` forfeit (#32: 1 GiB to 3.6 GiB in 5 s before).
+#[test]
+fn a_kgp_agent_flooding_set_info_is_garbage_in_bounded_memory() {
+    let (ended, peak_kib, games) = flooding_agent("set-flood");
+    assert!(ended, "the run did not end in 30 s");
+    assert!(peak_kib < 200 * 1024, "the arena peaked at {peak_kib} KiB");
+    assert_eq!(games.len(), 2);
+    for g in &games {
+        assert_eq!(g["termination"], "garbage", "{g:?}");
+        assert_eq!(g["forfeit"], "flood", "{g:?}");
+    }
 }
 
 #[test]

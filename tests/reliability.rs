@@ -885,3 +885,75 @@ fn check_bot_transcripts_are_safe_and_a_grandchild_does_not_hide_a_crash() {
         assert_eq!(row["termination"], "crash", "{row:?}");
     }
 }
+
+/// The peak resident memory of a running process, in KiB (0 once it is gone).
+fn peak_rss_kib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap_or_default()
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))
+        .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        .unwrap_or(0)
+}
+
+/// A bot that prints `id name ...` lines without end during its handshake (a long handshake
+/// timeout): what the arena keeps of them is bounded, and the flood is a `garbage` fault, in a
+/// tournament and in check-bot alike (#32: 3.5 GiB in 8 s before, and no end).
+#[test]
+fn a_handshake_flood_is_a_garbage_fault_in_bounded_memory() {
+    let dir = Dir::new("rel-id-flood");
+    let out = dir.join("run");
+    let flood = format!("python3 {} id-flood", misbehave());
+    let words = run_words(
+        &out,
+        &["--pairs", "1", "--handshake-timeout", "60000"],
+        &[bot_arg("flood", &flood), bot_arg("b", &bot("random"))],
+    );
+    let mut child = spawn_arena(&words);
+    let mut peak = 0;
+    let ended = wait_until(Duration::from_secs(50), || {
+        peak = peak.max(peak_rss_kib(child.id()));
+        matches!(child.try_wait(), Ok(Some(_)))
+    });
+    if !ended {
+        let _ = child.kill();
+    }
+    let done = child.wait_with_output().unwrap();
+    assert!(ended, "still running after 50 s: {}", text(&done.stderr));
+    assert!(peak < 300 * 1024, "the arena peaked at {peak} KiB");
+    // The arena's check before the first game refuses the player, naming the flood.
+    let err = text(&done.stderr);
+    let refused = "player `flood` cannot start: garbage: more than 512 `id` or `option` lines";
+    assert!(err.contains(refused), "{err}");
+
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args([
+            "check-bot",
+            "--timeout-ms",
+            "60000",
+            "--",
+            "python3",
+            &misbehave(),
+            "id-flood",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut peak = 0;
+    let ended = wait_until(Duration::from_secs(50), || {
+        peak = peak.max(peak_rss_kib(child.id()));
+        matches!(child.try_wait(), Ok(Some(_)))
+    });
+    if !ended {
+        let _ = child.kill();
+    }
+    let done = child.wait_with_output().unwrap();
+    assert!(ended, "check-bot still running after 50 s");
+    assert!(peak < 300 * 1024, "check-bot peaked at {peak} KiB");
+    let report = text(&done.stdout);
+    assert!(
+        report.contains("FAIL") && report.contains("`id` or `option` lines"),
+        "{report}"
+    );
+}

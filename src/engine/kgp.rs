@@ -24,7 +24,7 @@ use tokio::sync::mpsc;
 use super::process::{line_fault, BotProcess, Wiring};
 use super::{
     Answer, BotInfo, BotLog, BotSpec, Fault, FaultKind, Program, StartError, Turn,
-    MAX_UNKNOWN_LINES,
+    MAX_DECLARATIONS, MAX_UNKNOWN_LINES,
 };
 use crate::protocol::{LineBuffer, OptionValueError, MAX_LINE_LEN};
 use crate::rules::{Move, Position, Ruleset, RulesetPattern, Side};
@@ -204,8 +204,16 @@ impl Kgp {
     /// `kgp 1 0 1`, then the client's `mode` (its `set info:*` noted on the way), then a ping.
     async fn greet(&mut self, deadline: Instant) -> Result<(), Fault> {
         self.send(GREETING, deadline).await?;
+        let mut said = 0usize;
         loop {
             let line = self.recv(deadline).await?;
+            said += 1;
+            if said > MAX_DECLARATIONS {
+                return Err(Fault::new(
+                    FaultKind::Garbage,
+                    format!("more than {MAX_DECLARATIONS} lines before `mode`"),
+                ));
+            }
             let Some(cmd) = parse_command(&line) else {
                 continue;
             };
@@ -289,7 +297,9 @@ impl Kgp {
         self.send(&state, hard).await?;
         let stop_at = started + turn.soft_limit();
         let mut last: Option<i64> = None;
-        let mut unknown = 0usize;
+        // Lines that are not this state's moves (`set`, `ping`, unknown ones): chatter up to a
+        // point, then a flood.
+        let mut chatter = 0usize;
         // Moves that named another `state` (an old one, or one never sent): ignored, and named
         // in the fault if no move for this one comes.
         let mut elsewhere = 0usize;
@@ -299,14 +309,17 @@ impl Kgp {
                 Err(f) if f.kind == FaultKind::Timeout => break false,
                 Err(f) => return Err(f),
             };
-            let Some(cmd) = parse_command(&line) else {
-                unknown += 1;
-                if unknown > MAX_UNKNOWN_LINES {
+            let cmd = parse_command(&line);
+            if !matches!(&cmd, Some(c) if c.name == "move" || c.name == "yield") {
+                chatter += 1;
+                if chatter > MAX_UNKNOWN_LINES {
                     return Err(Fault::new(
                         FaultKind::Garbage,
-                        format!("more than {MAX_UNKNOWN_LINES} lines that are not KGP commands"),
+                        format!("more than {MAX_UNKNOWN_LINES} lines that are not moves"),
                     ));
                 }
+            }
+            let Some(cmd) = cmd else {
                 continue;
             };
             let current = cmd.reference.map_or(true, |r| r == id);
@@ -383,7 +396,10 @@ impl Kgp {
     /// Lines that arrived between two requests: answers to an old `state` (ignored, as KGP
     /// says), `set info:*` (noted) and the agent's own pings (answered).
     async fn drain(&mut self, deadline: Instant) -> Result<(), Fault> {
-        while let Ok(line) = self.lines.try_recv() {
+        for _ in 0..LINE_CHANNEL {
+            let Ok(line) = self.lines.try_recv() else {
+                break;
+            };
             let line = line?;
             match parse_command(&line) {
                 Some(cmd) if cmd.name == "set" => self.note_set(cmd.args),

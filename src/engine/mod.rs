@@ -51,6 +51,16 @@ const MAX_DRAINED: usize = 256;
 /// flooding (garbage) rather than chatter.
 pub const MAX_UNKNOWN_LINES: usize = 10_000;
 
+/// How many `id` and `option` lines a handshake may hold: far more than a real bot declares, and
+/// few enough that what is kept of a bot printing them in a loop stays small (each line is at
+/// most the protocol's 64 KiB) before the flood is a `garbage` fault.
+pub const MAX_DECLARATIONS: usize = 512;
+
+/// How much of a check-bot transcript is kept (then a note says the rest was dropped), and how
+/// many protocol violations: a bot's flood must not become the checker's memory.
+const MAX_TRANSCRIPT_BYTES: usize = 8 << 20;
+const MAX_VIOLATIONS: usize = 1000;
+
 /// A bot's failure, with a human-readable detail (what it printed, how it exited).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{}: {detail}", kind.as_str())]
@@ -184,8 +194,9 @@ pub struct Engine {
     go_pending: bool,
     /// Strict mode: the violations not taken yet. `None` in normal mode.
     violations: Option<Vec<Violation>>,
-    /// Every line in both directions, when recording.
+    /// Every line in both directions, when recording (up to [`MAX_TRANSCRIPT_BYTES`]).
     transcript: Option<Vec<String>>,
+    transcript_bytes: usize,
     /// The player's stderr log, where the arena notes what it discarded.
     log: BotLog,
     /// The text being written to the bot, kept to reuse its memory.
@@ -310,6 +321,7 @@ impl Engine {
             go_pending: false,
             violations: None,
             transcript: None,
+            transcript_bytes: 0,
             out: String::new(),
             sent: SentLines::default(),
         })
@@ -354,8 +366,21 @@ impl Engine {
         let deadline = Instant::now() + self.handshake_timeout;
         self.send(&ToBot::Mancala)?;
         let mut problems = std::mem::take(&mut self.info.problems);
+        let mut declared = 0usize;
         let result = loop {
-            match self.recv(deadline, Some(&mut problems)) {
+            let msg = self.recv(deadline, Some(&mut problems));
+            if matches!(msg, Ok(FromBot::Id { .. } | FromBot::Option(_))) {
+                declared += 1;
+                if declared > MAX_DECLARATIONS {
+                    break Err(Fault::new(
+                        FaultKind::Garbage,
+                        format!(
+                            "more than {MAX_DECLARATIONS} `id` or `option` lines in the handshake"
+                        ),
+                    ));
+                }
+            }
+            match msg {
                 Ok(FromBot::MancalaOk) => break Ok(()),
                 Ok(FromBot::Id { key, value }) => match key {
                     IdKey::Name => self.info.names.push(value),
@@ -473,9 +498,22 @@ impl Engine {
     }
 
     fn log(&mut self, direction: char, line: &str) {
-        if let Some(transcript) = self.transcript.as_mut() {
-            let secs = self.spawned.elapsed().as_secs_f64();
-            transcript.push(format!("{secs:>8.3} {direction} {line}"));
+        let Some(transcript) = self.transcript.as_mut() else {
+            return;
+        };
+        if self.transcript_bytes > MAX_TRANSCRIPT_BYTES {
+            return;
+        }
+        let secs = self.spawned.elapsed().as_secs_f64();
+        let entry = format!("{secs:>8.3} {direction} {line}");
+        self.transcript_bytes += entry.len();
+        if self.transcript_bytes > MAX_TRANSCRIPT_BYTES {
+            transcript.push(format!(
+                "{secs:>8.3} [arena] the transcript stops here: it holds at most {} MiB",
+                MAX_TRANSCRIPT_BYTES >> 20
+            ));
+        } else {
+            transcript.push(entry);
         }
     }
 
@@ -514,7 +552,9 @@ impl Engine {
             ));
         }
         if let (Some(violations), Some(violation)) = (self.violations.as_mut(), violation) {
-            violations.push(violation);
+            if violations.len() < MAX_VIOLATIONS {
+                violations.push(violation);
+            }
         }
         (line, parsed)
     }

@@ -11,6 +11,7 @@ seeds into its store) after a short think, then `yield`. Misbehaving modes, one 
   --garbage      sends bytes that are not UTF-8
   --wrong-side   reads the board as if it moved North (an older draft of the spec said so)
   --ping-flood   at the first state, sends `ping` without end and never reads again
+  --set-flood    at the first state, sends `set info:name "..."` (1 KiB) without end
   --official     well-behaved, but exits if the arena breaks a convention of KWARC's official
                  server: a board where a store holds more than half the seeds (5), a board with
                  one legal pit (6), a new state before the `stop` that follows its yield (7)
@@ -105,6 +106,10 @@ def main():
                 mine, theirs, store = north, south, north_store
             if MODE == "crash":
                 sys.exit(3)
+            if MODE == "set-flood":
+                name = b"x" * 1024
+                while True:
+                    f.write(b"".join(b'set info:name "%s"\r\n' % name for _ in range(256)))
             if MODE == "ping-flood":
                 k = 0
                 while True:

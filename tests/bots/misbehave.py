@@ -22,6 +22,7 @@ misbehaves as MODE says:
   crash-keep-out exits with status 3, leaving a child process that holds its stdout open
   daemon         behaves, but first leaves a double-forked `setsid` daemon behind
   malformed-nul  answers `bestmove ` and a NUL byte
+  id-flood       answers `mancala` with `id name ...` lines (1 KiB each) without end
   behave         never misbehaves
 
 With --pid-file PATH it first writes its own pid and the child's to PATH (for zombie checks).
@@ -119,6 +120,11 @@ def main() -> None:
             if mode == "no-handshake":
                 say("id name never-ready")
                 continue
+            if mode == "id-flood":
+                name = "x" * 1024
+                while True:
+                    out.write("".join(f"id name {name}\n" for _ in range(256)))
+                    out.flush()
             if child:
                 ask_child(line, "mancalaok")
             else:
