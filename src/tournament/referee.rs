@@ -165,7 +165,8 @@ struct GameState {
     movers: Vec<u8>,
     think_total: [Duration; 2],
     think_max: [Duration; 2],
-    clock_ms: [Option<u64>; 2],
+    /// Each player's game clock: what is left, below 0 once a think ran into the margin.
+    clock_ms: [Option<i64>; 2],
 }
 
 impl GameState {
@@ -178,7 +179,7 @@ impl GameState {
             Some(state) => PositionStart::State(state.clone()),
             None => PositionStart::Startpos,
         };
-        let clock = setup.time.clock.map(|c| c.base_ms);
+        let clock = setup.time.clock.map(|c| c.base_ms as i64);
         GameState {
             pos,
             start,
@@ -342,8 +343,8 @@ async fn run<C: Contestant>(
         game.think_total[player] += answer.think;
         game.think_max[player] = game.think_max[player].max(answer.think);
         if let (Some(clock), Some(c)) = (remaining, setup.time.clock) {
-            let used = answer.think.as_millis() as u64;
-            game.clock_ms[player] = Some(clock.saturating_sub(used) + c.inc_ms);
+            let used = answer.think.as_millis() as i64;
+            game.clock_ms[player] = Some(clock - used + c.inc_ms as i64);
         }
     }
 }
@@ -645,16 +646,32 @@ mod tests {
         check_charged(&played, &players);
     }
 
+    /// The margin is allowed once per game, not once per sow: a think into the margin leaves
+    /// the clock below 0 (sent as `time 0`), and the next sow has only what is left of the
+    /// margin (#32: the clock was clamped at 0 and the margin granted again every sow).
     #[test]
-    fn a_think_within_the_margin_empties_the_clock_but_the_increment_is_still_added() {
+    fn a_think_into_the_margin_is_carried_and_the_margin_counts_once() {
         let time = clock(100, 10, 50);
         let first = Scripted::new([Play(pit(2), 140), Play(pit(1), 1)]);
         let (_, players) = play(TINY, &time, [first, Scripted::new([])]);
         let asked = &players[0].asked[1];
+        // 100 - 140 + 10 = -30: the next sow may take 50 - 30 = 20 ms.
         assert_eq!(
             (asked.limits.time, asked.limit),
-            (Some(10), Duration::from_millis(60))
+            (Some(0), Duration::from_millis(20))
         );
+    }
+
+    /// The case: `--tc 1+0`, 1,060 ms on the first sow (inside the margin), then 60 ms:
+    /// the clock is spent with the margin, so the second sow loses on time.
+    #[test]
+    fn a_clock_spent_with_its_margin_loses_on_time() {
+        let time = clock(1000, 0, 100);
+        let first = Scripted::new([Play(pit(2), 1060), Play(pit(1), 60)]);
+        let (played, players) = play(TINY, &time, [first, Scripted::new([])]);
+        assert_eq!(ending(&played), forfeit(0, FaultKind::Timeout, [1, 0], 1));
+        assert_eq!(played.record.row.detail, "no bestmove within 40 ms");
+        check_charged(&played, &players);
     }
 
     #[test]

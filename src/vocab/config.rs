@@ -123,11 +123,12 @@ impl TimeControl {
         check("the hang timeout", self.hang_ms, false)
     }
 
-    /// The protocol limits for one `go`, given the mover's remaining clock.
-    pub fn go_limits(&self, remaining_ms: Option<u64>) -> crate::protocol::GoLimits {
+    /// The protocol limits for one `go`, given the mover's remaining clock (below 0 after a
+    /// think into the margin: sent as 0).
+    pub fn go_limits(&self, remaining_ms: Option<i64>) -> crate::protocol::GoLimits {
         crate::protocol::GoLimits {
             movetime: self.movetime_ms,
-            time: remaining_ms,
+            time: remaining_ms.map(|r| r.max(0) as u64),
             inc: self.clock.map(|c| c.inc_ms),
             depth: self.depth,
             nodes: self.nodes,
@@ -135,15 +136,18 @@ impl TimeControl {
         }
     }
 
-    /// How long the arena waits for `bestmove` before the mover forfeits on time.
-    pub fn deadline(&self, remaining_ms: Option<u64>) -> Duration {
+    /// How long the arena waits for `bestmove` before the mover forfeits on time. A game clock
+    /// carries what a think took past it (`remaining_ms` below 0): the margin is allowed once
+    /// per game, not once per sow, so the wait is the clock plus the margin, never less than 0.
+    pub fn deadline(&self, remaining_ms: Option<i64>) -> Duration {
+        let margin = self.margin_ms as i64;
         let budget = match (self.movetime_ms, remaining_ms) {
-            (Some(m), Some(r)) => m.min(r),
-            (Some(m), None) => m,
-            (None, Some(r)) => r,
+            (Some(m), Some(r)) => (m as i64 + margin).min(r + margin),
+            (Some(m), None) => m as i64 + margin,
+            (None, Some(r)) => r + margin,
             (None, None) => return Duration::from_millis(self.hang_ms),
         };
-        Duration::from_millis(budget.saturating_add(self.margin_ms))
+        Duration::from_millis(budget.max(0) as u64)
     }
 }
 
