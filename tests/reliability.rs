@@ -957,3 +957,85 @@ fn a_handshake_flood_is_a_garbage_fault_in_bounded_memory() {
         "{report}"
     );
 }
+
+/// A signal while the bots are still starting (a bot slow to finish its handshake): no bot may
+/// outlive the arena (#32: 2 of 5, 3 of 8 and 6 of 10 tries left one running); SIGHUP (a closed
+/// terminal, a scheduler's hangup) is handled like SIGTERM.
+#[test]
+fn a_signal_during_the_start_leaves_no_bot_behind() {
+    let dir = Dir::new("rel-start-signal");
+    for (try_no, sig) in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP, libc::SIGTERM]
+        .into_iter()
+        .enumerate()
+    {
+        let out = dir.join(&format!("run{try_no}"));
+        let pids = dir.join(&format!("pids{try_no}"));
+        let slow = format!(
+            "python3 {} slow-handshake --pid-file {}",
+            misbehave(),
+            pids.display()
+        );
+        let words = run_words(
+            &out,
+            &["--pairs", "1", "--handshake-timeout", "20000"],
+            &[bot_arg("slow", &slow), bot_arg("b", &bot("random"))],
+        );
+        let child = spawn_arena(&words);
+        assert!(
+            wait_until(Duration::from_secs(20), || !pids_in(&pids).is_empty()),
+            "the bot did not start"
+        );
+        std::thread::sleep(Duration::from_millis(300));
+        signal(&child, sig);
+        let done = child.wait_timeout_or_kill(Duration::from_secs(20));
+        let err = text(&done.stderr);
+        assert!(
+            err.contains("while starting the bots"),
+            "signal {sig}: {err}"
+        );
+        assert_ne!(
+            done.status.code(),
+            None,
+            "signal {sig} killed the arena: {err}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+        for pid in pids_in(&pids) {
+            assert!(!alive(pid), "signal {sig}: bot {pid} outlived the arena");
+        }
+    }
+}
+
+/// `kill -9` of the arena: a bot that ignores the end of its input (hanging in a move) still
+/// dies with it (the parent-death signal, on Linux).
+#[test]
+fn a_killed_arena_takes_its_bots_with_it() {
+    let dir = Dir::new("rel-kill-9");
+    let out = dir.join("run");
+    let pids = dir.join("pids");
+    let hang = format!("python3 {} hang --pid-file {}", misbehave(), pids.display());
+    let words = run_words(
+        &out,
+        &["--pairs", "1", "--movetime", "60000"],
+        &[bot_arg("hang", &hang), bot_arg("b", &bot("random"))],
+    );
+    let mut child = start_run(&words, &out);
+    // The preflight's bot has quit; wait for the game's.
+    assert!(
+        wait_until(Duration::from_secs(20), || pids_in(&pids).len() >= 2),
+        "the game's bot did not start"
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let gone = wait_until(Duration::from_secs(3), || {
+        pids_in(&pids).into_iter().all(|pid| !alive(pid))
+    });
+    let left: Vec<u32> = pids_in(&pids).into_iter().filter(|&p| alive(p)).collect();
+    for &pid in &left {
+        // SAFETY: kill(2) of a leftover test bot.
+        unsafe {
+            libc::kill(pid as libc::pid_t, libc::SIGKILL);
+        }
+    }
+    assert!(gone, "bots {left:?} outlived the killed arena");
+}

@@ -39,7 +39,8 @@ pub use mankalah::MANKALAH_RULES;
 pub use per_move::PER_MOVE_RULES;
 pub use player::Player;
 pub use process::{
-    arena_resource, become_subreaper, kill_orphans, parent_of, RetryPolicy, ARENA_RETRY,
+    arena_resource, become_subreaper, kill_live_bots, kill_orphans, parent_of, RetryPolicy,
+    ARENA_RETRY,
 };
 use process::{BotProcess, Wiring};
 

@@ -21,7 +21,7 @@ use super::{Fault, FaultKind, Program, StartError};
 use crate::protocol::{LineBuffer, LineError, MAX_LINE_LEN};
 use crate::sys::{self, pidfd, wait, Interest, LineWait, Stop, Woke};
 
-pub use crate::sys::{arena_resource, become_subreaper, kill_orphans, parent_of};
+pub use crate::sys::{arena_resource, become_subreaper, kill_live_bots, kill_orphans, parent_of};
 
 /// How a start that failed on the arena's side ([`arena_resource`]) is tried again: the
 /// tournament's starts and a ManKalah agent's per-game start alike (docs/tournament.md: three

@@ -48,8 +48,9 @@ use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 pub use process::{
-    arena_resource, become_subreaper, forget, kill_group, kill_orphans, out_of_open_files,
-    parent_of, prepare_process, process_alive, raise_open_file_limit, reap_group, spawn_registered,
+    arena_resource, become_subreaper, forget, kill_group, kill_live_bots, kill_orphans,
+    out_of_open_files, parent_of, prepare_process, process_alive, raise_open_file_limit,
+    reap_group, spawn_registered,
 };
 pub use unix::{read, set_nonblocking, try_lock_exclusive, wait, write, Interest};
 

@@ -59,16 +59,66 @@ pub fn raise_open_file_limit() -> u64 {
     current
 }
 
+/// Set once the process is stopping with bots still starting: no bot may be born after that.
+static CLOSED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 /// Spawns `cmd` and records its pid as a live bot, with the registry locked from the fork to
 /// the record, so that [`kill_orphans`] on another thread never takes a bot being born for an
-/// orphan. Every child of a process that runs bots must be started this way.
+/// orphan. Every child of a process that runs bots must be started this way. On Linux the
+/// child dies with the thread that started it ([`die_with_parent`]); after
+/// [`kill_live_bots`], nothing is started.
 pub fn spawn_registered(cmd: &mut Command) -> std::io::Result<Child> {
     let mut registry = live();
+    if CLOSED.load(std::sync::atomic::Ordering::SeqCst) {
+        return Err(std::io::Error::other(
+            "the arena is stopping: no more bots start",
+        ));
+    }
+    die_with_parent(cmd);
     let child = cmd.spawn()?;
     if let Some(pid) = child.id() {
         registry.get_or_insert_with(HashSet::new).insert(pid);
     }
     Ok(child)
+}
+
+/// Kills the process group of every live bot and lets no more start: for a process that stops
+/// while bots are still being started on threads it will not wait for (a signal during the
+/// start), so that none outlives it.
+pub fn kill_live_bots() {
+    let registry = live();
+    CLOSED.store(true, std::sync::atomic::Ordering::SeqCst);
+    for &pid in registry.iter().flatten() {
+        kill_group(pid);
+    }
+}
+
+/// Linux: the child gets SIGKILL when the thread that started it ends (`PR_SET_PDEATHSIG`), so
+/// that even `kill -9` of the arena ends bots that ignore the end of their input. Bots are
+/// started on the game slots' threads, which outlive them. (Only the bot itself: what it
+/// starts is killed with its process group, or found as an orphan, while the arena lives.)
+fn die_with_parent(cmd: &mut Command) {
+    #[cfg(target_os = "linux")]
+    {
+        let parent = getpid();
+        // SAFETY: the closure makes two system calls; it allocates nothing and takes no lock,
+        // as a `pre_exec` closure must not (it runs between fork and exec).
+        unsafe {
+            cmd.pre_exec(move || {
+                rustix::process::set_parent_process_death_signal(Some(Signal::KILL))?;
+                // The parent died before the signal was armed: nobody will send it. (An
+                // error from here fails the spawn; it is made without allocating.)
+                if rustix::process::getppid() != Some(parent) {
+                    return Err(std::io::Error::from_raw_os_error(
+                        Errno::SRCH.raw_os_error(),
+                    ));
+                }
+                Ok(())
+            });
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = cmd;
 }
 
 /// The bot `pid` is gone (reaped, or about to be killed with its child handle): no longer a

@@ -10,6 +10,8 @@ use crate::run_folder::state::State;
 pub enum Signal {
     Interrupt,
     Terminate,
+    /// A closed terminal, or a scheduler's hangup: handled like SIGTERM.
+    Hangup,
 }
 
 impl Signal {
@@ -17,6 +19,7 @@ impl Signal {
         match self {
             Signal::Interrupt => "SIGINT",
             Signal::Terminate => "SIGTERM",
+            Signal::Hangup => "SIGHUP",
         }
     }
 }

@@ -15,7 +15,7 @@
 //! to start `max_start_failures` times in a row is dropped: its remaining games are skipped (and
 //! a later `--resume` plays them). What fails on the arena's side (no file descriptors, memory,
 //! process slots, disk) is never a bot's forfeit: the start is retried, and if it keeps failing
-//! the run stops, saying why. SIGINT and SIGTERM stop the workers, kill every bot, flush the
+//! the run stops, saying why. SIGINT, SIGTERM and SIGHUP stop the workers, kill every bot, flush the
 //! files and leave the folder ready for `--resume`.
 
 use std::sync::{Arc, Mutex};
@@ -29,8 +29,8 @@ use super::events::{RunEvent, RunSink, Signal, Steer, StopReason};
 use super::pool::Pool;
 use super::referee::{self, EarlyEnd, GameSetup, Played};
 use crate::engine::{
-    arena_resource, kill_orphans, BotLog, BotSpec, Fault, FaultKind, Player, Protocol, SlotThread,
-    StartError, Stop, DEFAULT_LOG_CAP,
+    arena_resource, kill_live_bots, kill_orphans, BotLog, BotSpec, Fault, FaultKind, Player,
+    Protocol, SlotThread, StartError, Stop, DEFAULT_LOG_CAP,
 };
 use crate::run_folder::games::{self, GameRecord, ResultsWriter, Termination};
 use crate::run_folder::logs::{logs_dir, stderr_log_path};
@@ -78,7 +78,7 @@ pub struct RunOutcome {
 }
 
 impl RunOutcome {
-    /// The signal that stopped the run (`SIGINT`, `SIGTERM`), if one did.
+    /// The signal that stopped the run (`SIGINT`, `SIGTERM`, `SIGHUP`), if one did.
     pub fn interrupted(&self) -> Option<Signal> {
         match self.stop {
             StopReason::Signal(s) => Some(s),
@@ -172,6 +172,9 @@ pub async fn play(
         Err(err) => {
             signals.abort();
             stop.trigger();
+            // The threads still starting bots are not waited for: their bots die now, and no
+            // more start.
+            kill_live_bots();
             flush_logs(&logs);
             while let Ok(said) = say_rx.try_recv() {
                 said.emit(sinks)?;
@@ -589,12 +592,13 @@ async fn start_retrying(
     }
 }
 
-/// Sends `SIGINT`/`SIGTERM` into `stop` when they arrive.
+/// Sends `SIGINT`/`SIGTERM`/`SIGHUP` into `stop` when they arrive.
 async fn watch_signals(stop: watch::Sender<Option<StopReason>>) {
     use tokio::signal::unix::{signal, SignalKind};
-    let (Ok(mut int), Ok(mut term)) = (
+    let (Ok(mut int), Ok(mut term), Ok(mut hup)) = (
         signal(SignalKind::interrupt()),
         signal(SignalKind::terminate()),
+        signal(SignalKind::hangup()),
     ) else {
         return;
     };
@@ -602,6 +606,7 @@ async fn watch_signals(stop: watch::Sender<Option<StopReason>>) {
         let signal = tokio::select! {
             _ = int.recv() => Signal::Interrupt,
             _ = term.recv() => Signal::Terminate,
+            _ = hup.recv() => Signal::Hangup,
         };
         // The first reason to stop is the run's: a signal after an SPRT's decision changes
         // nothing.

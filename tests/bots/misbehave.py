@@ -23,6 +23,7 @@ misbehaves as MODE says:
   daemon         behaves, but first leaves a double-forked `setsid` daemon behind
   malformed-nul  answers `bestmove ` and a NUL byte
   id-flood       answers `mancala` with `id name ...` lines (1 KiB each) without end
+  slow-handshake sleeps 5 s (deaf to its input) before answering `mancala`
   behave         never misbehaves
 
 With --pid-file PATH it first writes its own pid and the child's to PATH (for zombie checks).
@@ -120,6 +121,8 @@ def main() -> None:
             if mode == "no-handshake":
                 say("id name never-ready")
                 continue
+            if mode == "slow-handshake":
+                time.sleep(5)
             if mode == "id-flood":
                 name = "x" * 1024
                 while True:
