@@ -5,7 +5,7 @@
 //! and a JavaScript bot against bundled bots; `stop` interrupting a `choose` that never ends.
 //!
 //! A test that needs `python3` (3.9+) or `node` (18+) and cannot find it prints why and skips,
-//! except under CI (`CI` set), where it fails: CI installs both (`.ci/run`).
+//! except under CI (`CI` set to a non-empty value), where it fails: CI installs both (`.ci/run`).
 
 mod util;
 
@@ -46,7 +46,7 @@ fn interpreter(program: &str, min: (u32, u32), test: &str) -> Option<String> {
         ),
         None => format!("`{program}` not found"),
     };
-    if std::env::var_os("CI").is_some() {
+    if in_ci() {
         panic!("{test}: {reason} (CI must install it: .ci/run)");
     }
     util::skipped(test, &reason);
@@ -337,7 +337,7 @@ fn the_python_kit_installs_with_pip_without_a_package_index() {
     if !pip.is_ok_and(|o| o.status.success()) {
         let reason = format!("`{py} -m pip` does not run");
         assert!(
-            std::env::var_os("CI").is_none(),
+            !in_ci(),
             "{test}: {reason} (CI must install it: .ci/run)"
         );
         return util::skipped(test, &reason);

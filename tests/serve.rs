@@ -412,7 +412,7 @@ fn a_browser_watches_a_run_and_steps_through_a_game() {
         Path::new("/usr/bin/chromium").exists() && Path::new("/usr/bin/chromedriver").exists();
     if !have {
         assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
+            !in_ci(),
             "CI must run the browser test: install chromium and chromium-driver"
         );
         skipped(
