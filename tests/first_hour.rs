@@ -41,6 +41,111 @@ fn a_mistyped_bundled_bot_is_named_with_the_bundled_bots() {
     assert!(!err.contains("not built"), "{err}");
 }
 
+#[test]
+fn a_count_or_a_time_out_of_range_says_what_it_must_be() {
+    for args in [
+        &["run", "--pairs", "-1"][..],
+        &["run", "--pairs=-1"],
+        &["run", "--pairs", "0"],
+    ] {
+        let err = refused(args);
+        assert!(
+            err.contains("'--pairs <PAIRS>': must be a whole number, at least 1"),
+            "{args:?}: {err}"
+        );
+        assert!(!err.contains("-- -1") && !err.contains("4294967295"), "{err}");
+    }
+    for args in [&["run", "--movetime=-5"][..], &["run", "--movetime", "-5"]] {
+        let err = refused(args);
+        assert!(
+            err.contains("'--movetime <MOVETIME>': must be a whole number of milliseconds, at least 1"),
+            "{args:?}: {err}"
+        );
+        assert!(!err.contains("invalid digit"), "{err}");
+    }
+}
+
+#[test]
+fn rate_says_what_the_path_is_and_lists_the_run_folders_below_it() {
+    let dir = Dir::new("first-hour-rate");
+    let missing = dir.join("nothing-here");
+    let err = refused(&["rate", missing.to_str().unwrap()]);
+    assert!(
+        err.contains(&format!("{} does not exist", missing.display())),
+        "{err}"
+    );
+    let file = dir.join("games.txt");
+    std::fs::write(&file, "x").unwrap();
+    let err = refused(&["rate", file.to_str().unwrap()]);
+    assert!(
+        err.contains(&format!(
+            "{} is a file: arena rate takes a run folder (the folder holding games.csv)",
+            file.display()
+        )),
+        "{err}"
+    );
+    // The results folder above two runs.
+    let results = dir.join("results");
+    for run in ["a", "b"] {
+        std::fs::create_dir_all(results.join(run)).unwrap();
+        std::fs::write(
+            results.join(run).join("games.csv"),
+            "game_id,first,second,result\n",
+        )
+        .unwrap();
+    }
+    let err = refused(&["rate", results.to_str().unwrap()]);
+    assert!(
+        err.contains(&format!(
+            "{} is not a run folder (no games.csv); the run folders in it: {}, {}",
+            results.display(),
+            results.join("a").display(),
+            results.join("b").display()
+        )),
+        "{err}"
+    );
+}
+
+#[test]
+fn serve_takes_a_host_name_and_says_what_to_do_when_the_port_is_taken() {
+    let dir = Dir::new("first-hour-serve");
+    // A folder that does not exist is an error, not a silent empty dashboard.
+    let missing = dir.join("no-such-results");
+    let err = refused(&["serve", missing.to_str().unwrap(), "--bind", "127.0.0.1:0"]);
+    assert!(
+        err.contains(&format!("{} does not exist", missing.display())),
+        "{err}"
+    );
+    // A port in use: the message suggests a free one.
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = taken.local_addr().unwrap().to_string();
+    let err = refused(&["serve", dir.path().to_str().unwrap(), "--bind", &addr]);
+    assert!(
+        err.contains(&format!("{addr} is in use")) && err.contains("--bind 127.0.0.1:0"),
+        "{err}"
+    );
+    // `localhost:PORT` is an address like `127.0.0.1:PORT` (this port is taken, so the
+    // command fails after resolving the name, not on its syntax).
+    let port = taken.local_addr().unwrap().port();
+    let err = refused(&[
+        "serve",
+        dir.path().to_str().unwrap(),
+        "--bind",
+        &format!("localhost:{port}"),
+    ]);
+    assert!(err.contains("is in use"), "{err}");
+    assert!(!err.contains("invalid"), "{err}");
+}
+
+#[test]
+fn ruleset_names_are_not_case_sensitive() {
+    let out = arena_ok(&["replay", "--rules", "Kalah", "3"]);
+    let same = arena_ok(&["replay", "--rules", "kalah", "3"]);
+    assert_eq!(out, same);
+    let out = arena_ok(&["replay", "--rules", "OWARE", "1"]);
+    assert_eq!(out, arena_ok(&["replay", "--rules", "oware", "1"]));
+}
+
 /// A test that skips its check says so through `util::skipped` (past the harness's capture,
 /// which swallows `eprintln!` of a passing test), never with a print of its own.
 #[test]

@@ -13,6 +13,7 @@ use mancala_arena::plan::{gauntlet, physical_cores};
 use mancala_arena::run_folder::{RunFile, RunKind};
 use mancala_arena::session::{Finish, Session};
 use mancala_arena::tournament::runner::RunMode;
+use mancala_arena::vocab::game_flags::{at_least_one, millis};
 use mancala_arena::vocab::GameFlags;
 use mancala_arena::vocab::{Format, RunPlan};
 
@@ -40,7 +41,7 @@ pub struct RunArgs {
     #[arg(long = "gauntlet", value_name = "NAME")]
     pub gauntlet: Vec<String>,
     /// Game pairs per encounter (each pair: same opening, first player swapped) [default: 4].
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = at_least_one::<u32>)]
     pub pairs: Option<u32>,
     /// Run seed: the schedule, openings and bot seeds are a function of it [default: 1].
     #[arg(long)]
@@ -49,7 +50,7 @@ pub struct RunArgs {
     #[arg(long)]
     pub margin: Option<u64>,
     /// How long a bot may take for the handshake and `isready`, in ms [default: 10000].
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = millis)]
     pub handshake_timeout: Option<u64>,
     /// End a game as soon as its outcome can no longer change.
     #[arg(long)]
