@@ -146,6 +146,91 @@ fn ruleset_names_are_not_case_sensitive() {
     assert_eq!(out, arena_ok(&["replay", "--rules", "oware", "1"]));
 }
 
+#[test]
+fn a_bot_that_cannot_start_leaves_no_folder_and_an_option_typo_is_named() {
+    let dir = Dir::new("first-hour-start");
+    let out = dir.join("run");
+    let err = refused(&[
+        "run",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+        "--bot",
+        "name=missing",
+        "cmd=/nonexistent/bot",
+        "--bot",
+        "name=b",
+        "bundled=random",
+    ]);
+    assert!(err.contains("player `missing` cannot start"), "{err}");
+    assert!(!out.exists(), "a run that never started leaves no folder");
+    // An option the bot does not have: the error names it and the options the bot offers,
+    // and does not send the user to an empty log.
+    let err = refused(&[
+        "run",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+        "--bot",
+        "name=a",
+        "bundled=alphabeta",
+        "option.Levl=easy",
+        "--bot",
+        "name=b",
+        "bundled=random",
+    ]);
+    assert!(
+        err.contains("player `a` cannot start") && err.contains("`Levl`"),
+        "{err}"
+    );
+    assert!(err.contains("Level"), "the bot's options are listed: {err}");
+    assert!(!err.contains("its stderr"), "{err}");
+    assert!(!out.exists());
+}
+
+#[test]
+fn the_run_line_counts_in_words_and_the_gauntlet_player_is_always_shown() {
+    let dir = Dir::new("first-hour-gauntlet");
+    let out = dir.join("run");
+    let mut args = vec![
+        "run".to_string(),
+        "--no-plots".into(),
+        "--pairs".into(),
+        "1".into(),
+        "--seed".into(),
+        "2".into(),
+        "--out".into(),
+        out.display().to_string(),
+        "--gauntlet".into(),
+        "mine".into(),
+        "--bot".into(),
+        "name=mine".into(),
+        "bundled=random".into(),
+    ];
+    for i in 1..=5 {
+        args.extend(["--bot".into(), format!("name=g{i}"), "bundled=greedy".into()]);
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = arena(&args);
+    let err = text(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert!(err.contains("(1 pair per encounter)"), "{err}");
+    let last = err
+        .lines()
+        .filter(|l| l.contains("10/10 games"))
+        .last()
+        .unwrap_or_else(|| panic!("no final progress line: {err}"));
+    assert!(last.contains("mine "), "the gauntlet player: {last}");
+}
+
+#[test]
+fn margin_says_its_unit_in_each_command() {
+    let run = arena_ok(&["run", "--help"]);
+    assert!(run.contains("--margin <MS>"), "{run}");
+    let gate = arena_ok(&["gate", "--help"]);
+    assert!(gate.contains("--margin <ELO>"), "{gate}");
+}
+
 /// A test that skips its check says so through `util::skipped` (past the harness's capture,
 /// which swallows `eprintln!` of a passing test), never with a print of its own.
 #[test]

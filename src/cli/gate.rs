@@ -46,8 +46,9 @@ pub struct GateArgs {
     /// margin [default: 0.05].
     #[arg(long)]
     pub beta: Option<f64>,
-    /// The indifference margin around each band edge, Elo [default: half of each tolerance].
-    #[arg(long)]
+    /// The indifference margin around each band edge, in Elo [default: half of each tolerance]
+    /// (run's --margin is a time allowance in milliseconds).
+    #[arg(long, value_name = "ELO")]
     pub margin: Option<f64>,
     /// The budget: game pairs per level and reference player [default: 300].
     #[arg(long)]
