@@ -231,6 +231,38 @@ fn margin_says_its_unit_in_each_command() {
     assert!(gate.contains("--margin <ELO>"), "{gate}");
 }
 
+#[test]
+fn help_puts_run_first_and_says_what_the_defaults_are() {
+    let top = arena_ok(&["--help"]);
+    let commands: Vec<&str> = top
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert_eq!(commands.first(), Some(&"run"), "{top}");
+    let run = arena_ok(&["run", "--help"]);
+    assert!(
+        run.contains("With neither a tournament file nor --bot, plays the six bundled bots"),
+        "{run}"
+    );
+    for cmd in ["sprt", "gate"] {
+        let help = arena_ok(&[cmd, "--help"]);
+        // A flag's entry: its line and its help below it, up to the blank line.
+        let entry = |flag: &str| {
+            let start = help
+                .find(&format!("  {flag}"))
+                .unwrap_or_else(|| panic!("{cmd}: no {flag}: {help}"));
+            help[start..].split("\n\n").next().unwrap().to_string()
+        };
+        assert!(entry("--seed").contains("[default: 1"), "{cmd}: {help}");
+        assert!(entry("-q, --quiet").contains("progress"), "{cmd}: {help}");
+        let plies = entry("--opening-plies");
+        assert!(!plies.contains("[default: 2]"), "{cmd}: {plies}");
+        assert!(plies.contains("bundled opening suite"), "{cmd}: {plies}");
+    }
+}
+
 /// A test that skips its check says so through `util::skipped` (past the harness's capture,
 /// which swallows `eprintln!` of a passing test), never with a print of its own.
 #[test]

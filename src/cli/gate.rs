@@ -56,6 +56,8 @@ pub struct GateArgs {
     /// Stop as soon as one level is proven outside its band.
     #[arg(long)]
     pub fail_fast: bool,
+    /// Run seed: the openings and the bots' per-game seeds are a function of it [default: 1, or
+    /// the bands file's `seed`].
     #[arg(long)]
     pub seed: Option<u64>,
     /// Rules, openings (default on Kalah(6,4): the bundled suite), time control, concurrency.
