@@ -53,12 +53,17 @@ fn a_count_or_a_time_out_of_range_says_what_it_must_be() {
             err.contains("'--pairs <PAIRS>': must be a whole number, at least 1"),
             "{args:?}: {err}"
         );
-        assert!(!err.contains("-- -1") && !err.contains("4294967295"), "{err}");
+        assert!(
+            !err.contains("-- -1") && !err.contains("4294967295"),
+            "{err}"
+        );
     }
     for args in [&["run", "--movetime=-5"][..], &["run", "--movetime", "-5"]] {
         let err = refused(args);
         assert!(
-            err.contains("'--movetime <MOVETIME>': must be a whole number of milliseconds, at least 1"),
+            err.contains(
+                "'--movetime <MOVETIME>': must be a whole number of milliseconds, at least 1"
+            ),
             "{args:?}: {err}"
         );
         assert!(!err.contains("invalid digit"), "{err}");
@@ -208,7 +213,11 @@ fn the_run_line_counts_in_words_and_the_gauntlet_player_is_always_shown() {
         "bundled=random".into(),
     ];
     for i in 1..=5 {
-        args.extend(["--bot".into(), format!("name=g{i}"), "bundled=greedy".into()]);
+        args.extend([
+            "--bot".into(),
+            format!("name=g{i}"),
+            "bundled=greedy".into(),
+        ]);
     }
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let o = arena(&args);
@@ -217,8 +226,7 @@ fn the_run_line_counts_in_words_and_the_gauntlet_player_is_always_shown() {
     assert!(err.contains("(1 pair per encounter)"), "{err}");
     let last = err
         .lines()
-        .filter(|l| l.contains("10/10 games"))
-        .last()
+        .rfind(|l| l.contains("10/10 games"))
         .unwrap_or_else(|| panic!("no final progress line: {err}"));
     assert!(last.contains("mine "), "the gauntlet player: {last}");
 }

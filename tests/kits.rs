@@ -336,10 +336,7 @@ fn the_python_kit_installs_with_pip_without_a_package_index() {
     let pip = Command::new(&py).args(["-m", "pip", "--version"]).output();
     if !pip.is_ok_and(|o| o.status.success()) {
         let reason = format!("`{py} -m pip` does not run");
-        assert!(
-            !in_ci(),
-            "{test}: {reason} (CI must install it: .ci/run)"
-        );
+        assert!(!in_ci(), "{test}: {reason} (CI must install it: .ci/run)");
         return util::skipped(test, &reason);
     }
     let dir = Dir::new("kit-pip");
@@ -592,7 +589,10 @@ fn the_bot_guide_runs_as_written() {
         "step 1 must build the bundled bots: {}",
         sh[0]
     );
-    assert_eq!(sh[1].split('#').next().unwrap().trim(), "export PYTHONPATH=$PWD/bots/python");
+    assert_eq!(
+        sh[1].split('#').next().unwrap().trim(),
+        "export PYTHONPATH=$PWD/bots/python"
+    );
     let dir = Dir::new("kits-guide");
     std::fs::write(dir.join("mybot.py"), &python_blocks[0]).unwrap();
     let arena_bin = env!("CARGO_BIN_EXE_arena");
@@ -622,7 +622,10 @@ fn the_bot_guide_runs_as_written() {
     let o = shell(check, false);
     assert!(!o.status.success());
     let report = text(&o.stdout);
-    assert!(report.contains("FAIL handshake") && report.contains("crash"), "{report}");
+    assert!(
+        report.contains("FAIL handshake") && report.contains("crash"),
+        "{report}"
+    );
     let o = shell("python3 mybot.py </dev/null", false);
     assert!(
         text(&o.stderr).contains("No module named 'mancala_bot'"),

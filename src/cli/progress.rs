@@ -135,9 +135,10 @@ impl Console {
             .collect();
         rows.sort_by(|a, b| b.1.total_cmp(&a.1));
         // The top four, then the players always shown (a gauntlet's) that are not among them.
-        let shown = rows.iter().enumerate().filter(|(place, (name, _))| {
-            *place < 4 || self.always.iter().any(|a| a == *name)
-        });
+        let shown = rows
+            .iter()
+            .enumerate()
+            .filter(|(place, (name, _))| *place < 4 || self.always.iter().any(|a| a == *name));
         shown
             .map(|(_, (n, s))| format!("{n} {:.0}%", s * 100.0))
             .collect::<Vec<_>>()

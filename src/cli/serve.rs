@@ -54,7 +54,11 @@ pub fn run(args: &ServeArgs) -> Result<()> {
                 bail!(
                     "{} {}: give the folders that hold the run folders (default results/)",
                     dir.display(),
-                    if dir.exists() { "is not a folder" } else { "does not exist" }
+                    if dir.exists() {
+                        "is not a folder"
+                    } else {
+                        "does not exist"
+                    }
                 );
             }
         }

@@ -479,10 +479,7 @@ async fn preflight(
                 // The run goes on: its log stays in the folder.
                 let _ = say.send(Said::Dropped {
                     name: spec.name.clone(),
-                    message: format!(
-                        "dropping {message} (its stderr: {})",
-                        log.path().display()
-                    ),
+                    message: format!("dropping {message} (its stderr: {})", log.path().display()),
                 });
                 dropped[player] = true;
             }
