@@ -17,6 +17,5 @@ MANCALA_ARENA_WAIT=poll cargo test --no-fail-fast --test harness --test reliabil
 # cache folder (docs/solved.md).
 cargo test --release -p mancala-solver --lib -- --ignored --test-threads 1 \
     tests::known_kalah_6_4 tests::kalah_6_5_fourteen_sows_deep 2>&1 | tee -a "$log" || status=$?
-awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($i ~ /^passed;?$/) p += $(i-1); if ($i ~ /^failed;?$/) f += $(i-1) } }
-     END { printf "tests: %d passed, %d failed\n", p, f }' "$log"
+awk -f scripts/test-summary.awk "$log"
 exit "$status"

@@ -5,7 +5,7 @@
 //! and a JavaScript bot against bundled bots; `stop` interrupting a `choose` that never ends.
 //!
 //! A test that needs `python3` (3.9+) or `node` (18+) and cannot find it prints why and skips,
-//! except under CI (`CI` set), where it fails: CI installs both (`.ci/run`).
+//! except under CI (`CI` set to a non-empty value), where it fails: CI installs both (`.ci/run`).
 
 mod util;
 
@@ -46,7 +46,7 @@ fn interpreter(program: &str, min: (u32, u32), test: &str) -> Option<String> {
         ),
         None => format!("`{program}` not found"),
     };
-    if std::env::var_os("CI").is_some() {
+    if in_ci() {
         panic!("{test}: {reason} (CI must install it: .ci/run)");
     }
     util::skipped(test, &reason);
@@ -336,10 +336,7 @@ fn the_python_kit_installs_with_pip_without_a_package_index() {
     let pip = Command::new(&py).args(["-m", "pip", "--version"]).output();
     if !pip.is_ok_and(|o| o.status.success()) {
         let reason = format!("`{py} -m pip` does not run");
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "{test}: {reason} (CI must install it: .ci/run)"
-        );
+        assert!(!in_ci(), "{test}: {reason} (CI must install it: .ci/run)");
         return util::skipped(test, &reason);
     }
     let dir = Dir::new("kit-pip");
@@ -549,4 +546,117 @@ fn stop_interrupts_a_long_choose_in_js() {
     )
     .unwrap();
     stop_interrupts("js", &node, &script);
+}
+
+// ----- docs/writing-a-bot.md, as a new user follows it ---------------------------------------
+
+/// The fenced blocks of `lang` in a Markdown text, in order.
+fn fenced(markdown: &str, lang: &str) -> Vec<String> {
+    let mut blocks = Vec::new();
+    let mut open: Option<String> = None;
+    for line in markdown.lines() {
+        match &mut open {
+            None if line.trim_start() == format!("```{lang}") => open = Some(String::new()),
+            Some(block) if line.trim_start() == "```" => {
+                blocks.push(std::mem::take(block));
+                open = None;
+            }
+            Some(block) => {
+                block.push_str(line);
+                block.push('\n');
+            }
+            None => {}
+        }
+    }
+    blocks
+}
+
+/// The guide's steps run as written, from an empty folder (issue 28): the build command builds
+/// the bundled bots too, the ten-line bot with the kit on `PYTHONPATH` (inherited by the bot)
+/// passes check-bot and plays the gauntlet against the three levels (fewer pairs, shorter
+/// moves), the import line of the API section imports, and without the kit on the path the
+/// failure names the missing module.
+#[test]
+fn the_bot_guide_runs_as_written() {
+    let Some(py) = python("the_bot_guide_runs_as_written") else {
+        return;
+    };
+    let guide = std::fs::read_to_string(root().join("docs/writing-a-bot.md")).unwrap();
+    let sh = fenced(&guide, "sh");
+    let python_blocks = fenced(&guide, "python");
+    assert!(
+        sh[0].starts_with("cargo build --release --workspace"),
+        "step 1 must build the bundled bots: {}",
+        sh[0]
+    );
+    assert_eq!(
+        sh[1].split('#').next().unwrap().trim(),
+        "export PYTHONPATH=$PWD/bots/python"
+    );
+    let dir = Dir::new("kits-guide");
+    std::fs::write(dir.join("mybot.py"), &python_blocks[0]).unwrap();
+    let arena_bin = env!("CARGO_BIN_EXE_arena");
+    bin_dir();
+    let kit = root().join("bots/python");
+    let shell = |script: &str, kit_on_path: bool| {
+        let mut cmd = Command::new("sh");
+        cmd.arg("-c")
+            .arg(script.replace("target/release/arena", arena_bin))
+            .current_dir(dir.path())
+            .env_remove("PYTHONPATH");
+        if kit_on_path {
+            cmd.env("PYTHONPATH", &kit);
+        }
+        cmd.output().expect("run sh")
+    };
+    let check = sh
+        .iter()
+        .find(|b| b.contains("check-bot -- python3 mybot.py"))
+        .expect("step 3");
+    let o = shell(check, true);
+    let report = text(&o.stdout);
+    assert!(o.status.success(), "{report}{}", text(&o.stderr));
+    assert!(report.contains(" 0 failed"), "{report}");
+    // Without the kit on the path: check-bot fails the handshake on a crash, and the bot run
+    // by hand, as the guide says, names the missing module.
+    let o = shell(check, false);
+    assert!(!o.status.success());
+    let report = text(&o.stdout);
+    assert!(
+        report.contains("FAIL handshake") && report.contains("crash"),
+        "{report}"
+    );
+    let o = shell("python3 mybot.py </dev/null", false);
+    assert!(
+        text(&o.stderr).contains("No module named 'mancala_bot'"),
+        "{}",
+        text(&o.stderr)
+    );
+    let gauntlet = sh
+        .iter()
+        .find(|b| b.contains("--gauntlet mine"))
+        .expect("step 4")
+        .replace("--pairs 50", "--pairs 1")
+        .replace("--movetime 1000", "--movetime 200");
+    let o = shell(&format!("{} --quiet --no-plots", gauntlet.trim_end()), true);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let rows = games(&dir.join("results/mine"));
+    assert_eq!(rows.len(), 6, "one pair against each level");
+    for row in &rows {
+        assert!(row["first"] == "mine" || row["second"] == "mine");
+        assert!(
+            matches!(row["termination"].as_str(), "normal" | "sow_cap"),
+            "a forfeit: {row:?}"
+        );
+    }
+    let import = python_blocks
+        .iter()
+        .find(|b| b.starts_with("from mancala_bot import") && b.lines().count() == 1)
+        .expect("the API section's import line");
+    let o = Command::new(&py)
+        .args(["-c", import])
+        .env("PYTHONPATH", &kit)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{import}: {}", text(&o.stderr));
 }

@@ -857,11 +857,18 @@ mod ruleset_strings {
             ("kalah:pits=6,", "expected key=value"),
             ("kalah:pits=6,pits=5", "twice"),
             ("kalah:sow_cap=0", "1..=100000"),
-            ("Kalah", "unknown ruleset"),
+            ("Kalahx", "unknown ruleset"),
         ] {
             let e = input.parse::<Ruleset>().unwrap_err().to_string();
             assert!(e.contains(needle), "{input}: {e}");
         }
+        // The game's name in any case (issue 28: `--rules Kalah`); the keys stay lower case.
+        assert_eq!("Kalah".parse::<Ruleset>(), "kalah".parse::<Ruleset>());
+        assert_eq!(
+            "OWARE:seeds=5".parse::<Ruleset>(),
+            "oware:seeds=5".parse::<Ruleset>()
+        );
+        assert!("kalah:Pits=6".parse::<Ruleset>().is_err());
     }
 
     proptest::proptest! {

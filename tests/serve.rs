@@ -412,7 +412,7 @@ fn a_browser_watches_a_run_and_steps_through_a_game() {
         Path::new("/usr/bin/chromium").exists() && Path::new("/usr/bin/chromedriver").exists();
     if !have {
         assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
+            !in_ci(),
             "CI must run the browser test: install chromium and chromium-driver"
         );
         skipped(
@@ -544,6 +544,13 @@ fn a_browser_watches_a_run_and_steps_through_a_game() {
     );
     let end = shown["end"].as_str().unwrap();
     assert!(end.contains(record["result"].as_str().unwrap()), "{end}");
+    // A rules end in words, not the engine's name (issue 28).
+    for name in ["SideEmpty", "NoMove", "SowCap"] {
+        assert!(!end.contains(name), "{end}");
+    }
+    if record["detail"] == "SideEmpty" {
+        assert!(end.contains("normal: one side's pits were empty"), "{end}");
+    }
     assert!(
         end.contains(record["termination"].as_str().unwrap()),
         "{end}"
@@ -560,6 +567,28 @@ fn a_browser_watches_a_run_and_steps_through_a_game() {
     let last = driver.js(BOARD_JS);
     assert!(last["ply"].as_u64().unwrap() > 0);
     assert!(last["end"].as_str().unwrap().starts_with("Result "));
+    // The pairwise table as the browser lays it out: every count sits in a column of its own,
+    // right under its label (issue 28: five counts packed into one cell did not).
+    let layout = driver.js(
+        "const t = document.querySelector('#pairwise table');
+         const heads = [...t.rows[0].cells].map(c => c.textContent);
+         const rows = [...t.rows].slice(1).map(r => [...r.cells].map(c => c.textContent));
+         const ll = [...t.rows].map(r => r.cells[heads.indexOf('pairs LL')].getBoundingClientRect());
+         return {heads, rows, aligned: ll.every(b => Math.abs(b.right - ll[0].right) < 1)};",
+    );
+    let heads = layout["heads"].as_array().unwrap();
+    for label in ["pairs LL", "LD", "DD/WL", "WD", "WW"] {
+        assert!(heads.contains(&json!(label)), "{heads:?}");
+    }
+    for row in layout["rows"].as_array().unwrap() {
+        let cells = row.as_array().unwrap();
+        assert_eq!(cells.len(), heads.len(), "{cells:?}");
+        let ll = heads.iter().position(|h| h == "pairs LL").unwrap();
+        for count in &cells[ll..ll + 5] {
+            assert!(count.as_str().unwrap().parse::<u32>().is_ok(), "{cells:?}");
+        }
+    }
+    assert_eq!(layout["aligned"], true);
 }
 
 /// `/api/run?id=ID` as JSON (panics on any other status).

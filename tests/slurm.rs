@@ -4,7 +4,7 @@
 //! games of one unsharded run.
 //!
 //! Needs a running cluster: `scripts/slurm/local-cluster.sh` (as root) starts one; `.ci/run` does.
-//! Without one the test says so and passes, except in CI (`CI` set), where it fails.
+//! Without one the test says so and passes, except in CI (`CI` set to a non-empty value), where it fails.
 
 mod util;
 
@@ -49,7 +49,7 @@ fn lines(path: &Path) -> usize {
 fn sharded_on_slurm_with_a_requeued_shard_equals_one_run() {
     if !cluster_up() {
         assert!(
-            std::env::var_os("CI").is_none(),
+            !in_ci(),
             "CI must run the Slurm test: .ci/run starts a one-node cluster with scripts/slurm/local-cluster.sh"
         );
         skipped(

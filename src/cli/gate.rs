@@ -46,8 +46,9 @@ pub struct GateArgs {
     /// margin [default: 0.05].
     #[arg(long)]
     pub beta: Option<f64>,
-    /// The indifference margin around each band edge, Elo [default: half of each tolerance].
-    #[arg(long)]
+    /// The indifference margin around each band edge, in Elo [default: half of each tolerance]
+    /// (run's --margin is a time allowance in milliseconds).
+    #[arg(long, value_name = "ELO")]
     pub margin: Option<f64>,
     /// The budget: game pairs per level and reference player [default: 300].
     #[arg(long)]
@@ -55,6 +56,8 @@ pub struct GateArgs {
     /// Stop as soon as one level is proven outside its band.
     #[arg(long)]
     pub fail_fast: bool,
+    /// Run seed: the openings and the bots' per-game seeds are a function of it [default: 1, or
+    /// the bands file's `seed`].
     #[arg(long)]
     pub seed: Option<u64>,
     /// Rules, openings (default on Kalah(6,4): the bundled suite), time control, concurrency.

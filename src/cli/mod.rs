@@ -1,5 +1,6 @@
 //! The clap definition of `arena`'s subcommands and the dispatch to their implementations.
-//! Each subcommand's code is its own file here; add new ones beside `replay` and `perft`.
+//! Each subcommand's code is its own file here. `arena --help` lists them in the order a new
+//! user meets them: `run` first, the rules-engine tools (`replay`, `perft`) last.
 //! Exit codes: 0 success, 1 an error (printed once to stderr), 2 a usage error (from clap).
 
 use std::process::ExitCode;
@@ -53,36 +54,43 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Play MOVES from the start position and print the position reached.
-    Replay(replay::ReplayArgs),
-    /// Count the move sequences of each length from the start (rules engine check and benchmark).
-    Perft(perft::PerftArgs),
+    /// Play a tournament (round robin or gauntlet) and write a results folder.
+    ///
+    /// With neither a tournament file nor --bot, plays the six bundled bots (random, greedy,
+    /// easy, normal, hard, mcts) on Kalah(6,4): `arena run` alone is the README's first run.
+    /// Players come from the file's [[bot]] tables and the --bot flags; flags override the
+    /// file's other keys.
+    #[command(visible_alias = "tournament")]
+    Run(tournament::RunArgs),
+    /// Rate a results folder: Elo with confidence intervals, pairwise table, site ladder.
+    Rate(rate::RateArgs),
+    /// Rate a results folder and draw its plots, report.html and summary.md into it.
+    Plot(plot::PlotArgs),
+    /// A live web dashboard over run folders (read-only; loopback by default).
+    Serve(serve::ServeArgs),
+    /// Sequential probability ratio test between a base and a test bot (exit 0 H1, 3 H0, 4 inconclusive).
+    #[command(mut_arg("opening_plies", |a| a.help("Random legal sows from the start that make each pair's opening [default: on Kalah(6,4) the bundled opening suite, otherwise 2]")))]
+    Sprt(sprt::SprtArgs),
+    /// Check that every level plays inside its Elo band against a fixed pool (exit 0 inside, 3 outside, 4 undecided).
+    #[command(mut_arg("opening_plies", |a| a.help("Random legal sows from the start that make each pair's opening [default: on Kalah(6,4) the bundled opening suite, otherwise 2]")))]
+    Gate(gate::GateArgs),
+    /// Find the knob value at which a bot rates at each target Elo against a fixed reference pool.
+    Calibrate(calibrate::CalibrateArgs),
+    /// Run a bot through the whole protocol and report what it does wrong.
+    CheckBot(check_bot::CheckBotArgs),
+    /// Combine shard folders (`run --shard I/N`) into one run folder.
+    Merge(merge::MergeArgs),
+    /// Write a suite of distinct openings K sows deep, valued (exactly on Kalah) and filtered by value.
+    Openings(openings::OpeningsArgs),
     /// Mistake meter: replay a results folder with the solver, per-player error rates.
     #[command(visible_alias = "analyze")]
     Analyse(analyse::AnalyseArgs),
     /// Solve a Kalah position: the perfect-play margin and every optimal move.
     Solve(solve::SolveArgs),
-    /// Run a bot through the whole protocol and report what it does wrong.
-    CheckBot(check_bot::CheckBotArgs),
-    /// Rate a results folder: Elo with confidence intervals, pairwise table, site ladder.
-    Rate(rate::RateArgs),
-    /// Rate a results folder and draw its plots, report.html and summary.md into it.
-    Plot(plot::PlotArgs),
-    /// Sequential probability ratio test between a base and a test bot (exit 0 H1, 3 H0, 4 inconclusive).
-    Sprt(sprt::SprtArgs),
-    /// Check that every level plays inside its Elo band against a fixed pool (exit 0 inside, 3 outside, 4 undecided).
-    Gate(gate::GateArgs),
-    /// Write a suite of distinct openings K sows deep, valued (exactly on Kalah) and filtered by value.
-    Openings(openings::OpeningsArgs),
-    /// Combine shard folders (`run --shard I/N`) into one run folder.
-    Merge(merge::MergeArgs),
-    /// Find the knob value at which a bot rates at each target Elo against a fixed reference pool.
-    Calibrate(calibrate::CalibrateArgs),
-    /// A live web dashboard over run folders (read-only; loopback by default).
-    Serve(serve::ServeArgs),
-    /// Play a tournament (round robin or gauntlet) and write a results folder.
-    #[command(visible_alias = "tournament")]
-    Run(tournament::RunArgs),
+    /// Play MOVES from the start position and print the position reached.
+    Replay(replay::ReplayArgs),
+    /// Count the move sequences of each length from the start (rules engine check and benchmark).
+    Perft(perft::PerftArgs),
 }
 
 /// Completes what clap's derive cannot express: `--bot` values grouped per occurrence.

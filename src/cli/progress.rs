@@ -29,6 +29,8 @@ pub struct Console {
     table: BTreeMap<String, (f64, u32)>,
     /// A signal's message has been said.
     signalled: bool,
+    /// Players the live table always shows (a gauntlet's), whatever their place.
+    always: Vec<String>,
 }
 
 impl Console {
@@ -43,6 +45,15 @@ impl Console {
             last_line: Instant::now(),
             table: BTreeMap::new(),
             signalled: false,
+            always: Vec::new(),
+        }
+    }
+
+    /// The console whose live table always shows `players` (a gauntlet's), after the leaders.
+    pub fn always_showing(self, players: Vec<String>) -> Console {
+        Console {
+            always: players,
+            ..self
         }
     }
 
@@ -114,7 +125,8 @@ impl Console {
         self.say(&text);
     }
 
-    /// The top players by score so far, e.g. `hard 81% · normal 64% · greedy 40%`.
+    /// The top players by score so far, e.g. `hard 81% · normal 64% · greedy 40%`, and the
+    /// players always shown.
     fn leaders(&self) -> String {
         let mut rows: Vec<(&String, f64)> = self
             .table
@@ -122,9 +134,13 @@ impl Console {
             .map(|(name, (pts, n))| (name, pts / f64::from((*n).max(1))))
             .collect();
         rows.sort_by(|a, b| b.1.total_cmp(&a.1));
-        rows.iter()
-            .take(4)
-            .map(|(n, s)| format!("{n} {:.0}%", s * 100.0))
+        // The top four, then the players always shown (a gauntlet's) that are not among them.
+        let shown = rows
+            .iter()
+            .enumerate()
+            .filter(|(place, (name, _))| *place < 4 || self.always.iter().any(|a| a == *name));
+        shown
+            .map(|(_, (n, s))| format!("{n} {:.0}%", s * 100.0))
             .collect::<Vec<_>>()
             .join(" · ")
     }

@@ -58,6 +58,7 @@ pub struct SprtArgs {
     /// Stop, inconclusive, after this many game pairs.
     #[arg(long, default_value_t = 20_000)]
     pub max_pairs: u32,
+    /// Run seed: the openings and the bots' per-game seeds are a function of it [default: 1].
     #[arg(long)]
     pub seed: Option<u64>,
     #[command(flatten)]

@@ -13,6 +13,7 @@ use mancala_arena::plan::{gauntlet, physical_cores};
 use mancala_arena::run_folder::{RunFile, RunKind};
 use mancala_arena::session::{Finish, Session};
 use mancala_arena::tournament::runner::RunMode;
+use mancala_arena::vocab::game_flags::{at_least_one, millis};
 use mancala_arena::vocab::GameFlags;
 use mancala_arena::vocab::{Format, RunPlan};
 
@@ -40,16 +41,17 @@ pub struct RunArgs {
     #[arg(long = "gauntlet", value_name = "NAME")]
     pub gauntlet: Vec<String>,
     /// Game pairs per encounter (each pair: same opening, first player swapped) [default: 4].
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = at_least_one::<u32>)]
     pub pairs: Option<u32>,
     /// Run seed: the schedule, openings and bot seeds are a function of it [default: 1].
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Overhead allowance added to every time limit, in ms [default: 100].
-    #[arg(long)]
+    /// Overhead allowance added to every time limit, in milliseconds [default: 100] (gate's
+    /// --margin is in Elo).
+    #[arg(long, value_name = "MS")]
     pub margin: Option<u64>,
     /// How long a bot may take for the handshake and `isready`, in ms [default: 10000].
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = millis)]
     pub handshake_timeout: Option<u64>,
     /// End a game as soon as its outcome can no longer change.
     #[arg(long)]
@@ -299,19 +301,40 @@ pub fn main(args: &RunArgs) -> Result<()> {
     if !args.output.quiet {
         let config = &plan.config;
         eprintln!(
-            "{}: {} players, {} ({} pairs per encounter), {} game(s) at once, results in {}",
+            "{}: {} players, {} ({} pair{} per encounter), {} game(s) at once, results in {}",
             config.name,
             config.players.len(),
             config.rules,
             config.pairs,
+            if config.pairs == 1 { "" } else { "s" },
             plan.concurrency,
             plan.out.display()
         );
     }
+    // A new run's folder that did not exist (or was empty) goes again if the run stops before
+    // its first game (a bot that cannot start): no half-made folder is left behind.
+    let fresh = args.resume.is_none()
+        && std::fs::read_dir(&plan.out).map_or(true, |mut d| d.next().is_none());
+    let gauntlet = match &plan.config.format {
+        Format::Gauntlet { challengers } => challengers
+            .iter()
+            .map(|&i| plan.config.players[i].name.clone())
+            .collect(),
+        Format::RoundRobin => Vec::new(),
+    };
     let session = Session::open(plan, mode)?;
     let dir = session.dir().to_path_buf();
-    let mut console = Console::new(!args.output.quiet, Some(dir.clone()));
-    let outcome = session.play(&mut [&mut console])?;
+    let mut console = Console::new(!args.output.quiet, Some(dir.clone())).always_showing(gauntlet);
+    let outcome = match session.play(&mut [&mut console]) {
+        Ok(outcome) => outcome,
+        Err(err) => {
+            drop(session);
+            if fresh && !RunFile::exists(&dir) {
+                let _ = std::fs::remove_dir_all(&dir);
+            }
+            return Err(err);
+        }
+    };
     if !args.output.quiet {
         eprintln!(
             "{} game(s) played ({} forfeit(s)), {} skipped; results in {}",

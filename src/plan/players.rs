@@ -25,8 +25,18 @@ pub const DEFAULT_FIELD: [Bundled; 6] = [
     ("mcts", "mcts", &[]),
 ];
 
+/// The bundled bots' names: `bundled=NAME` is the binary `mancala-NAME` (the `mancala-bots`
+/// crate's binaries).
+pub const BUNDLED_BOTS: [&str; 5] = ["random", "greedy", "alphabeta", "mcts", "solver"];
+
 /// The path of a bundled bot's binary: beside the `arena` executable (`target/release/`).
 pub fn bundled_program(bot: &str) -> Result<PathBuf> {
+    if !BUNDLED_BOTS.contains(&bot) {
+        bail!(
+            "there is no bundled bot `{bot}`: the bundled bots are {} (or give cmd=\"PROGRAM ARGS\" for your own)",
+            BUNDLED_BOTS.join(", ")
+        );
+    }
     let exe = std::env::current_exe().context("cannot locate the arena executable")?;
     let dir = exe.parent().context("the arena executable has no folder")?;
     let path = dir.join(format!("mancala-{bot}"));

@@ -18,7 +18,7 @@ use super::tables::{
     gate_table, gate_words, mistakes_table, pairwise_table, ratings_table, signed,
     terminations_table,
 };
-use super::text::escape_html as escape;
+use super::text::{escape_html as escape, readable_time};
 use super::viewer::{json_for_script, ViewerGames, VIEWER_CSS, VIEWER_JS};
 use crate::run_folder::analysis::MistakeRow;
 
@@ -68,7 +68,7 @@ pub fn render(input: &ReportInput<'_>) -> String {
         s.players.len(),
         input.run.as_ref().map_or(String::new(), |r| format!(
             ", started {}, arena {}",
-            escape(&r.started),
+            escape(&readable_time(&r.started)),
             escape(&r.arena_version)
         ))
     );
@@ -145,7 +145,9 @@ pub fn render(input: &ReportInput<'_>) -> String {
     } else {
         let _ = writeln!(
             h,
-            "<p>From the first player's view; Elo ± {:.0}% from the pentanomial model over game \
+            "<p>Each encounter from the row player's view (W, D, L are its wins, draws and losses; \
+             the pair columns count its game pairs by their two results, LL lost both ... WW won \
+             both, DD/WL drawn or split); Elo ± {:.0}% from the pentanomial model over game \
              pairs (trinomial when games are unpaired).</p>",
             s.level * 100.0
         );
@@ -189,7 +191,8 @@ pub fn render(input: &ReportInput<'_>) -> String {
         Some(json) => {
             let _ = writeln!(
                 h,
-                "<p>The run's <code>run.json</code>:</p>\n<pre>{}</pre>",
+                "<details><summary>The run's <code>run.json</code> (players, rules, time \
+                 control, seed: click to show)</summary>\n<pre>{}</pre></details>",
                 escape(json)
             );
         }
@@ -201,21 +204,35 @@ pub fn render(input: &ReportInput<'_>) -> String {
     let dir = shlex::try_quote(&input.dir.display().to_string())
         .map_or_else(|_| input.dir.display().to_string(), |q| q.into_owned());
     h.push_str("<section id=\"reproduce\">\n<h2>Reproduce</h2>\n");
+    h.push_str(
+        "<p>From the checkout, with the binaries built (<code>cargo build --release \
+         --workspace</code>):</p>\n",
+    );
     if let Some(run) = &input.run {
         let _ = writeln!(
             h,
             "<p>The command that played these games (the same seed gives the same games with \
              deterministic bots):</p>\n<pre>{}</pre>",
-            escape(&command_line(run))
+            escape(&in_release(&command_line(run)))
         );
     }
     let _ = writeln!(
         h,
-        "<p>Rate the folder again, and redraw this report:</p>\n<pre>arena rate {d}\narena plot {d}</pre>",
+        "<p>Rate the folder again and redraw this report (<code>plot</code> rates it \
+         first):</p>\n<pre>target/release/arena plot {d}</pre>",
         d = escape(&dir)
     );
     h.push_str("</section>\n</body>\n</html>\n");
     h
+}
+
+/// A recorded command line run from the checkout's release build: `arena run ...` as
+/// `target/release/arena run ...` (a path given to the arena stays as it was).
+fn in_release(command: &str) -> String {
+    match command.strip_prefix("arena ") {
+        Some(rest) => format!("target/release/arena {rest}"),
+        None => command.to_string(),
+    }
 }
 
 /// The game viewer over the embedded games (see [`super::viewer`] for the data and the cap).

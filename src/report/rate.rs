@@ -18,7 +18,7 @@ use crate::run_folder::games::{
 };
 use crate::run_folder::pgn::{write_pgn, GAMES_PGN};
 use crate::run_folder::ratings::{write_rating_files, Summary};
-use crate::run_folder::RunFile;
+use crate::run_folder::{not_a_run_folder, RunFile};
 use crate::vocab::schedule::{derive_seed, stream};
 
 /// How to rate, as the user says it (players by name).
@@ -101,6 +101,9 @@ pub fn rate_games(
 
 /// Rates the folder and writes its rating files.
 pub fn rate_dir(dir: &Path, opts: &RateOptions) -> Result<Rated> {
+    if let Some(why) = not_a_run_folder(dir) {
+        bail!("{why}");
+    }
     let (rows, mut warnings) = read_games_checked(dir)?;
     if rows.is_empty() {
         bail!(

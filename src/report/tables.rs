@@ -144,10 +144,15 @@ impl Table {
     }
 }
 
-/// `signed(12.3)` is `+12`.
+/// `signed(12.3)` is `+12`; what rounds to zero is `0` (never `-0` or `+0`).
 pub fn signed(x: f64) -> String {
     if x.is_finite() {
-        format!("{x:+.0}")
+        let rounded = x.round();
+        if rounded == 0.0 {
+            "0".to_string()
+        } else {
+            format!("{rounded:+.0}")
+        }
     } else {
         "–".to_string()
     }
@@ -229,7 +234,12 @@ pub fn pairwise_table(rows: &[PairwiseRow]) -> Table {
         left("opponent"),
         right("games"),
         right("W-D-L"),
-        right("pairs LL LD DD/WL WD WW"),
+        // The pentanomial counts of game pairs, one column each (from the row player's view).
+        right("pairs LL"),
+        right("LD"),
+        right("DD/WL"),
+        right("WD"),
+        right("WW"),
         right("score"),
         right("Elo"),
         right("LOS"),
@@ -242,10 +252,11 @@ pub fn pairwise_table(rows: &[PairwiseRow]) -> Table {
                 p.opponent.clone(),
                 p.games.to_string(),
                 format!("{}-{}-{}", p.wins, p.draws, p.losses),
-                format!(
-                    "{} {} {} {} {}",
-                    p.penta_ll, p.penta_ld, p.penta_dd_wl, p.penta_wd, p.penta_ww
-                ),
+                p.penta_ll.to_string(),
+                p.penta_ld.to_string(),
+                p.penta_dd_wl.to_string(),
+                p.penta_wd.to_string(),
+                p.penta_ww.to_string(),
                 pct(p.score_pct),
                 pair_elo(p),
                 p.los.map_or("–".to_string(), |l| format!("{l:.3}")),

@@ -34,6 +34,15 @@ pub fn escape_markdown(s: &str) -> String {
     out
 }
 
+/// An RFC 3339 time (`run.json`'s `started`, with nanoseconds) as a reader wants it:
+/// `2026-12-02 08:41:07 +00:00`. A text that does not parse is shown as it is.
+pub fn readable_time(rfc3339: &str) -> String {
+    chrono::DateTime::parse_from_rfc3339(rfc3339).map_or_else(
+        |_| rfc3339.to_string(),
+        |t| t.format("%Y-%m-%d %H:%M:%S %:z").to_string(),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

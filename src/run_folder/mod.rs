@@ -45,6 +45,55 @@ pub fn holds_run(dir: &Path) -> bool {
     RunFile::exists(dir) || games::has_games(dir)
 }
 
+/// Why `dir` is not a run folder, for a command that reads one (`rate`, `plot`, `analyse`):
+/// missing, a file, or a folder without `games.csv`, then with the run folders found up to
+/// three levels below it (the `results/` folder above the runs, say). `None` if it holds a
+/// `games.csv`.
+pub fn not_a_run_folder(dir: &Path) -> Option<String> {
+    let shown = dir.display();
+    if !dir.exists() {
+        return Some(format!("{shown} does not exist"));
+    }
+    if !dir.is_dir() {
+        return Some(format!(
+            "{shown} is a file: arena rate takes a run folder (the folder holding games.csv)"
+        ));
+    }
+    if games::has_games(dir) {
+        return None;
+    }
+    let mut found = Vec::new();
+    runs_below(dir, 3, &mut found);
+    found.sort();
+    Some(match found.as_slice() {
+        [] => format!("{shown} is not a run folder (no games.csv) and holds none"),
+        runs => format!(
+            "{shown} is not a run folder (no games.csv); the run folders in it: {}",
+            runs.iter()
+                .map(|r| r.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    })
+}
+
+/// The folders under `dir`, `depth` levels deep at most, that hold a `games.csv`.
+fn runs_below(dir: &Path, depth: u32, found: &mut Vec<std::path::PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            if games::has_games(&path) {
+                found.push(path);
+            } else if depth > 1 {
+                runs_below(&path, depth - 1, found);
+            }
+        }
+    }
+}
+
 /// Reads the JSON file `name` of the folder `dir`: `None` if the folder has none.
 fn read_json<T: serde::de::DeserializeOwned>(dir: &Path, name: &str) -> Result<Option<T>> {
     let path = dir.join(name);

@@ -22,7 +22,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use axum::extract::{Query, Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::middleware::{self, Next};
@@ -582,9 +582,19 @@ pub fn router(app: Arc<App>) -> Router {
 
 /// Binds, calls `ready` with the address (the port may have been 0), and serves until Ctrl-C.
 pub async fn serve(opts: ServeOptions, ready: impl FnOnce(SocketAddr)) -> Result<()> {
-    let listener = tokio::net::TcpListener::bind(opts.bind)
-        .await
-        .with_context(|| format!("cannot listen on {}", opts.bind))?;
+    let listener = match tokio::net::TcpListener::bind(opts.bind).await {
+        Err(e) if e.kind() == std::io::ErrorKind::AddrInUse => bail!(
+            "cannot listen on {}: {} is in use (another `arena serve`?): stop that one, or pick \
+             another port (--bind {}:0 takes any free one and prints it)",
+            opts.bind,
+            opts.bind,
+            match opts.bind.ip() {
+                std::net::IpAddr::V6(ip) => format!("[{ip}]"),
+                ip => ip.to_string(),
+            }
+        ),
+        bound => bound.with_context(|| format!("cannot listen on {}", opts.bind))?,
+    };
     let addr = listener.local_addr()?;
     ready(addr);
     let app = Arc::new(App::new(opts.roots, addr.ip().is_loopback()));

@@ -476,20 +476,19 @@ async fn preflight(
             }
             Err(err) => err,
         };
-        let message = format!(
-            "player `{}` cannot start: {err} (its stderr: {})",
-            spec.name,
-            log.path().display()
-        );
+        let message = format!("player `{}` cannot start: {err}", spec.name);
         match err {
             StartError::Bot(_) if drop_unstartable => {
+                // The run goes on: its log stays in the folder.
                 let _ = say.send(Said::Dropped {
                     name: spec.name.clone(),
-                    message: format!("dropping {message}"),
+                    message: format!("dropping {message} (its stderr: {})", log.path().display()),
                 });
                 dropped[player] = true;
             }
-            _ => errors.push(message),
+            // The run stops before its first game and its folder goes: what the bot wrote
+            // on stderr is quoted here, or nothing when it wrote nothing.
+            _ => errors.push(message + &stderr_ending(log)),
         }
     }
     if !errors.is_empty() {
@@ -507,6 +506,22 @@ async fn preflight(
         bail!("fewer than two players can start: nothing to play");
     }
     Ok(dropped)
+}
+
+/// The last lines a bot wrote on stderr (not the arena's own notes), as `; its stderr ends:`
+/// and the lines indented; empty when it wrote nothing.
+fn stderr_ending(log: &BotLog) -> String {
+    log.flush();
+    let text = std::fs::read_to_string(log.path()).unwrap_or_default();
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with("[arena]"))
+        .collect();
+    if lines.is_empty() {
+        return String::new();
+    }
+    let last = &lines[lines.len().saturating_sub(5)..];
+    format!("; its stderr ends:\n    {}", last.join("\n    "))
 }
 
 /// Starts a game slot: a thread of its own that runs `task` on a current-thread runtime. The

@@ -24,11 +24,11 @@ pub struct GameFlags {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub openings: Option<PathBuf>,
     /// Games played at once [default: the number of physical cores].
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = at_least_one::<usize>)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub concurrency: Option<usize>,
     /// Time per sow in ms, a fresh budget for each sow [default: 30000, the site's clock].
-    #[arg(long)]
+    #[arg(long, allow_negative_numbers = true, value_parser = millis)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub movetime: Option<u64>,
     /// Game clock `base+inc` in seconds, e.g. `10+0.1` (replaces the per-sow default).
@@ -43,6 +43,24 @@ pub struct GameFlags {
     #[arg(long)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub nodes: Option<u64>,
+}
+
+/// clap's parser of a count that must be at least 1 (`--pairs`, `--concurrency`): its message
+/// says what the value must be, for a negative number too (clap would otherwise take `-1` for a
+/// flag and suggest `-- -1`, or name the type's whole range). Pure.
+pub fn at_least_one<T: std::str::FromStr + PartialEq + From<u8>>(text: &str) -> Result<T, String> {
+    match text.trim().parse::<T>() {
+        Ok(n) if n != T::from(0) => Ok(n),
+        _ => Err("must be a whole number, at least 1".to_string()),
+    }
+}
+
+/// clap's parser of a time in milliseconds that must be at least 1 (`--movetime`,
+/// `--handshake-timeout`). Pure.
+pub fn millis(text: &str) -> Result<u64, String> {
+    at_least_one::<u64>(text).map_err(|_| {
+        "must be a whole number of milliseconds, at least 1 (1000 is one second)".to_string()
+    })
 }
 
 impl GameFlags {

@@ -209,3 +209,13 @@ pub fn skipped(test: &str, reason: &str) {
     use std::io::Write;
     let _ = writeln!(std::io::stderr(), "SKIPPED {test}: {reason}");
 }
+
+/// Whether a value of the `CI` variable means "running in CI": any non-empty value.
+pub fn ci_value_counts(value: Option<&str>) -> bool {
+    value.is_some_and(|v| !v.is_empty())
+}
+
+/// Whether the tests run in CI (`CI` set to a non-empty value), where a test may not skip.
+pub fn in_ci() -> bool {
+    ci_value_counts(std::env::var("CI").ok().as_deref())
+}

@@ -280,7 +280,8 @@ impl FromStr for Ruleset {
             Some((n, o)) => (n, Some(o)),
             None => (s, None),
         };
-        let game = match name {
+        // The name in any case (`Kalah`, as the game is written in prose); its options as given.
+        let game = match name.to_ascii_lowercase().as_str() {
             "kalah" => GameKind::Kalah,
             "oware" => GameKind::Oware,
             "congkak" => GameKind::Congkak,

@@ -185,11 +185,23 @@
     if (ply === this.last) {
       this.end.textContent = "Result " + g.result + " (" + g.first + " " + g.score[0] + ", " +
         g.second + " " + g.score[1] + ") · " + g.termination +
-        (g.detail ? ": " + g.detail : "") + (g.forfeit ? " · forfeit by " + g.forfeit : "");
+        (g.detail ? ": " + (END_WORDS[g.detail] || g.detail) : "") +
+        (g.forfeit ? " · forfeit by " + g.forfeit : "");
     } else {
       this.end.textContent = "";
     }
     this.items.forEach(function (li, k) { li.classList.toggle("current", k === ply - 1); });
+  };
+
+  // Why a game ended by the rules, in words (games.csv's `detail` of a `normal` end holds the
+  // rules engine's name, e.g. `SideEmpty`; docs/rules.md).
+  var END_WORDS = {
+    SideEmpty: "one side's pits were empty",
+    NoMove: "the side to move had no legal move",
+    Majority: "a player had captured more than half the seeds",
+    NoFeeding: "the side to move could not give the empty side any seeds",
+    Repetition: "the position repeated",
+    SowCap: "the sow cap was reached"
   };
 
   function mountPicker(root, data) {
