@@ -1039,3 +1039,88 @@ fn a_killed_arena_takes_its_bots_with_it() {
     }
     assert!(gone, "bots {left:?} outlived the killed arena");
 }
+
+/// Messages that misled (#32): each now says what was wrong and where.
+#[test]
+fn messages_say_what_was_wrong_and_where() {
+    let dir = Dir::new("rel-messages");
+    let random = bot("random");
+    // A byte-order mark before `mancalaok`: the handshake failure shows what was received.
+    let bom = format!("python3 {} bom", misbehave());
+    let out = dir.join("bom");
+    let o = arena_words(&run_words(
+        &out,
+        &["--handshake-timeout", "1000"],
+        &[bot_arg("bom", &bom), bot_arg("b", &random)],
+    ));
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("\"\\u{feff}mancalaok\"") && err.contains("byte-order mark"),
+        "{err}"
+    );
+    // check-bot cannot write its transcript: an error, not a silent exit 0.
+    let o = arena(&["check-bot", "--transcript", "/proc/version", "--", &random]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stdout));
+    assert!(
+        text(&o.stderr).contains("cannot write the transcript to /proc/version"),
+        "{}",
+        text(&o.stderr)
+    );
+    // A NaN anchor is refused before rating.
+    let out = dir.join("played");
+    let o = arena_words(&run_words(
+        &out,
+        &["--pairs", "1", "--movetime", "50"],
+        &[bot_arg("a", &random), bot_arg("b", &random)],
+    ));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let played = out.display().to_string();
+    let o = arena(&["rate", &played, "--anchor", "a=NaN"]);
+    assert!(!o.status.success());
+    assert!(
+        text(&o.stderr).contains("`NaN` is not a number"),
+        "{}",
+        text(&o.stderr)
+    );
+    // A bundled name that is a path is no bundled bot.
+    let file = dir.join("sh.toml");
+    std::fs::write(
+        &file,
+        "[[bot]]\nname = \"sh\"\nbundled = \"../../../bin/sh\"\n",
+    )
+    .unwrap();
+    let o = arena(&[
+        "run",
+        "--out",
+        &dir.join("sh").display().to_string(),
+        &file.display().to_string(),
+    ]);
+    assert!(
+        text(&o.stderr).contains("there is no bundled bot `../../../bin/sh`"),
+        "{}",
+        text(&o.stderr)
+    );
+    // max_pairs = 0 in a bands file is named as the file's key, not as --pairs.
+    let example =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("bands.example.toml"))
+            .unwrap();
+    let openings = Path::new(env!("CARGO_MANIFEST_DIR")).join("openings/kalah-6x4-balanced.txt");
+    let bands = example.replace("max_pairs = 300", "max_pairs = 0").replace(
+        "openings = \"openings/kalah-6x4-balanced.txt\"",
+        &format!("openings = {:?}", openings.display().to_string()),
+    );
+    let file = dir.join("bands.toml");
+    std::fs::write(&file, bands).unwrap();
+    let o = arena(&[
+        "gate",
+        &file.display().to_string(),
+        "--out",
+        &dir.join("g").display().to_string(),
+    ]);
+    let err = text(&o.stderr);
+    assert!(
+        err.contains("bands.toml: max_pairs must be at least 1"),
+        "{err}"
+    );
+    assert!(!err.contains("--pairs"), "{err}");
+}

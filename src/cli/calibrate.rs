@@ -164,6 +164,8 @@ fn parse_anchor(text: &str) -> Result<(String, f64)> {
         .with_context(|| format!("--anchor `{text}`: expected NAME=ELO"))?;
     let elo = e
         .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite())
         .with_context(|| format!("--anchor `{text}`: `{e}` is not an Elo"))?;
     Ok((n.to_string(), elo))
 }

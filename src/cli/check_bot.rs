@@ -174,6 +174,14 @@ pub fn run(args: &CheckBotArgs) -> Result<ExitCode> {
             config_log.display()
         );
     }
+    if let Some(error) = &report.transcript_error {
+        eprintln!(
+            "error: cannot write the transcript to {}: {error} (give --transcript a file you \
+             can write)",
+            report.transcript.display()
+        );
+        return Ok(ExitCode::from(2));
+    }
     if report.failed() == 0 {
         return Ok(ExitCode::SUCCESS);
     }

@@ -131,10 +131,13 @@ impl GateArgs {
                 first_move_advantage: file_gate.first_move_advantage.unwrap_or(0.0),
             },
             game: self.game.or(&file_game),
-            max_pairs: self
-                .max_pairs
-                .or(file_gate.max_pairs)
-                .unwrap_or(DEFAULT_MAX_PAIRS),
+            max_pairs: match (self.max_pairs, file_gate.max_pairs) {
+                (Some(0), _) => bail!("--max-pairs must be at least 1"),
+                (None, Some(0)) => {
+                    bail!("{}: max_pairs must be at least 1", self.bands.display())
+                }
+                (given, from_file) => given.or(from_file).unwrap_or(DEFAULT_MAX_PAIRS),
+            },
             seed: self.seed.or(file_gate.seed).unwrap_or(1),
             fail_fast: self.fail_fast,
         })

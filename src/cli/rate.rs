@@ -48,7 +48,11 @@ impl RatingFlags {
                 let value: f64 = value
                     .trim()
                     .parse()
-                    .map_err(|_| anyhow::anyhow!("--anchor `{text}`: `{value}` is not a number"))?;
+                    .ok()
+                    .filter(|v: &f64| v.is_finite())
+                    .ok_or_else(|| {
+                        anyhow::anyhow!("--anchor `{text}`: `{value}` is not a number")
+                    })?;
                 Some((name.to_string(), value))
             }
         };

@@ -81,6 +81,8 @@ pub struct Report {
     pub checks: Vec<CheckResult>,
     pub bot_name: Option<String>,
     pub transcript: PathBuf,
+    /// Why the transcript could not be written, if it could not.
+    pub transcript_error: Option<String>,
     pub stderr_bytes: u64,
 }
 
@@ -244,7 +246,9 @@ pub async fn check_bot(config: &CheckConfig) -> Result<Report, StartError> {
     c.transcript.extend(c.engine.take_transcript());
     let mut text = c.transcript.join("\n");
     text.push('\n');
-    let _ = std::fs::write(&config.transcript, text);
+    let transcript_error = std::fs::write(&config.transcript, text)
+        .err()
+        .map(|e| e.to_string());
     c.stderr_log.flush();
     let stderr_bytes = std::fs::metadata(&config.stderr_log)
         .map(|m| m.len())
@@ -253,6 +257,7 @@ pub async fn check_bot(config: &CheckConfig) -> Result<Report, StartError> {
         checks,
         bot_name,
         transcript: config.transcript.clone(),
+        transcript_error,
         stderr_bytes,
     })
 }

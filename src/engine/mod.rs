@@ -195,6 +195,9 @@ pub struct Engine {
     go_pending: bool,
     /// Strict mode: the violations not taken yet. `None` in normal mode.
     violations: Option<Vec<Violation>>,
+    /// The last line read that was not a protocol message (cut to a few hundred bytes), to
+    /// say what a bot printed instead of the answer it owed.
+    last_skipped: Option<String>,
     /// Every line in both directions, when recording (up to [`MAX_TRANSCRIPT_BYTES`]).
     transcript: Option<Vec<String>>,
     transcript_bytes: usize,
@@ -323,6 +326,7 @@ impl Engine {
             violations: None,
             transcript: None,
             transcript_bytes: 0,
+            last_skipped: None,
             out: String::new(),
             sent: SentLines::default(),
         })
@@ -399,7 +403,23 @@ impl Engine {
             }
         };
         self.info.problems = problems;
-        result
+        result.map_err(|fault| match (fault.kind, self.last_skipped.take()) {
+            (FaultKind::Timeout, Some(line)) => {
+                let bom = if line.starts_with('\u{feff}') {
+                    " (it starts with a UTF-8 byte-order mark: print plain UTF-8)"
+                } else {
+                    ""
+                };
+                Fault::new(
+                    FaultKind::Timeout,
+                    format!(
+                        "{}; the last line it printed is not `mancalaok`: {line:?}{bom}",
+                        fault.detail
+                    ),
+                )
+            }
+            _ => fault,
+        })
     }
 
     /// A `setoption` for each (name, value) pair.
@@ -585,14 +605,15 @@ impl Engine {
         loop {
             let pending = self.go_pending;
             match self.next_line(deadline)? {
-                (_, Ok(FromBot::Unknown(_))) => {}
+                (line, Ok(FromBot::Unknown(_))) => self.last_skipped = Some(cut(&line)),
                 // A `bestmove` no `go` asked for (noted in the log): not an answer.
                 (_, Ok(FromBot::BestMove(_))) if !pending => {}
                 (_, Ok(msg)) => return Ok(msg),
                 (line, Err(err)) if is_bestmove(&line) => {
                     return Err(Fault::new(FaultKind::Malformed, format!("{err}")))
                 }
-                (_, Err(err)) => {
+                (line, Err(err)) => {
+                    self.last_skipped = Some(cut(&line));
                     if let Some(kept) = malformed.as_deref_mut() {
                         if kept.len() < MAX_PROBLEMS {
                             kept.push(Violation::Malformed(err));
@@ -626,6 +647,15 @@ impl Engine {
     pub async fn kill(&mut self) {
         self.process.kill().await;
     }
+}
+
+/// `line` cut to at most 200 bytes (at a character boundary), for a message.
+fn cut(line: &str) -> String {
+    let mut end = line.len().min(200);
+    while !line.is_char_boundary(end) {
+        end -= 1;
+    }
+    line[..end].to_string()
 }
 
 fn is_bestmove(line: &str) -> bool {

@@ -120,6 +120,7 @@ fn report(checks: Vec<CheckResult>, config: &CheckConfig, log: &BotLog) -> Repor
         checks,
         bot_name: None,
         transcript: config.transcript.clone(),
+        transcript_error: None,
         stderr_bytes: std::fs::metadata(log.path()).map_or(0, |m| m.len()),
     }
 }

@@ -24,6 +24,7 @@ misbehaves as MODE says:
   malformed-nul  answers `bestmove ` and a NUL byte
   id-flood       answers `mancala` with `id name ...` lines (1 KiB each) without end
   slow-handshake sleeps 5 s (deaf to its input) before answering `mancala`
+  bom            answers `mancala` with a UTF-8 byte-order mark before `mancalaok`
   behave         never misbehaves
 
 With --pid-file PATH it first writes its own pid and the child's to PATH (for zombie checks).
@@ -120,6 +121,9 @@ def main() -> None:
         if word == "mancala":
             if mode == "no-handshake":
                 say("id name never-ready")
+                continue
+            if mode == "bom":
+                say("\ufeffmancalaok")
                 continue
             if mode == "slow-handshake":
                 time.sleep(5)
