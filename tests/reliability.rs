@@ -598,6 +598,19 @@ fn input_the_arena_refuses_before_playing() {
         format!("cmd={random}"),
     ];
     refused("long", &[], &[two[0].clone(), long], "longer than 64");
+    // An option whose `setoption` line would pass the protocol's 64 KiB line limit (#32).
+    let huge = vec![
+        "--bot".into(),
+        "name=h".into(),
+        format!("cmd={random}"),
+        format!("option.Book={}", "b".repeat(100 << 10)),
+    ];
+    refused(
+        "huge-option",
+        &[],
+        &[two[0].clone(), huge],
+        "its `setoption` line would be 102427 bytes",
+    );
 
     // A tournament file without players.
     let file = dir.join("empty.toml");

@@ -90,6 +90,16 @@ pub fn classify(a: &Activity) -> RunState {
     }
 }
 
+/// How long the folder has been quiet at `now`. A last write dated ahead of the clock (a clock
+/// set back, a folder copied from another machine) is no sign of life: its distance counts as
+/// quiet too, so that a killed run's folder is not shown running until the clock catches up.
+pub fn quiet_since(now: SystemTime, last_write: SystemTime) -> Duration {
+    match now.duration_since(last_write) {
+        Ok(quiet) => quiet,
+        Err(ahead) => ahead.duration(),
+    }
+}
+
 /// How long a live run may leave its folder untouched: three times the longest game so far, and
 /// at least what one game may take under its time control (100 sows at the per-sow deadline, or
 /// twice a game clock), and at least two minutes.
@@ -377,7 +387,7 @@ impl RunCache {
             total,
             test_ended: self.stamps[5].is_some() || self.stamps[6].is_some(),
             ended: matches!((pgn_time, csv_time), (Some(p), Some(c)) if p >= c),
-            quiet: now.duration_since(last_write).unwrap_or_default(),
+            quiet: quiet_since(now, last_write),
             quiet_limit: run.map_or(MIN_QUIET, |r| {
                 quiet_limit(&r.config.time, self.longest_game)
             }),
@@ -623,6 +633,21 @@ mod tests {
             quiet_limit(&fast, Duration::from_secs(100)),
             Duration::from_secs(300)
         );
+    }
+
+    #[test]
+    fn a_folder_dated_ahead_of_the_clock_is_not_fresh() {
+        let now = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000);
+        let past = now - Duration::from_secs(30);
+        assert_eq!(quiet_since(now, past), Duration::from_secs(30));
+        // Dated an hour ahead: an hour of quiet, not none (#32: shown running).
+        let ahead = now + Duration::from_secs(3600);
+        assert_eq!(quiet_since(now, ahead), Duration::from_secs(3600));
+        let stale = Activity {
+            quiet: quiet_since(now, ahead),
+            ..activity()
+        };
+        assert_eq!(classify(&stale), RunState::Interrupted);
     }
 
     #[test]

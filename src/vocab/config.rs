@@ -344,6 +344,20 @@ impl RunConfig {
                 );
             }
         }
+        for p in &self.players {
+            for (name, value) in &p.options {
+                // `setoption name N value V` and its line end.
+                let line = "setoption name  value \n".len() + name.len() + value.len();
+                if line > crate::protocol::MAX_LINE_LEN {
+                    return Err(format!(
+                        "player `{}`: option `{name}`: its `setoption` line would be {line} \
+                         bytes, over the protocol's {} byte line limit",
+                        p.name,
+                        crate::protocol::MAX_LINE_LEN
+                    ));
+                }
+            }
+        }
         if self.pairs == 0 {
             return Err("--pairs must be at least 1".to_string());
         }

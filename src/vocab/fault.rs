@@ -65,3 +65,19 @@ impl std::str::FromStr for FaultKind {
             .ok_or_else(|| format!("unknown fault kind `{s}`"))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::FaultKind;
+
+    /// docs/tournament.md's table of game ends names every fault a game can end with (#32: `io`
+    /// was missing).
+    #[test]
+    fn every_fault_is_in_the_documented_table_of_game_ends() {
+        let docs = include_str!("../../docs/tournament.md");
+        for kind in FaultKind::ALL {
+            let row = format!("| `{}` |", kind.as_str());
+            assert!(docs.contains(&row), "docs/tournament.md has no row {row}");
+        }
+    }
+}
