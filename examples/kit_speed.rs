@@ -78,7 +78,8 @@ fn main() {
                 options: vec![],
                 protocol: Default::default(),
             };
-            let log = BotLog::new(&logs.join(format!("{name}.log")), 1 << 20);
+            let log = BotLog::new(&logs.join(format!("{name}.log")), 1 << 20)
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
             let engine = Engine::start(&spec, &log, Duration::from_secs(10), None)
                 .await
                 .unwrap_or_else(|e| panic!("{name}: {e}"));

@@ -823,8 +823,10 @@ fn merge_and_sprt_hold_the_folder_lock_against_a_second_writer() {
         text(&done.stderr)
     );
 
-    // `arena merge`, held up writing its output: its games.jsonl is a FIFO no one reads (a
-    // stalled disk), so it waits after taking the lock, writing run.json and games.csv.
+    // `arena merge` takes the same lock on its output: with the output held by another writer
+    // (here the test, as a running arena holds it), the merge is refused at once, naming the
+    // holder, and writes nothing. (A merge can no longer be held up mid-write by a FIFO in its
+    // output to show it from the other side: a FIFO there is refused, issue 32.)
     let shard = dir.join("shard");
     let o = arena_words(&run_words(
         &shard,
@@ -834,22 +836,35 @@ fn merge_and_sprt_hold_the_folder_lock_against_a_second_writer() {
     assert!(o.status.success(), "{}", text(&o.stderr));
     let merged = dir.join("merged");
     std::fs::create_dir_all(&merged).unwrap();
+    let lock_path = merged.join(".arena.lock");
+    std::fs::write(&lock_path, format!("{}\n", std::process::id())).unwrap();
+    let lock = std::fs::File::open(&lock_path).unwrap();
+    use std::os::fd::AsRawFd;
+    // SAFETY: flock(2) on a descriptor this test owns.
+    assert_eq!(
+        unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) },
+        0
+    );
+    let started = Instant::now();
+    let o = arena(&["merge", merged.to_str().unwrap(), shard.to_str().unwrap()]);
+    refused((o, started.elapsed()), std::process::id());
+    assert!(!merged.join("games.csv").exists() && !merged.join("run.json").exists());
+    drop(lock);
+    // A FIFO in the output is refused at once, not waited on.
     let fifo = std::ffi::CString::new(merged.join("games.jsonl").to_str().unwrap()).unwrap();
     // SAFETY: mkfifo(3) with a valid C string.
     assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
-    let merge = spawn_arena(
-        &["merge", merged.to_str().unwrap(), shard.to_str().unwrap()].map(String::from),
+    let (o, took) = arena_within(
+        &["merge", merged.to_str().unwrap(), shard.to_str().unwrap()],
+        Duration::from_secs(30),
     );
+    assert!(took < Duration::from_secs(20), "the merge waited on a FIFO");
+    assert!(!o.status.success(), "{}", text(&o.stdout));
     assert!(
-        wait_until(Duration::from_secs(20), || merged
-            .join("games.csv")
-            .exists()),
-        "the merge did not start writing"
+        text(&o.stderr).contains("games.jsonl"),
+        "{}",
+        text(&o.stderr)
     );
-    let (second, holder) = (second_writer(&merged), merge.id());
-    // Blocked in open(2) on the FIFO, with no bots: SIGKILL ends it.
-    let _ = merge.wait_timeout_or_kill(Duration::ZERO);
-    refused(second, holder);
 }
 
 #[test]
@@ -1136,4 +1151,237 @@ fn messages_say_what_was_wrong_and_where() {
         "{err}"
     );
     assert!(!err.contains("--pairs"), "{err}");
+}
+
+// Issue 32: hostile folders and files.
+
+/// `arena WORDS...` with a deadline (then SIGKILL): a command that hangs fails the test instead
+/// of the suite.
+fn arena_within(words: &[&str], limit: Duration) -> (std::process::Output, Duration) {
+    let started = Instant::now();
+    let child = spawn_arena(&words.iter().map(|w| w.to_string()).collect::<Vec<_>>());
+    let out = child.wait_timeout_or_kill(limit);
+    (out, started.elapsed())
+}
+
+/// A finished one-pair run of two random bots in `out`.
+fn small_run(out: &Path) {
+    let random = bot("random");
+    let o = arena_words(&run_words(
+        out,
+        &["--pairs", "1"],
+        &[bot_arg("a", &random), bot_arg("b", &random)],
+    ));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+}
+
+#[test]
+fn r32_run_folder_files_are_never_links_or_fifos() {
+    let dir = Dir::new("rel-r32-links");
+    let out = dir.join("run");
+    small_run(&out);
+    let out_s = out.to_str().unwrap();
+    let games = out.join("games.csv");
+    let saved = std::fs::read(&games).unwrap();
+    // A victim outside the folder, as large as a real file someone would miss.
+    let victim = dir.join("precious.txt");
+    let precious = "precious data\n".repeat(1 << 16);
+    std::fs::write(&victim, &precious).unwrap();
+
+    // games.csv a link: refused, naming the file, and the link's target left whole.
+    std::fs::remove_file(&games).unwrap();
+    std::os::unix::fs::symlink(&victim, &games).unwrap();
+    let (o, _) = arena_within(
+        &["run", "--resume", out_s, "--quiet"],
+        Duration::from_secs(60),
+    );
+    let err = text(&o.stderr);
+    assert!(!o.status.success(), "resume through a link: {err}");
+    assert!(
+        err.contains("games.csv") && err.contains("symbolic link"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&victim).unwrap(),
+        precious,
+        "the target was written"
+    );
+    let (o, _) = arena_within(&["rate", out_s], Duration::from_secs(60));
+    assert!(!o.status.success() && text(&o.stderr).contains("symbolic link"));
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), precious);
+    std::fs::remove_file(&games).unwrap();
+    std::fs::write(&games, &saved).unwrap();
+
+    // A bot's log a link to a file larger than the log cap: the bot's stderr does not go into
+    // the target, and the target is not cut to the cap.
+    let log = out.join("logs/a.stderr.log");
+    std::fs::remove_file(&log).unwrap();
+    std::os::unix::fs::symlink(&victim, &log).unwrap();
+    let (o, _) = arena_within(
+        &[
+            "run",
+            "--resume",
+            out_s,
+            "--quiet",
+            "--no-plots",
+            "--log-cap",
+            "64K",
+        ],
+        Duration::from_secs(60),
+    );
+    let err = text(&o.stderr);
+    assert!(!o.status.success(), "a log through a link: {err}");
+    assert!(
+        err.contains("a.stderr.log") && err.contains("symbolic link"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&victim).unwrap(),
+        precious,
+        "the target was cut"
+    );
+    std::fs::remove_file(&log).unwrap();
+
+    // games.csv a FIFO: every reader says so at once instead of waiting for a writer.
+    std::fs::remove_file(&games).unwrap();
+    let fifo = std::ffi::CString::new(games.to_str().unwrap()).unwrap();
+    // SAFETY: mkfifo(3) with a valid C string.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+    for words in [
+        vec!["run", "--resume", out_s, "--quiet", "--no-plots"],
+        vec!["rate", out_s],
+        vec!["plot", out_s],
+    ] {
+        let (o, took) = arena_within(&words, Duration::from_secs(30));
+        let err = text(&o.stderr);
+        assert!(
+            took < Duration::from_secs(20),
+            "{words:?} waited on the FIFO"
+        );
+        assert!(!o.status.success(), "{words:?}: {err}");
+        assert!(
+            err.contains("games.csv") && err.contains("FIFO"),
+            "{words:?}: {err}"
+        );
+    }
+}
+
+/// The `arena ...` command quoted in backticks after `lead` in `text`, split into words by a
+/// POSIX shell as a user pasting it would have it split (the leading `arena` dropped).
+fn pasted_command(text: &str, lead: &str) -> Vec<String> {
+    let at = text
+        .find(lead)
+        .unwrap_or_else(|| panic!("no `{lead}` in {text}"));
+    let rest = &text[at + lead.len()..];
+    let start = rest.find("`arena ").expect("a command in backticks") + "`arena ".len();
+    let command = &rest[start..start + rest[start..].find('`').expect("closing backtick")];
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "for w in {command}; do printf '%s\\n' \"$w\"; done"
+        ))
+        .output()
+        .unwrap();
+    assert!(
+        o.status.success(),
+        "`{command}` is not valid shell: {}",
+        text_of(&o.stderr)
+    );
+    text_of(&o.stdout).lines().map(String::from).collect()
+}
+
+fn text_of(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn r32_printed_resume_commands_paste_into_a_shell() {
+    let dir = Dir::new("rel-r32-quote");
+    let out = dir.join("with space/it's $HOME run");
+    let out_s = out.to_str().unwrap().to_string();
+    small_run(&out);
+    let expect = ["run", "--resume", out_s.as_str()];
+    // Starting again into the finished folder: the hint to resume it.
+    let o = arena_words(&run_words(
+        &out,
+        &["--pairs", "1"],
+        &[bot_arg("a", &bot("random")), bot_arg("b", &bot("random"))],
+    ));
+    assert!(!o.status.success());
+    assert_eq!(pasted_command(&text(&o.stderr), "use "), expect);
+
+    // Interrupted by SIGTERM while a bot thinks: the hint to finish it.
+    let hang = format!("python3 {} hang", misbehave());
+    let out2 = dir.join("with space/second run");
+    let child = start_run(
+        &run_words(
+            &out2,
+            &["--pairs", "1", "--movetime", "60000"],
+            &[bot_arg("h", &hang), bot_arg("r", &bot("random"))],
+        ),
+        &out2,
+    );
+    signal(&child, libc::SIGTERM);
+    let o = child.wait_timeout_or_kill(Duration::from_secs(20));
+    let err = text(&o.stderr);
+    assert!(err.contains("SIGTERM"), "{err}");
+    assert_eq!(
+        pasted_command(&err, "resume with "),
+        ["run", "--resume", out2.to_str().unwrap()]
+    );
+}
+
+#[test]
+fn r32_a_run_folder_deleted_mid_run_stops_the_run_naming_it() {
+    let dir = Dir::new("rel-r32-deleted");
+    let out = dir.join("run");
+    let random = bot("random");
+    let child = start_run(
+        &run_words(
+            &out,
+            &["--pairs", "100000", "--concurrency", "1"],
+            &[bot_arg("a", &random), bot_arg("b", &random)],
+        ),
+        &out,
+    );
+    assert!(
+        wait_until(Duration::from_secs(30), || rows_in(&out) > 2),
+        "no games"
+    );
+    std::fs::remove_dir_all(&out).unwrap();
+    let o = child.wait_timeout_or_kill(Duration::from_secs(20));
+    let err = text(&o.stderr);
+    assert!(
+        o.status.code().is_some(),
+        "still playing 20 s after the folder was deleted"
+    );
+    assert!(!o.status.success(), "{err}");
+    assert!(
+        err.contains(out.to_str().unwrap()) && err.contains("deleted"),
+        "{err}"
+    );
+}
+
+#[test]
+fn r32_logs_as_a_file_is_named() {
+    let dir = Dir::new("rel-r32-logs");
+    let out = dir.join("run");
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(out.join("logs"), "not a folder\n").unwrap();
+    let random = bot("random");
+    let o = arena_words(&run_words(
+        &out,
+        &["--pairs", "1"],
+        &[bot_arg("a", &random), bot_arg("b", &random)],
+    ));
+    let err = text(&o.stderr);
+    assert!(!o.status.success(), "{err}");
+    assert!(
+        err.contains(out.join("logs").to_str().unwrap()) && err.contains("not a folder"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(out.join("logs")).unwrap(),
+        "not a folder\n"
+    );
 }

@@ -182,3 +182,66 @@ fn folders_of_different_runs_are_refused() {
     let err = text(&out.stderr);
     assert!(err.contains("differ in seed"), "{err}");
 }
+
+// Issue 32: what `arena merge` refuses.
+
+fn arena_args(args: &[String]) -> std::process::Output {
+    let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+    arena(&refs)
+}
+
+#[test]
+fn r32_merge_refuses_a_running_shard_and_a_foreign_out() {
+    let dir = Dir::new("merge-r32");
+    let shard = dir.join("shard0");
+    let o = arena_args(&run_args(&shard, &["--shard", "0/2", "--pairs", "2"]));
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let shard_s = shard.display().to_string();
+
+    // The shard still being written: its lock is held (here by the test, as a running
+    // `arena run --shard` holds it). Refused, saying so, and nothing merged.
+    let lock = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(shard.join(".arena.lock"))
+        .unwrap();
+    use std::os::fd::AsRawFd;
+    // SAFETY: flock(2) on a descriptor this test owns.
+    assert_eq!(
+        unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) },
+        0
+    );
+    let out = dir.join("merged");
+    let o = arena(&["merge", &out.display().to_string(), &shard_s]);
+    let err = text(&o.stderr);
+    assert!(
+        !o.status.success(),
+        "a running shard was merged: {}",
+        text(&o.stdout)
+    );
+    assert!(
+        err.contains("shard0") && err.contains("still being written"),
+        "{err}"
+    );
+    assert!(!out.join("games.csv").exists(), "{err}");
+    drop(lock);
+    let o = arena(&["merge", &out.display().to_string(), &shard_s]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+
+    // An OUT holding someone's files: refused as `arena run --out` refuses it, untouched.
+    let foreign = dir.join("foreign");
+    std::fs::create_dir_all(&foreign).unwrap();
+    std::fs::write(foreign.join("precious.txt"), "mine\n").unwrap();
+    let o = arena(&["merge", &foreign.display().to_string(), &shard_s]);
+    let err = text(&o.stderr);
+    assert!(!o.status.success(), "merged into a foreign folder");
+    assert!(
+        err.contains("precious.txt") && err.contains("not a run folder"),
+        "{err}"
+    );
+    let names: Vec<String> = std::fs::read_dir(&foreign)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["precious.txt"]);
+}

@@ -878,3 +878,104 @@ fn the_dashboard_reads_the_state_each_run_recorded() {
     let page = get(&addr, "/run?id=decided");
     assert!(page.body.contains("The SPRT accepted H1."), "{}", page.body);
 }
+
+// Issue 32: hostile files in a served folder.
+
+/// `GET target` that must be answered within `limit` (the test fails instead of hanging).
+fn get_within(addr: &str, target: &str, limit: Duration) -> HttpResponse {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let (addr, asked) = (addr.to_string(), target.to_string());
+    std::thread::spawn(move || {
+        let _ = tx.send(get(&addr, &asked));
+    });
+    rx.recv_timeout(limit)
+        .unwrap_or_else(|_| panic!("no answer to {target} within {limit:?}"))
+}
+
+/// A finished one-pair run of two random bots in `root/NAME`.
+fn small_run(root: &Path, name: &str) -> std::path::PathBuf {
+    let out = root.join(name);
+    arena_ok(&[
+        "run",
+        "--quiet",
+        "--no-plots",
+        "--out",
+        &out.display().to_string(),
+        "--pairs",
+        "1",
+        "--bot",
+        "name=a",
+        &format!("cmd={}", bot("random")),
+        "--bot",
+        "name=b",
+        &format!("cmd={}", bot("random")),
+    ]);
+    out
+}
+
+#[test]
+fn r32_a_fifo_in_a_run_folder_does_not_hold_up_the_server() {
+    let dir = Dir::new("serve-r32-fifo");
+    let root = dir.join("results");
+    std::fs::create_dir_all(&root).unwrap();
+    let out = small_run(&root, "fifo");
+    small_run(&root, "plain");
+    let games = out.join("games.csv");
+    std::fs::remove_file(&games).unwrap();
+    let fifo = std::ffi::CString::new(games.to_str().unwrap()).unwrap();
+    // SAFETY: mkfifo(3) with a valid C string.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+    let (_server, addr) = serve(&root, "127.0.0.1:0");
+    let limit = Duration::from_secs(20);
+    let index = get_within(&addr, "/", limit);
+    assert_eq!(index.status, 200);
+    assert!(index.body.contains("plain"), "{}", index.body);
+    let runs = get_within(&addr, "/api/runs", limit);
+    assert_eq!(runs.status, 200, "{}", runs.body);
+    let page = get_within(&addr, "/run?id=fifo", limit);
+    assert!(
+        page.body.contains("games.csv") && page.body.contains("FIFO"),
+        "{}",
+        page.body
+    );
+}
+
+/// The peak resident memory of process `pid` in MiB (`VmHWM` in /proc/PID/status).
+fn peak_rss_mib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let kib: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("VmHWM");
+    kib / 1024
+}
+
+#[test]
+fn r32_an_endless_last_line_is_not_read_whole() {
+    let dir = Dir::new("serve-r32-endless");
+    let root = dir.join("results");
+    std::fs::create_dir_all(&root).unwrap();
+    let out = small_run(&root, "endless");
+    // games.jsonl and games.csv each end in a 1 GiB line without a line end (sparse: cheap).
+    for file in ["games.jsonl", "games.csv"] {
+        let f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(out.join(file))
+            .unwrap();
+        let len = f.metadata().unwrap().len();
+        f.set_len(len + (1 << 30)).unwrap();
+    }
+    let (server, addr) = serve(&root, "127.0.0.1:0");
+    let started = Instant::now();
+    let limit = Duration::from_secs(20);
+    assert_eq!(get_within(&addr, "/", limit).status, 200);
+    assert_eq!(get_within(&addr, "/api/runs", limit).status, 200);
+    assert_eq!(get_within(&addr, "/api/run?id=endless", limit).status, 200);
+    let page = get_within(&addr, "/run?id=endless", limit);
+    assert!(page.body.contains("without a line end"), "{}", page.body);
+    let took = started.elapsed();
+    let peak = peak_rss_mib(server.0.id());
+    assert!(peak < 256, "the server grew to {peak} MiB");
+    assert!(took < Duration::from_secs(5), "four pages took {took:?}");
+}

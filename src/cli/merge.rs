@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use mancala_arena::tournament::merge::merge;
+use mancala_arena::vocab::shell_word;
 
 #[derive(clap::Args, Debug)]
 pub struct MergeArgs {
@@ -64,6 +65,6 @@ pub fn run(args: &MergeArgs) -> Result<()> {
             outln!("warning: the shards are not consistent with one another (p < 0.001)")?;
         }
     }
-    outln!("next: arena rate {}", args.out.display())?;
+    outln!("next: arena rate {}", shell_word(&args.out))?;
     Ok(())
 }

@@ -11,6 +11,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use mancala_arena::run_folder::games::GameRow;
 use mancala_arena::tournament::events::{RunEvent, RunSink, Steer, StopReason};
+use mancala_arena::vocab::shell_word;
 
 /// How often plain progress lines are printed when stderr is not a terminal.
 const PLAIN_EVERY: Duration = Duration::from_secs(10);
@@ -118,7 +119,7 @@ impl Console {
         let text = match &self.resume {
             Some(dir) => format!(
                 "\n{signal}: stopping the bots; finish the run with `arena run --resume {}`",
-                dir.display()
+                shell_word(dir)
             ),
             None => format!("\n{signal}: stopping the bots"),
         };

@@ -200,7 +200,11 @@ struct Checker<'a> {
 
 /// Runs every check. `Err` only when the bot cannot be started at all.
 pub async fn check_bot(config: &CheckConfig) -> Result<Report, StartError> {
-    let stderr_log = BotLog::new(&config.stderr_log, DEFAULT_LOG_CAP);
+    let stderr_log =
+        BotLog::new(&config.stderr_log, DEFAULT_LOG_CAP).map_err(|error| StartError::Arena {
+            program: config.program.display(),
+            error,
+        })?;
     let mut c = Checker {
         engine: spawn(config, &stderr_log)?,
         config,

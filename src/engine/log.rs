@@ -42,11 +42,25 @@ struct LogState {
 }
 
 impl BotLog {
-    /// The log at `path`, capped at `cap` bytes (plus the truncation note).
-    pub fn new(path: &Path, cap: u64) -> BotLog {
+    /// The log at `path`, capped at `cap` bytes (plus the truncation note). The file is
+    /// created if missing (a silent bot has an empty log); a symbolic link or anything but a
+    /// regular file there is an error naming it, and is left as it is: the bot's stderr never
+    /// goes into another file, and no file is cut to the cap but the log.
+    pub fn new(path: &Path, cap: u64) -> std::io::Result<BotLog> {
         let tail_cap = (cap / 4).min(1 << 20) as usize;
-        // The file exists from the start, empty or not: a silent bot has an empty log.
-        let _ = OpenOptions::new().create(true).append(true).open(path);
+        if let Err(e) =
+            crate::sys::open_no_follow(path, OpenOptions::new().create(true).append(true))
+        {
+            let why = match crate::sys::NotAFile::of(&e) {
+                Some(crate::sys::NotAFile::Link) => "a symbolic link, which the arena does not follow in a run folder (the bot's stderr would go into the file it points to); remove it".to_string(),
+                Some(crate::sys::NotAFile::Other(what)) => format!("{what}; remove it"),
+                None => e.to_string(),
+            };
+            return Err(std::io::Error::new(
+                e.kind(),
+                format!("cannot write the bot log {}: {why}", path.display()),
+            ));
+        }
         let mut state = LogState {
             path: path.to_path_buf(),
             head: 0,
@@ -61,7 +75,7 @@ impl BotLog {
         };
         // A file past the cap (an older arena's, or a larger `--log-cap`'s) is cut now.
         log.flush();
-        log
+        Ok(log)
     }
 
     pub fn path(&self) -> PathBuf {
@@ -139,12 +153,12 @@ impl LogState {
     /// the last `tail_cap` become the tail again. The head is set first, so that even a file
     /// that cannot be read is cut at the cap by the next flush.
     fn take_up(&mut self) -> std::io::Result<()> {
-        let len = std::fs::metadata(&self.path)?.len();
+        let mut file = crate::sys::open_no_follow(&self.path, OpenOptions::new().read(true))?;
+        let len = file.metadata()?.len();
         self.head = len.min(self.head_cap);
         if len <= self.head_cap {
             return Ok(());
         }
-        let mut file = File::open(&self.path)?;
         file.seek(SeekFrom::Start(self.head_cap))?;
         let mut start = Vec::new();
         (&mut file).take(256).read_to_end(&mut start)?;
@@ -161,13 +175,13 @@ impl LogState {
 
     /// The log file, opened for this write only: a run of a thousand players must not hold a
     /// thousand files open (stderr output is rare, and past the head it stays in memory).
+    /// A link or a FIFO put in its place since is not written.
     fn open(&self) -> Option<File> {
-        OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&self.path)
-            .ok()
+        crate::sys::open_no_follow(
+            &self.path,
+            OpenOptions::new().create(true).truncate(false).write(true),
+        )
+        .ok()
     }
 }
 
@@ -190,7 +204,7 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("x.stderr.log");
-        let log = BotLog::new(&path, 1000);
+        let log = BotLog::new(&path, 1000).unwrap();
         log.write(b"start\n");
         for i in 0..1000 {
             log.write(format!("line {i:04}\n").as_bytes());
@@ -216,7 +230,7 @@ mod tests {
         assert_eq!(text.matches("bytes of stderr dropped").count(), 1);
         assert!(text.len() < 1000 + 200);
         // A resumed run goes on with the same file, within the same cap.
-        let again = BotLog::new(&path, 1000);
+        let again = BotLog::new(&path, 1000).unwrap();
         again.write(b"after resume\n");
         again.flush();
         let text = std::fs::read_to_string(&path).unwrap();
@@ -235,7 +249,7 @@ mod tests {
         let path = dir.join("x.stderr.log");
         let mut written = 0;
         for resume in 0..6 {
-            let log = BotLog::new(&path, 1000);
+            let log = BotLog::new(&path, 1000).unwrap();
             for i in 0..500 {
                 let line = format!("run {resume} line {i:03}\n");
                 log.write(line.as_bytes());
@@ -257,7 +271,7 @@ mod tests {
         }
         // A log far past the cap (a larger cap before, or an older arena) is cut at once.
         std::fs::write(&path, vec![b'x'; 50_000]).unwrap();
-        drop(BotLog::new(&path, 1000));
+        drop(BotLog::new(&path, 1000).unwrap());
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(text.len() < 1000 + 200, "{} bytes", text.len());
         assert!(

@@ -683,7 +683,7 @@ mod tests {
     /// A scripted bot: `script` run by `sh -c`.
     fn scripted(script: &str) -> Engine {
         let path = std::env::temp_dir().join(format!("arena-engine-{}.log", std::process::id()));
-        let log = BotLog::new(&path, DEFAULT_LOG_CAP);
+        let log = BotLog::new(&path, DEFAULT_LOG_CAP).unwrap();
         let command = script.to_string();
         let timeout = Duration::from_secs(10);
         Engine::spawn(&Program::Shell { command }, None, &log, timeout, None).expect("spawn sh")

@@ -77,7 +77,8 @@ pub fn write_curve(dir: &Path, cal: &Calibration) -> std::io::Result<Vec<String>
     let plot = CalibrationPlot::new(cal);
     let mut missing = Vec::new();
     match render_svg(&plot) {
-        Ok(svg) => std::fs::write(dir.join(format!("{}.svg", plot.stem())), svg)?,
+        Ok(svg) => crate::run_folder::files::write(&dir.join(format!("{}.svg", plot.stem())), svg)
+            .map_err(std::io::Error::other)?,
         Err(err) => missing.push(format!("no {}.svg: {err}", plot.stem())),
     }
     if let Err(err) = render_png(&plot, &dir.join(format!("{}.png", plot.stem()))) {

@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 use super::input::{Figure, ReportInput};
 use super::plots::{
@@ -19,6 +19,7 @@ use super::rate::{RateOptions, Rated};
 use super::viewer::ViewerGames;
 use super::{html, markdown};
 use crate::run_folder::analysis::read_analysis;
+use crate::run_folder::files;
 use crate::run_folder::games::{rated_games, read_games, read_records};
 use crate::run_folder::gate::GateFile;
 use crate::run_folder::sprt::{read_trace, SprtFile};
@@ -60,9 +61,9 @@ fn figure<P: Plot>(
     let drawn = plot.and_then(|p| {
         let svg = render_svg(&p)?;
         let svg_path = dir.join(format!("{stem}.svg"));
-        std::fs::write(&svg_path, &svg).map_err(|source| PlotError::Io {
+        files::write(&svg_path, &svg).map_err(|e| PlotError::Io {
             context: format!("cannot write {}", svg_path.display()),
-            source,
+            source: std::io::Error::other(e),
         })?;
         outcome.written.push(svg_path);
         if opts.png {
@@ -178,12 +179,10 @@ pub fn write_report(
             .map(|r| ViewerGames::new(&r)),
     };
     let html_path = dir.join(REPORT_HTML);
-    std::fs::write(&html_path, html::render(&input))
-        .with_context(|| format!("cannot write {}", html_path.display()))?;
+    files::write(&html_path, html::render(&input))?;
     out.written.push(html_path);
     let md_path = dir.join(SUMMARY_MD);
-    std::fs::write(&md_path, markdown::render(&input))
-        .with_context(|| format!("cannot write {}", md_path.display()))?;
+    files::write(&md_path, markdown::render(&input))?;
     out.written.push(md_path);
     Ok(out)
 }

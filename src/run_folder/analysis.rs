@@ -59,8 +59,7 @@ impl MistakeRow {
 
 pub fn write_analysis(dir: &Path, rows: &[MistakeRow]) -> Result<()> {
     let path = dir.join(ANALYSIS_CSV);
-    let mut w = csv::Writer::from_path(&path)
-        .with_context(|| format!("cannot write {}", path.display()))?;
+    let mut w = csv::Writer::from_writer(super::files::create(&path)?);
     for row in rows {
         w.serialize(row)
             .with_context(|| format!("cannot write {}", path.display()))?;
@@ -73,11 +72,10 @@ pub fn write_analysis(dir: &Path, rows: &[MistakeRow]) -> Result<()> {
 /// The folder's `analysis.csv`, or `None` if there is none.
 pub fn read_analysis(dir: &Path) -> Result<Option<Vec<MistakeRow>>> {
     let path = dir.join(ANALYSIS_CSV);
-    if !path.exists() {
+    let Some(file) = super::files::open_read_if_exists(&path)? else {
         return Ok(None);
-    }
-    let mut r =
-        csv::Reader::from_path(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    };
+    let mut r = csv::Reader::from_reader(file);
     let rows = r
         .deserialize()
         .enumerate()

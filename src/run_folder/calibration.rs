@@ -51,11 +51,11 @@ pub fn write_calibration(
     table: &str,
 ) -> Result<()> {
     write_points(dir, cal)?;
-    std::fs::write(
-        dir.join(CALIBRATED_TOML),
+    super::files::write(
+        &dir.join(CALIBRATED_TOML),
         toml_snippet(cal, cmd, fixed, pool),
     )?;
-    std::fs::write(dir.join(TABLE_TXT), table)?;
+    super::files::write(&dir.join(TABLE_TXT), table)?;
     Ok(())
 }
 
@@ -85,15 +85,15 @@ pub fn write_points(dir: &Path, cal: &Calibration) -> Result<()> {
 fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(".tmp");
-    std::fs::write(&tmp, bytes)
-        .and_then(|()| std::fs::rename(&tmp, path))
-        .with_context(|| format!("cannot write {}", path.display()))
+    let tmp = std::path::PathBuf::from(tmp);
+    super::files::write(&tmp, bytes)?;
+    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))
 }
 
 /// Writes [`bands_toml`] as the calibration folder's `bands.toml`; returns its path.
 pub fn write_bands(dir: &Path, text: &str) -> Result<std::path::PathBuf> {
     let path = dir.join(BANDS_TOML);
-    std::fs::write(&path, text).with_context(|| format!("cannot write {}", path.display()))?;
+    super::files::write(&path, text)?;
     Ok(path)
 }
 

@@ -23,12 +23,13 @@ use std::collections::{BTreeSet, HashMap};
 use std::fmt;
 use std::fs::{self, File, OpenOptions};
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
+use super::files;
 use super::run_file::RunFile;
 use crate::rating::{Outcome, RatedGame};
 use crate::rules::{Move, Ruleset};
@@ -209,48 +210,139 @@ impl GameRecord {
     }
 }
 
-/// Appends finished games to a run folder.
-pub struct ResultsWriter {
-    csv: csv::Writer<File>,
-    jsonl: File,
+/// Appends finished games to a run folder: to `games.jsonl`, then to `games.csv`, each line in
+/// one write. Generic over the files so that a failing disk can be put in their place in a test.
+pub struct ResultsWriter<W: Write = File> {
+    dir: PathBuf,
+    csv: W,
+    /// Whether `games.csv` still needs its header line.
+    csv_header: bool,
+    jsonl: W,
+    /// The files' (device, inode), to notice the folder deleted or replaced under the run.
+    identity: Option<[(u64, u64); 2]>,
 }
 
-impl ResultsWriter {
+impl ResultsWriter<File> {
     /// Opens the folder's files for appending (creating them, with the CSV header, if new).
     pub fn open(dir: &Path) -> Result<ResultsWriter> {
         let csv_path = dir.join(GAMES_CSV);
-        let new = !csv_path.exists() || fs::metadata(&csv_path)?.len() == 0;
-        let file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&csv_path)
-            .with_context(|| format!("cannot open {}", csv_path.display()))?;
-        let csv = csv::WriterBuilder::new().has_headers(new).from_writer(file);
-        let jsonl_path = dir.join(GAMES_JSONL);
-        let jsonl = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&jsonl_path)
-            .with_context(|| format!("cannot open {}", jsonl_path.display()))?;
-        Ok(ResultsWriter { csv, jsonl })
+        let csv = files::open_append(&csv_path)?;
+        let new = csv
+            .metadata()
+            .with_context(|| format!("cannot read {}", csv_path.display()))?
+            .len()
+            == 0;
+        let jsonl = files::open_append(&dir.join(GAMES_JSONL))?;
+        let identity = |f: &File| {
+            use std::os::unix::fs::MetadataExt;
+            f.metadata().map(|m| (m.dev(), m.ino())).ok()
+        };
+        let identity = identity(&csv).zip(identity(&jsonl)).map(|(a, b)| [a, b]);
+        Ok(ResultsWriter {
+            dir: dir.to_path_buf(),
+            csv,
+            csv_header: new,
+            jsonl,
+            identity,
+        })
     }
 
-    /// Appends one game to both files and flushes them to the operating system.
+    /// Whether the files written are still the folder's: a folder deleted (or moved, or its
+    /// files replaced) under a running arena takes the games written after into files no one
+    /// will ever read, so the run must stop at once, saying where.
+    fn check_still_there(&self) -> Result<()> {
+        use std::os::unix::fs::MetadataExt;
+        let Some(identity) = self.identity else {
+            return Ok(());
+        };
+        for (name, (dev, ino)) in [GAMES_CSV, GAMES_JSONL].into_iter().zip(identity) {
+            let path = self.dir.join(name);
+            let same =
+                std::fs::symlink_metadata(&path).is_ok_and(|m| m.dev() == dev && m.ino() == ino);
+            if !same {
+                bail!(
+                    "{} was deleted or replaced while the run was writing it (the run folder {} deleted or moved?): stopped; the games written since are lost with it",
+                    path.display(),
+                    self.dir.display()
+                );
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<W: Write> ResultsWriter<W> {
+    /// A writer onto `csv` and `jsonl` standing for the files of `dir` (for tests of failing
+    /// writes); `csv_header`: whether `games.csv` is new.
+    pub fn from_writers(dir: &Path, csv: W, csv_header: bool, jsonl: W) -> ResultsWriter<W> {
+        ResultsWriter {
+            dir: dir.to_path_buf(),
+            csv,
+            csv_header,
+            jsonl,
+            identity: None,
+        }
+    }
+
+    /// Appends one game to both files and flushes them to the operating system. A write that
+    /// fails says which file and why; a full disk is said to be one, with how to go on.
     pub fn append(&mut self, record: &GameRecord) -> Result<()> {
         let mut line = serde_json::to_string(record)?;
         line.push('\n');
-        self.jsonl.write_all(line.as_bytes())?;
-        self.jsonl.flush()?;
-        self.csv.serialize(&record.row)?;
-        self.csv.flush()?;
+        let mut row = csv::WriterBuilder::new()
+            .has_headers(self.csv_header)
+            .from_writer(Vec::new());
+        row.serialize(&record.row)?;
+        let row = row.into_inner().map_err(|e| anyhow::anyhow!("{e}"))?;
+        let dir = self.dir.clone();
+        let failed = |name: &str, e: std::io::Error| write_error(&dir, name, &e);
+        self.jsonl
+            .write_all(line.as_bytes())
+            .and_then(|()| self.jsonl.flush())
+            .map_err(|e| failed(GAMES_JSONL, e))?;
+        self.csv
+            .write_all(&row)
+            .and_then(|()| self.csv.flush())
+            .map_err(|e| failed(GAMES_CSV, e))?;
+        self.csv_header = false;
         Ok(())
+    }
+}
+
+impl ResultsWriter<File> {
+    /// [`ResultsWriter::append`], after checking that the folder is still there.
+    pub fn append_checked(&mut self, record: &GameRecord) -> Result<()> {
+        self.check_still_there()?;
+        self.append(record)
+    }
+}
+
+/// The error of a failed write to the file `name` of `dir`: a full disk (or a spent quota) says
+/// so, that the games written before are kept, and how to go on once there is room.
+fn write_error(dir: &Path, name: &str, e: &std::io::Error) -> anyhow::Error {
+    let path = dir.join(name);
+    if crate::sys::is_disk_full(e) {
+        anyhow::anyhow!(
+            "cannot write {}: the disk is full ({e}); the games finished before are kept: free some space and `arena run --resume {}` plays the rest",
+            path.display(),
+            crate::vocab::shell_word(dir)
+        )
+    } else {
+        anyhow::anyhow!("cannot write {}: {e}", path.display())
     }
 }
 
 /// Whether the folder has a `games.csv` (some games were played into it, or it was made
 /// from games).
 pub fn has_games(dir: &Path) -> bool {
-    dir.join(GAMES_CSV).exists()
+    // A link or a FIFO of that name counts too: it is refused when read, not overwritten.
+    std::fs::symlink_metadata(dir.join(GAMES_CSV)).is_ok()
+}
+
+/// Whether the folder has a `games.jsonl` (a link or a FIFO of that name counts: it is refused
+/// when read).
+pub fn has_records(dir: &Path) -> bool {
+    std::fs::symlink_metadata(dir.join(GAMES_JSONL)).is_ok()
 }
 
 /// Reads `games.csv`'s rows. What the reader had to skip (a second copy of a row) is left out
@@ -267,16 +359,15 @@ pub fn read_games(dir: &Path) -> Result<Vec<GameRow>> {
 /// repair the folder with `--resume`.
 pub fn read_games_checked(dir: &Path) -> Result<(Vec<GameRow>, Vec<String>)> {
     let path = dir.join(GAMES_CSV);
-    if !path.exists() {
-        return Ok((Vec::new(), Vec::new()));
-    }
+    let bytes = match files::read(&path) {
+        Ok(bytes) => bytes,
+        Err(e) if e.is_not_found() => return Ok((Vec::new(), Vec::new())),
+        Err(e) => return Err(e.into()),
+    };
     // A last line without its line end is where a crash cut the file.
-    let bytes = fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
     let torn_line = (bytes.last().is_some_and(|&b| b != b'\n'))
         .then(|| bytes.iter().filter(|&&b| b == b'\n').count() as u64 + 1);
-    drop(bytes);
-    let mut reader =
-        csv::Reader::from_path(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    let mut reader = csv::Reader::from_reader(bytes.as_slice());
     let headers = reader
         .headers()
         .with_context(|| format!("{}: no header line", path.display()))?
@@ -298,7 +389,7 @@ pub fn read_games_checked(dir: &Path) -> Result<(Vec<GameRow>, Vec<String>)> {
             Err(err) if torn_line.is_some_and(|t| err.position().map_or(line, |p| p.line()) >= t) => bail!(
                 "{}: line {line} is torn ({err}): a run was killed while writing it; `arena run --resume {}` repairs the folder",
                 path.display(),
-                dir.display()
+                crate::vocab::shell_word(dir)
             ),
             Err(err) => bail!(
                 "{}: line {} is malformed: {err}",
@@ -369,10 +460,9 @@ pub fn same_game(a: &GameRow, b: &GameRow) -> bool {
 /// Reads `games.jsonl` (for the move lists), with every record's `movers` filled in.
 pub fn read_records(dir: &Path) -> Result<Vec<GameRecord>> {
     let path = dir.join(GAMES_JSONL);
-    if !path.exists() {
+    let Some(file) = files::open_read_if_exists(&path)? else {
         return Ok(Vec::new());
-    }
-    let file = File::open(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    };
     let mut out = Vec::new();
     // Duplicates as in `games.csv` (copies skipped silently: `read_games` says so).
     let (mut seen, mut rows) = (Seen::default(), Vec::new());
@@ -429,6 +519,14 @@ impl GamesTail {
                 return false;
             }
             self.pending.extend_from_slice(line);
+            if self.pending.len() as u64 > MAX_LINE {
+                error = Some(format!(
+                    "{}: a quoted field runs on for more than {} MiB: not a games.csv row",
+                    path.display(),
+                    MAX_LINE >> 20
+                ));
+                return false;
+            }
             // An odd number of quotes: a quoted field goes on past this line end.
             if self.pending.iter().filter(|&&b| b == b'"').count() % 2 == 1 {
                 return true;
@@ -525,28 +623,33 @@ impl GameRecord {
 /// reported it).
 pub fn read_record_at(dir: &Path, offset: u64) -> Result<GameRecord> {
     let path = dir.join(GAMES_JSONL);
-    let mut file = File::open(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    let mut file = files::open_read(&path)?;
     file.seek(SeekFrom::Start(offset))?;
     let mut line = Vec::new();
-    BufReader::new(file).read_until(b'\n', &mut line)?;
+    BufReader::new(file)
+        .take(MAX_LINE)
+        .read_until(b'\n', &mut line)?;
     GameRecord::from_line(&line)
         .map_err(|e| anyhow::anyhow!("{} at byte {offset}: {e}", path.display()))?
         .with_context(|| format!("{}: no game at byte {offset}", path.display()))
 }
 
+/// The longest line a reader of a growing folder takes in (a game of 400 sows is a few KiB): a
+/// longer one, or a last line that goes on past it without a line end, is not a games line, and
+/// reading it whole would let one file take the reader's memory.
+pub const MAX_LINE: u64 = 16 << 20;
+
 /// Calls `each(offset, line)` for every complete line of `path` from byte `from` on (line end
 /// included), until it returns false or a line has no end yet. Returns the offset after the last
 /// line handed over, `Some(from)` for a missing file, or `None` when the file is shorter than
-/// `from`.
+/// `from`. A line of [`MAX_LINE`] bytes without an end is an error naming where it starts.
 fn complete_lines(
     path: &Path,
     from: u64,
     mut each: impl FnMut(u64, &[u8]) -> bool,
 ) -> Result<Option<u64>> {
-    let file = match File::open(path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Some(from)),
-        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+    let Some(file) = files::open_read_if_exists(path)? else {
+        return Ok(Some(from));
     };
     let len = file.metadata()?.len();
     if len < from {
@@ -560,7 +663,14 @@ fn complete_lines(
     let mut line = Vec::new();
     loop {
         line.clear();
-        let n = reader.read_until(b'\n', &mut line)?;
+        let n = (&mut reader).take(MAX_LINE).read_until(b'\n', &mut line)?;
+        if n as u64 == MAX_LINE && line.last() != Some(&b'\n') {
+            bail!(
+                "{}: the line at byte {offset} runs past {} MiB without a line end: not a line of a games file",
+                path.display(),
+                MAX_LINE >> 20
+            );
+        }
         if n == 0 || line.last() != Some(&b'\n') {
             break;
         }
@@ -572,12 +682,18 @@ fn complete_lines(
     Ok(Some(offset))
 }
 
-/// Cuts a file back to its last complete line. Returns whether anything was cut.
-pub fn cut_torn_line(path: &Path) -> Result<bool> {
-    if !path.exists() {
-        return Ok(false);
-    }
-    let data = fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+/// Cuts a file back to its last complete line, after `valid` accepted its bytes (a file it
+/// refuses is left as it is, and its error returned). Returns whether anything was cut.
+fn cut_torn_line_if(path: &Path, valid: impl Fn(&[u8]) -> Result<()>) -> Result<bool> {
+    let mut file = match files::open(path, OpenOptions::new().read(true).write(true), "repair") {
+        Ok(file) => file,
+        Err(e) if e.is_not_found() => return Ok(false),
+        Err(e) => return Err(e.into()),
+    };
+    let mut data = Vec::new();
+    file.read_to_end(&mut data)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    valid(&data)?;
     let keep = match data.iter().rposition(|&b| b == b'\n') {
         Some(i) => i + 1,
         None => 0,
@@ -585,11 +701,29 @@ pub fn cut_torn_line(path: &Path) -> Result<bool> {
     if keep == data.len() {
         return Ok(false);
     }
-    let mut file = OpenOptions::new().write(true).open(path)?;
-    file.set_len(keep as u64)?;
-    file.seek(SeekFrom::End(0))?;
-    file.sync_all()?;
+    file.set_len(keep as u64)
+        .and_then(|()| file.sync_all())
+        .with_context(|| format!("cannot cut the torn last line off {}", path.display()))?;
     Ok(true)
+}
+
+/// Cuts a file back to its last complete line. Returns whether anything was cut.
+pub fn cut_torn_line(path: &Path) -> Result<bool> {
+    cut_torn_line_if(path, |_| Ok(()))
+}
+
+/// `games.csv` as a run writes it: empty, starting with its header line, or a header torn
+/// before its line end.
+fn games_csv_start(path: &Path, bytes: &[u8]) -> Result<()> {
+    const START: &[u8] = b"game_id,";
+    let torn_header = !bytes.contains(&b'\n') && bytes.len() < 512;
+    if bytes.is_empty() || bytes.starts_with(START) || (torn_header && START.starts_with(bytes)) {
+        return Ok(());
+    }
+    bail!(
+        "{} does not start with the games.csv header: is this a run folder? (nothing in it was changed)",
+        path.display()
+    )
 }
 
 /// Brings a run folder back to a consistent state after a crash: cuts torn last lines, and
@@ -598,22 +732,14 @@ pub fn cut_torn_line(path: &Path) -> Result<bool> {
 pub fn repair(dir: &Path) -> Result<(BTreeSet<u64>, Vec<String>)> {
     let mut notes = Vec::new();
     let csv_path = dir.join(GAMES_CSV);
-    if cut_torn_line(&csv_path)? {
+    // Checked before anything is cut: a file that is not a games.csv is left whole.
+    if cut_torn_line_if(&csv_path, |bytes| games_csv_start(&csv_path, bytes))? {
         notes.push(format!("cut a torn last line off {}", csv_path.display()));
     }
-    // A header-only or header-torn file: start it afresh.
-    if csv_path.exists() {
-        let text = fs::read_to_string(&csv_path)?;
-        if !text.starts_with("game_id,") {
-            if text.is_empty() {
-                fs::remove_file(&csv_path)?;
-            } else {
-                bail!(
-                    "{} does not start with the games.csv header: is this a run folder?",
-                    csv_path.display()
-                );
-            }
-        }
+    // A header-torn file (cut to nothing): start it afresh.
+    if fs::symlink_metadata(&csv_path).is_ok_and(|m| m.is_file() && m.len() == 0) {
+        fs::remove_file(&csv_path)
+            .with_context(|| format!("cannot remove the empty {}", csv_path.display()))?;
     }
     let rows = read_games(dir)?;
     let done: BTreeSet<u64> = rows.iter().map(|r| r.game_id).collect();
@@ -633,12 +759,14 @@ pub fn repair(dir: &Path) -> Result<(BTreeSet<u64>, Vec<String>)> {
             jsonl_path.display()
         ));
         let tmp = dir.join(format!("{GAMES_JSONL}.tmp"));
-        let mut out = File::create(&tmp)?;
+        let mut out = files::create(&tmp)?;
         for rec in kept {
-            writeln!(out, "{}", serde_json::to_string(rec)?)?;
+            writeln!(out, "{}", serde_json::to_string(rec)?)
+                .with_context(|| format!("cannot write {}", tmp.display()))?;
         }
-        out.sync_all()?;
-        fs::rename(&tmp, &jsonl_path)?;
+        out.sync_all()
+            .and_then(|()| fs::rename(&tmp, &jsonl_path))
+            .with_context(|| format!("cannot write {}", jsonl_path.display()))?;
     }
     Ok((done, notes))
 }
@@ -827,6 +955,98 @@ mod tests {
         let mut w = ResultsWriter::open(&dir).unwrap();
         w.append(&row(2)).unwrap();
         assert_eq!(read_games(&dir).unwrap().len(), 3);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A file on a disk that has `room` bytes left: it takes what fits, then fails as a full
+    /// disk does (`ENOSPC`).
+    struct FullDisk {
+        written: Vec<u8>,
+        room: usize,
+    }
+
+    impl Write for FullDisk {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            let n = buf.len().min(self.room - self.written.len());
+            if n == 0 && !buf.is_empty() {
+                return Err(std::io::Error::from_raw_os_error(28));
+            }
+            self.written.extend_from_slice(&buf[..n]);
+            Ok(n)
+        }
+
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_full_disk_is_reported_as_one_with_the_file_and_the_way_on() {
+        let dir = Path::new("/runs/with space/t");
+        let disk = |room| FullDisk {
+            written: Vec::new(),
+            room,
+        };
+        // games.jsonl fills up in the middle of the second game's line.
+        let mut w = ResultsWriter::from_writers(dir, disk(1 << 20), true, disk(600));
+        w.append(&row(0)).unwrap();
+        let err = format!("{:#}", w.append(&row(1)).unwrap_err());
+        assert!(err.contains("/runs/with space/t/games.jsonl"), "{err}");
+        assert!(err.contains("the disk is full"), "{err}");
+        assert!(
+            err.contains("`arena run --resume '/runs/with space/t'`"),
+            "{err}"
+        );
+        assert!(!err.contains("malformed"), "{err}");
+        // And games.csv, once games.jsonl had room.
+        let mut w = ResultsWriter::from_writers(dir, disk(10), true, disk(1 << 20));
+        let err = format!("{:#}", w.append(&row(0)).unwrap_err());
+        assert!(err.contains("t/games.csv: the disk is full"), "{err}");
+        // Another failure is said as it is, with the file.
+        struct Broken;
+        impl Write for Broken {
+            fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+                Err(std::io::Error::from_raw_os_error(5))
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                Ok(())
+            }
+        }
+        let mut w = ResultsWriter::from_writers(dir, Broken, true, Broken);
+        let err = format!("{:#}", w.append(&row(0)).unwrap_err());
+        assert!(
+            err.contains("cannot write /runs/with space/t/games.jsonl"),
+            "{err}"
+        );
+        assert!(!err.contains("disk is full"), "{err}");
+    }
+
+    #[test]
+    fn a_folder_whose_games_were_deleted_is_noticed_at_the_next_write() {
+        let dir = temp_dir("deleted");
+        let mut w = ResultsWriter::open(&dir).unwrap();
+        w.append_checked(&row(0)).unwrap();
+        fs::remove_dir_all(&dir).unwrap();
+        let err = format!("{:#}", w.append_checked(&row(1)).unwrap_err());
+        assert!(err.contains(&dir.display().to_string()), "{err}");
+        assert!(err.contains("deleted"), "{err}");
+    }
+
+    #[test]
+    fn resume_repair_leaves_a_file_that_is_not_games_csv_whole() {
+        let dir = temp_dir("not-games");
+        let text = "precious\nno line end";
+        fs::write(dir.join(GAMES_CSV), text).unwrap();
+        let err = repair(&dir).unwrap_err().to_string();
+        assert!(
+            err.contains("does not start with the games.csv header"),
+            "{err}"
+        );
+        assert_eq!(fs::read_to_string(dir.join(GAMES_CSV)).unwrap(), text);
+        // A header torn before its line end is a run killed at once: started afresh.
+        fs::write(dir.join(GAMES_CSV), "game_id,pa").unwrap();
+        repair(&dir).unwrap();
+        assert!(!dir.join(GAMES_CSV).exists());
         fs::remove_dir_all(&dir).unwrap();
     }
 

@@ -22,13 +22,15 @@ impl RunLock {
     /// Locks `dir` (which must exist) for writing, or says who holds it.
     pub fn acquire(dir: &Path) -> Result<RunLock> {
         let path = dir.join(LOCK_FILE);
-        let mut file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&path)
-            .with_context(|| format!("cannot open {}", path.display()))?;
+        let mut file = super::files::open(
+            &path,
+            OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(false),
+            "open",
+        )?;
         if !crate::sys::try_lock_exclusive(&file) {
             let mut holder = String::new();
             let _ = file.read_to_string(&mut holder);
@@ -43,10 +45,11 @@ impl RunLock {
                 }
             );
         }
-        file.set_len(0)?;
-        file.seek(SeekFrom::Start(0))?;
-        writeln!(file, "{}", std::process::id())?;
-        file.flush()?;
+        file.set_len(0)
+            .and_then(|()| file.seek(SeekFrom::Start(0)))
+            .and_then(|_| writeln!(file, "{}", std::process::id()))
+            .and_then(|()| file.flush())
+            .with_context(|| format!("cannot write {}", path.display()))?;
         Ok(RunLock { _file: file })
     }
 }

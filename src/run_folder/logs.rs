@@ -41,7 +41,7 @@ fn fnv1a(text: &str) -> u64 {
 /// the start was cut off.
 pub fn read_log_tail(path: &Path, max: u64) -> std::io::Result<(String, bool)> {
     use std::io::{Read, Seek, SeekFrom};
-    let mut file = std::fs::File::open(path)?;
+    let mut file = super::files::open_read(path).map_err(std::io::Error::other)?;
     let len = file.metadata()?.len();
     let from = len.saturating_sub(max);
     file.seek(SeekFrom::Start(from))?;

@@ -18,10 +18,14 @@
 //!
 //! The figures, `report.html` and `summary.md` are `report/`'s: they are documents made from
 //! these files, never read back.
+//!
+//! Every file here is opened through [`files`]: no symbolic link is followed, nothing but a
+//! regular file is read or written, and nothing is truncated before that was checked.
 
 pub mod analysis;
 pub mod bands;
 pub mod calibration;
+pub mod files;
 pub mod games;
 pub mod gate;
 pub mod lock;
@@ -37,7 +41,7 @@ pub use run_file::{RunFile, RunKind};
 
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 
 /// Whether `dir` already holds a run, so that a new one must not start in it: a `run.json`, or
 /// a `games.csv` without one.
@@ -94,14 +98,18 @@ fn runs_below(dir: &Path, depth: u32, found: &mut Vec<std::path::PathBuf>) {
     }
 }
 
+/// The most a JSON file of a run folder is read (the largest, a calibration's or a thousand
+/// players' `run.json`, is a few MiB): a reader never takes in a file someone made huge.
+pub const MAX_JSON: u64 = 64 << 20;
+
 /// Reads the JSON file `name` of the folder `dir`: `None` if the folder has none.
 fn read_json<T: serde::de::DeserializeOwned>(dir: &Path, name: &str) -> Result<Option<T>> {
     let path = dir.join(name);
-    if !path.exists() {
-        return Ok(None);
-    }
-    let text = std::fs::read_to_string(&path)
-        .with_context(|| format!("cannot read {}", path.display()))?;
+    let text = match files::read_text_at_most(&path, MAX_JSON) {
+        Ok(text) => text,
+        Err(e) if e.is_not_found() => return Ok(None),
+        Err(e) => return Err(e.into()),
+    };
     serde_json::from_str(&text)
         .map(Some)
         .with_context(|| format!("{} is not readable", path.display()))
@@ -110,8 +118,48 @@ fn read_json<T: serde::de::DeserializeOwned>(dir: &Path, name: &str) -> Result<O
 /// Writes `value` as the pretty-printed JSON file `name` of the folder `dir`.
 fn write_json<T: serde::Serialize>(dir: &Path, name: &str, value: &T) -> Result<()> {
     let path = dir.join(name);
-    std::fs::write(&path, serde_json::to_string_pretty(value)? + "\n")
-        .with_context(|| format!("cannot write {}", path.display()))
+    files::write(&path, serde_json::to_string_pretty(value)? + "\n")?;
+    Ok(())
+}
+
+/// Checks that a new run (or a merge) may be written into `dir`: absent, empty, or holding only
+/// what a run writes before its `run.json` (the lock, the logs, an SPRT's trace). A folder that
+/// holds a run, or anybody's other files, is refused and nothing in it is touched.
+pub fn check_new_folder(dir: &Path) -> Result<()> {
+    if RunFile::exists(dir) || !games::read_games(dir).unwrap_or_default().is_empty() {
+        bail!(
+            "{} already holds a run: use `arena run --resume {}` to finish it, or choose another --out",
+            dir.display(),
+            crate::vocab::shell_word(dir)
+        );
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(());
+    };
+    let allowed = [
+        lock::LOCK_FILE,
+        logs::LOGS_DIR,
+        sprt::SPRT_CSV,
+        sprt::SPRT_JSON,
+    ];
+    let foreign: Vec<String> = entries
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| !allowed.contains(&name.as_str()))
+        .collect();
+    if !foreign.is_empty() {
+        bail!(
+            "{} is not empty and is not a run folder (it holds {}): choose a new or empty folder",
+            dir.display(),
+            foreign
+                .iter()
+                .take(5)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    Ok(())
 }
 
 #[cfg(test)]

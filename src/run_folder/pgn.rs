@@ -11,13 +11,12 @@
 //! `swap` included) and `Termination`. The movetext numbers every two moves like chess and
 //! writes each move as its pit number or `swap`, then the result.
 
-use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 
-use super::games::{read_games, read_records, GameRow, GAMES_JSONL};
+use super::games::{has_records, read_games, read_records, GameRow};
 use super::RunFile;
 use crate::rules::Move;
 
@@ -25,7 +24,7 @@ pub const GAMES_PGN: &str = "games.pgn";
 
 /// Writes `games.pgn` from `games.jsonl`, or from `games.csv` (no moves) without one.
 pub fn write_pgn(dir: &Path) -> Result<PathBuf> {
-    let mut records: Vec<(GameRow, Option<Vec<Move>>)> = if dir.join(GAMES_JSONL).exists() {
+    let mut records: Vec<(GameRow, Option<Vec<Move>>)> = if has_records(dir) {
         read_records(dir)?
             .into_iter()
             .map(|r| (r.row, Some(r.moves)))
@@ -39,36 +38,39 @@ pub fn write_pgn(dir: &Path) -> Result<PathBuf> {
         .ok()
         .and_then(|r| pgn_date(&r.started))
         .unwrap_or_else(|| "????.??.??".to_string());
-    let mut out = std::io::BufWriter::new(File::create(&path)?);
-    for (r, moves) in &records {
-        writeln!(out, "[Event \"mancala-arena\"]")?;
-        writeln!(out, "[Site \"?\"]")?;
-        writeln!(out, "[Date \"{date}\"]")?;
-        writeln!(out, "[Round \"{}\"]", r.round + 1)?;
-        writeln!(out, "[White \"{}\"]", escape(&r.first))?;
-        writeln!(out, "[Black \"{}\"]", escape(&r.second))?;
-        writeln!(out, "[Result \"{}\"]", r.result)?;
-        writeln!(out, "[GameId \"{}\"]", r.game_id)?;
-        writeln!(out, "[Variant \"{}\"]", escape(&r.rules.to_string()))?;
-        writeln!(out, "[Opening \"{}\"]", escape(&r.opening.to_string()))?;
-        writeln!(out, "[Score \"{}-{}\"]", r.score_first, r.score_second)?;
-        let plies = moves.as_ref().map_or(r.sows as usize, Vec::len);
-        writeln!(out, "[PlyCount \"{plies}\"]")?;
-        writeln!(out, "[Termination \"{}\"]", r.termination)?;
-        writeln!(out)?;
-        let mut line = String::new();
-        for (i, mv) in moves.iter().flatten().enumerate() {
-            if i % 2 == 0 {
-                line.push_str(&format!("{}. ", i / 2 + 1));
+    let mut out = std::io::BufWriter::new(super::files::create(&path)?);
+    let written = (|| -> std::io::Result<()> {
+        for (r, moves) in &records {
+            writeln!(out, "[Event \"mancala-arena\"]")?;
+            writeln!(out, "[Site \"?\"]")?;
+            writeln!(out, "[Date \"{date}\"]")?;
+            writeln!(out, "[Round \"{}\"]", r.round + 1)?;
+            writeln!(out, "[White \"{}\"]", escape(&r.first))?;
+            writeln!(out, "[Black \"{}\"]", escape(&r.second))?;
+            writeln!(out, "[Result \"{}\"]", r.result)?;
+            writeln!(out, "[GameId \"{}\"]", r.game_id)?;
+            writeln!(out, "[Variant \"{}\"]", escape(&r.rules.to_string()))?;
+            writeln!(out, "[Opening \"{}\"]", escape(&r.opening.to_string()))?;
+            writeln!(out, "[Score \"{}-{}\"]", r.score_first, r.score_second)?;
+            let plies = moves.as_ref().map_or(r.sows as usize, Vec::len);
+            writeln!(out, "[PlyCount \"{plies}\"]")?;
+            writeln!(out, "[Termination \"{}\"]", r.termination)?;
+            writeln!(out)?;
+            let mut line = String::new();
+            for (i, mv) in moves.iter().flatten().enumerate() {
+                if i % 2 == 0 {
+                    line.push_str(&format!("{}. ", i / 2 + 1));
+                }
+                line.push_str(&mv.to_string());
+                line.push(' ');
             }
-            line.push_str(&mv.to_string());
-            line.push(' ');
+            line.push_str(&r.result.to_string());
+            writeln!(out, "{line}")?;
+            writeln!(out)?;
         }
-        line.push_str(&r.result.to_string());
-        writeln!(out, "{line}")?;
-        writeln!(out)?;
-    }
-    out.flush()?;
+        out.flush()
+    })();
+    written.with_context(|| format!("cannot write {}", path.display()))?;
     Ok(path)
 }
 

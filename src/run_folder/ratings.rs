@@ -107,10 +107,10 @@ pub fn write_rating_files(dir: &Path, report: &RatingReport, summary: &Summary) 
     let write_csv =
         |file: &str, f: &dyn Fn(&mut csv::Writer<std::fs::File>) -> Result<()>| -> Result<()> {
             let path = dir.join(file);
-            let mut w = csv::Writer::from_path(&path)
+            let mut w = csv::Writer::from_writer(super::files::create(&path)?);
+            f(&mut w).with_context(|| format!("cannot write {}", path.display()))?;
+            w.flush()
                 .with_context(|| format!("cannot write {}", path.display()))?;
-            f(&mut w)?;
-            w.flush()?;
             Ok(())
         };
     write_csv(RATINGS_CSV, &|w| {
@@ -142,7 +142,6 @@ pub fn write_rating_files(dir: &Path, report: &RatingReport, summary: &Summary) 
     // Through a `Value` so that keys are sorted, as they always were in this file.
     let json = serde_json::to_value(summary)?;
     let path = dir.join(SUMMARY_JSON);
-    std::fs::write(&path, serde_json::to_string_pretty(&json)? + "\n")
-        .with_context(|| format!("cannot write {}", path.display()))?;
+    super::files::write(&path, serde_json::to_string_pretty(&json)? + "\n")?;
     Ok(())
 }

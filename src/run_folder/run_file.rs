@@ -84,27 +84,27 @@ impl RunFile {
 
     pub fn read(dir: &Path) -> Result<RunFile> {
         let path = dir.join(RUN_JSON);
-        let text = std::fs::read_to_string(&path)
-            .with_context(|| format!("cannot read {}", path.display()))?;
+        let text = super::files::read_text_at_most(&path, super::MAX_JSON)?;
         serde_json::from_str(&text)
             .with_context(|| format!("{} is not a valid run file", path.display()))
     }
 
     /// `run.json` as written, pretty-printed again (for the report's configuration section).
     pub fn read_text(dir: &Path) -> Option<String> {
-        let text = std::fs::read_to_string(dir.join(RUN_JSON)).ok()?;
+        let text = super::files::read_text_at_most(&dir.join(RUN_JSON), super::MAX_JSON).ok()?;
         let value: serde_json::Value = serde_json::from_str(&text).ok()?;
         serde_json::to_string_pretty(&value).ok()
     }
 
     pub fn write(&self, dir: &Path) -> Result<()> {
         let path = dir.join(RUN_JSON);
-        std::fs::write(&path, serde_json::to_string_pretty(self)? + "\n")
-            .with_context(|| format!("cannot write {}", path.display()))
+        super::files::write(&path, serde_json::to_string_pretty(self)? + "\n")?;
+        Ok(())
     }
 
     /// Whether `dir` already holds a run (a `run.json`).
     pub fn exists(dir: &Path) -> bool {
-        dir.join(RUN_JSON).exists()
+        // A link or a FIFO of that name counts: it is refused when read, never overwritten.
+        std::fs::symlink_metadata(dir.join(RUN_JSON)).is_ok()
     }
 }

@@ -13,7 +13,7 @@
 use std::fs::File;
 use std::path::Path;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
 use crate::rating::pairwise::PentaCounts;
@@ -55,6 +55,9 @@ pub struct TracePoint {
     pub upper: f64,
 }
 
+/// The most of `sprt.csv` a reader takes in.
+const MAX_TRACE: u64 = 256 << 20;
+
 /// Appends to `sprt.csv`.
 pub struct SprtTrace {
     csv: csv::Writer<File>,
@@ -64,8 +67,7 @@ impl SprtTrace {
     /// Creates `sprt.csv` with its header.
     pub fn create(dir: &Path) -> Result<SprtTrace> {
         let path = dir.join(SPRT_CSV);
-        let mut csv = csv::Writer::from_path(&path)
-            .with_context(|| format!("cannot write {}", path.display()))?;
+        let mut csv = csv::Writer::from_writer(super::files::create(&path)?);
         csv.write_record([
             "pairs", "llr", "lower", "upper", "ll", "ld", "dd_wl", "wd", "ww",
         ])?;
@@ -94,12 +96,13 @@ impl SprtTrace {
 /// The folder's `sprt.csv` rows, `None` if it has none. A torn last line (the run was killed
 /// mid-write) ends the trace.
 pub fn read_trace(dir: &Path) -> Result<Option<Vec<TracePoint>>> {
+    use std::io::Read;
     let path = dir.join(SPRT_CSV);
-    if !path.exists() {
+    let Some(file) = super::files::open_read_if_exists(&path)? else {
         return Ok(None);
-    }
-    let mut reader =
-        csv::Reader::from_path(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    };
+    // A trace row is some 60 bytes: a million pairs fit; a file made huge is read no further.
+    let mut reader = csv::Reader::from_reader(file.take(MAX_TRACE));
     Ok(Some(
         reader
             .deserialize::<TracePoint>()

@@ -77,8 +77,7 @@ impl RecordedState {
     pub fn write(&self, dir: &Path) -> Result<()> {
         let path = dir.join(STATE_JSON);
         let partial = dir.join(format!("{STATE_JSON}.partial"));
-        std::fs::write(&partial, serde_json::to_string_pretty(self)? + "\n")
-            .with_context(|| format!("cannot write {}", partial.display()))?;
+        super::files::write(&partial, serde_json::to_string_pretty(self)? + "\n")?;
         std::fs::rename(&partial, &path).with_context(|| format!("cannot write {}", path.display()))
     }
 

@@ -31,6 +31,7 @@ use crate::run_folder::state::{RecordedState, State, STATE_JSON};
 use crate::run_folder::{RunFile, RunKind};
 use crate::vocab::config::TimeControl;
 use crate::vocab::schedule::Schedule;
+use crate::vocab::shell_word;
 
 /// A run page's sections, `(element id, HTML)`, rendered once per version and shared.
 pub type Sections = std::sync::Arc<Vec<(&'static str, String)>>;
@@ -427,13 +428,8 @@ impl RunCache {
             elapsed,
             remaining,
             reason,
-            resume: (state == RunState::Interrupted && resumable).then(|| {
-                let dir = self.dir.display().to_string();
-                format!(
-                    "arena run --resume {}",
-                    shlex::try_quote(&dir).map_or(dir.clone(), |q| q.into_owned())
-                )
-            }),
+            resume: (state == RunState::Interrupted && resumable)
+                .then(|| format!("arena run --resume {}", shell_word(&self.dir))),
         }
     }
 

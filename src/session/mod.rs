@@ -17,11 +17,11 @@ use anyhow::{bail, Context, Result};
 
 use crate::report::documents::{write_report, ReportOptions, ReportOutcome};
 use crate::report::rate::{rate_dir, RateOptions, Rated};
+use crate::run_folder::files::{self, FileError};
 use crate::run_folder::games;
-use crate::run_folder::lock::{RunLock, LOCK_FILE};
-use crate::run_folder::logs::{logs_dir, LOGS_DIR};
-use crate::run_folder::sprt::{SPRT_CSV, SPRT_JSON};
-use crate::run_folder::{holds_run, RunFile, RunKind};
+use crate::run_folder::lock::RunLock;
+use crate::run_folder::logs::logs_dir;
+use crate::run_folder::{check_new_folder, holds_run, RunKind};
 use crate::tournament::events::RunSink;
 use crate::tournament::runner::{self, RunMode, RunOutcome};
 use crate::vocab::RunPlan;
@@ -79,8 +79,20 @@ impl Session {
         if !mode.resume {
             check_new_folder(dir)?;
         }
-        std::fs::create_dir_all(logs_dir(dir))
-            .with_context(|| format!("cannot create {}", dir.display()))?;
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        // The bots' logs go into a real folder of the run's: not a file of that name (which
+        // would stop the run with a word for the wrong path), not a link out of the folder.
+        let logs = logs_dir(dir);
+        match files::is_folder(&logs) {
+            Ok(true) => {}
+            Ok(false) => std::fs::create_dir(&logs)
+                .with_context(|| format!("cannot create {}", logs.display()))?,
+            Err(FileError::NotRegular { what, .. }) => bail!(
+                "{} is {what}, not a folder: the run keeps its bots' stderr logs there; move it away",
+                logs.display()
+            ),
+            Err(e) => return Err(e.into()),
+        }
         let lock = RunLock::acquire(dir)?;
         // Bots that double-fork are re-parented to this process, so that they can be killed
         // and reaped when their bot's life ends; a bot costs several descriptors.
@@ -160,37 +172,4 @@ impl Session {
             report,
         }
     }
-}
-
-/// A new run's folder: absent, empty, or refused (a run is already there, or other files are).
-fn check_new_folder(dir: &Path) -> Result<()> {
-    if RunFile::exists(dir) || !games::read_games(dir).unwrap_or_default().is_empty() {
-        bail!(
-            "{} already holds a run: use `--resume {}` to finish it, or choose another --out",
-            dir.display(),
-            dir.display()
-        );
-    }
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Ok(());
-    };
-    let foreign: Vec<String> = entries
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        // What a run writes before its run.json: the lock, the logs, an SPRT's trace.
-        .filter(|name| ![LOCK_FILE, LOGS_DIR, SPRT_CSV, SPRT_JSON].contains(&name.as_str()))
-        .collect();
-    if !foreign.is_empty() {
-        bail!(
-            "{} is not empty and is not a run folder (it holds {}): choose a new or empty --out",
-            dir.display(),
-            foreign
-                .iter()
-                .take(5)
-                .cloned()
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-    }
-    Ok(())
 }

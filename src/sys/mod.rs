@@ -8,6 +8,8 @@
 //!   bot's next line, the hot path) and [`wait`] (any few descriptors, off it); [`pidfd`], a
 //!   descriptor readable when a bot exits, where the wait can watch one.
 //! - Descriptors: [`read`], [`write`], [`set_nonblocking`], [`try_lock_exclusive`].
+//! - Files: [`open_no_follow`] (a run folder's files: no link followed, no wait on a FIFO), with
+//!   [`NotAFile`] saying what was there instead, [`not_a_file`], and [`is_disk_full`].
 //! - Processes: [`kill_group`], [`reap_group`], the registry of live bots ([`spawn_registered`],
 //!   [`forget`]) and [`kill_orphans`]; [`prepare_process`] for what a process that runs bots
 //!   must do once.
@@ -52,7 +54,10 @@ pub use process::{
     out_of_open_files, parent_of, prepare_process, process_alive, raise_open_file_limit,
     reap_group, spawn_registered,
 };
-pub use unix::{read, set_nonblocking, try_lock_exclusive, wait, write, Interest};
+pub use unix::{
+    is_disk_full, not_a_file, open_no_follow, read, set_nonblocking, try_lock_exclusive, wait,
+    write, Interest, NotAFile,
+};
 
 /// The environment variable that selects the implementation of the waits on Linux: `poll` for
 /// the portable one; unset, empty or anything else for epoll.

@@ -1,5 +1,5 @@
 //! The calls that are the same on every Unix: `poll(2)` on a few descriptors, non-blocking
-//! reads and writes, `O_NONBLOCK`, `flock(2)`.
+//! reads and writes, `O_NONBLOCK`, `flock(2)`, an `open(2)` that follows no link.
 
 use std::os::fd::{AsFd, BorrowedFd};
 use std::time::Instant;
@@ -124,4 +124,100 @@ pub fn set_nonblocking(fd: impl AsFd, on: bool) -> std::io::Result<()> {
 /// another open file description holds one (or the lock cannot be taken at all).
 pub fn try_lock_exclusive(file: &std::fs::File) -> bool {
     flock(file, FlockOperation::NonBlockingLockExclusive).is_ok()
+}
+
+/// What [`open_no_follow`] found in place of a regular file: the error it returns carries this
+/// (`std::io::Error::get_ref`), so that callers can say it in their own words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NotAFile {
+    /// A symbolic link (not followed).
+    Link,
+    /// A FIFO, a device, a socket, a folder: in words.
+    Other(&'static str),
+}
+
+impl std::fmt::Display for NotAFile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NotAFile::Link => f.write_str("a symbolic link (not followed)"),
+            NotAFile::Other(what) => write!(f, "{what}, not a regular file"),
+        }
+    }
+}
+
+impl std::error::Error for NotAFile {}
+
+impl NotAFile {
+    /// What `e` (an error of [`open_no_follow`]) says was found, if it is one of these.
+    pub fn of(e: &std::io::Error) -> Option<NotAFile> {
+        e.get_ref()?.downcast_ref::<NotAFile>().copied()
+    }
+
+    fn error(self) -> std::io::Error {
+        std::io::Error::new(std::io::ErrorKind::InvalidInput, self)
+    }
+}
+
+/// What a file of this type is, in words, when it is not a regular file.
+fn not_regular(t: std::fs::FileType) -> Option<NotAFile> {
+    use std::os::unix::fs::FileTypeExt;
+    Some(if t.is_file() {
+        return None;
+    } else if t.is_symlink() {
+        NotAFile::Link
+    } else if t.is_dir() {
+        NotAFile::Other("a folder")
+    } else if t.is_fifo() {
+        NotAFile::Other("a FIFO (named pipe)")
+    } else if t.is_socket() {
+        NotAFile::Other("a socket")
+    } else if t.is_block_device() || t.is_char_device() {
+        NotAFile::Other("a device")
+    } else {
+        NotAFile::Other("a special file")
+    })
+}
+
+/// Opens `path` as `options` say, but only a regular file: never through a symbolic link at its
+/// last component (`O_NOFOLLOW`), and without waiting for a writer or a reader when it is a FIFO
+/// (`O_NONBLOCK`, cleared again once open). Anything else is an error carrying a [`NotAFile`].
+/// `options` must not truncate: the caller empties the file once it is known to be regular.
+pub fn open_no_follow(
+    path: &std::path::Path,
+    options: &std::fs::OpenOptions,
+) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut options = options.clone();
+    // The bits fit an `int`: they are `open(2)`'s flags.
+    options.custom_flags((OFlags::NOFOLLOW | OFlags::NONBLOCK).bits() as i32);
+    let file = match options.open(path) {
+        Ok(file) => file,
+        Err(e) if Errno::from_io_error(&e) == Some(Errno::LOOP) => {
+            return Err(NotAFile::Link.error())
+        }
+        // A FIFO without a reader (`ENXIO`), a folder opened for writing (`EISDIR`), ...: say
+        // what is there rather than the system call's word for it.
+        Err(e) => {
+            return Err(std::fs::symlink_metadata(path)
+                .ok()
+                .and_then(|m| not_regular(m.file_type()))
+                .map_or(e, NotAFile::error))
+        }
+    };
+    if let Some(not) = not_regular(file.metadata()?.file_type()) {
+        return Err(not.error());
+    }
+    set_nonblocking(&file, false)?;
+    Ok(file)
+}
+
+/// What is at `path` (not following a link) when it is not a regular file; `None` for a
+/// regular file or nothing at all.
+pub fn not_a_file(path: &std::path::Path) -> Option<NotAFile> {
+    not_regular(std::fs::symlink_metadata(path).ok()?.file_type())
+}
+
+/// Whether `e` says the disk is full (`ENOSPC`) or the user's quota is spent (`EDQUOT`).
+pub fn is_disk_full(e: &std::io::Error) -> bool {
+    matches!(Errno::from_io_error(e), Some(Errno::NOSPC | Errno::DQUOT))
 }

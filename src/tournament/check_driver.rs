@@ -29,7 +29,11 @@ const GAMES: u32 = 4;
 
 /// Plays the checks. `Err` only when the agent cannot be started at all.
 pub async fn check_driver(config: &CheckConfig, protocol: Protocol) -> Result<Report, StartError> {
-    let log = BotLog::new(&config.stderr_log, DEFAULT_LOG_CAP);
+    let log =
+        BotLog::new(&config.stderr_log, DEFAULT_LOG_CAP).map_err(|error| StartError::Arena {
+            program: config.program.display(),
+            error,
+        })?;
     let spec = BotSpec {
         name: "checked".into(),
         program: config.program.clone(),

@@ -16,7 +16,7 @@ use crate::rating::fit::{fit, FitConfig};
 use crate::rating::GameTable;
 use crate::run_folder::games::{self, rated_games, repair, GameRecord, ResultsWriter};
 use crate::run_folder::lock::RunLock;
-use crate::run_folder::{pgn, RunFile, RunKind};
+use crate::run_folder::{check_new_folder, pgn, RunFile, RunKind};
 
 /// What a merge did.
 #[derive(Debug)]
@@ -59,15 +59,26 @@ pub fn merge(out: &Path, dirs: &[PathBuf], note: &mut dyn FnMut(&str)) -> Result
     if dirs.is_empty() {
         bail!("arena merge needs at least one shard folder");
     }
-    if RunFile::exists(out) || out.join(games::GAMES_CSV).exists() {
+    if RunFile::exists(out) || games::has_games(out) {
         bail!(
             "{} already holds a run: merge into a new folder",
             out.display()
         );
     }
+    // Someone's folder is not written into, as `arena run --out` does not.
+    check_new_folder(out)?;
     let mut runs = Vec::new();
+    // Each shard locked for the whole merge: a shard whose run still writes it is refused (its
+    // games so far are not the shard's), and no run starts in one while it is read and repaired.
+    let mut _shard_locks = Vec::with_capacity(dirs.len());
     for dir in dirs {
         let run = RunFile::read(dir)?;
+        _shard_locks.push(RunLock::acquire(dir).with_context(|| {
+            format!(
+                "{} is a shard still being written (its run has not ended): merge it once it has",
+                dir.display()
+            )
+        })?);
         // A shard killed mid-write may hold a torn line: repair it before reading.
         let (_, notes) =
             repair(dir).with_context(|| format!("cannot read the games of {}", dir.display()))?;

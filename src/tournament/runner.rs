@@ -38,6 +38,7 @@ use crate::run_folder::state::{RecordedState, State};
 use crate::run_folder::{pgn, RunFile, RunKind};
 use crate::vocab::config::{Opening, RunConfig, RunPlan};
 use crate::vocab::schedule::{self, Pairing};
+use crate::vocab::shell_word;
 
 /// How a plan is carried out this time; none of it changes the games played or their results.
 #[derive(Clone, Debug)]
@@ -94,7 +95,7 @@ impl RunOutcome {
             if resumable {
                 bail!(
                     "interrupted ({signal}): resume with `arena run --resume {}`",
-                    dir.display()
+                    shell_word(dir)
                 );
             }
             bail!(
@@ -145,7 +146,7 @@ pub async fn play(
         .players
         .iter()
         .map(|p| BotLog::new(&stderr_log_path(&logs_dir(dir), &p.name), mode.log_cap))
-        .collect();
+        .collect::<std::io::Result<_>>()?;
     let (stop_tx, stop_rx) = watch::channel(None::<StopReason>);
     let signals = tokio::spawn(watch_signals(stop_tx.clone()));
     // The slots' threads block in their bots' waits: the stop reaches them as an eventfd.
@@ -250,9 +251,9 @@ pub async fn play(
             }
             event = rx.recv() => match event {
                 Some(WorkerEvent::Game(record)) => {
-                    if let Err(err) = writer.append(&record) {
+                    if let Err(err) = writer.append_checked(&record) {
                         failure.get_or_insert(err.context(format!(
-                            "cannot write the results of game {} (the disk may be full)",
+                            "cannot write the results of game {}",
                             record.row.game_id
                         )));
                         halt(&stop_tx, StopReason::Failed);
@@ -314,7 +315,6 @@ pub async fn play(
     }
     flush_logs(&shared.logs);
     kill_orphans();
-    pgn::write_pgn(dir)?;
     let stop = match (&failure, stopped_by) {
         (Some(_), _) => StopReason::Failed,
         (None, Some(reason)) => reason,
@@ -322,15 +322,21 @@ pub async fn play(
     };
     let (state, reason) = stop.recorded();
     let reason = reason.or_else(|| failure.as_ref().map(|e| format!("{e:#}")));
-    RecordedState::now(state, reason).write(dir)?;
-    emit(sinks, &RunEvent::Stopped(&stop))?;
     if let Some(err) = failure {
+        // The folder could not be written (a full disk, the folder gone): what is written at
+        // the end may fail the same way, and must not hide why the run stopped. `games.pgn`
+        // is written again by `--resume` or `arena rate`.
+        let _ = RecordedState::now(state, reason).write(dir);
+        let _ = emit(sinks, &RunEvent::Stopped(&stop));
         return Err(err.context(format!(
             "the run stopped; the games finished so far are in {}: finish it with `arena run --resume {}`",
             dir.display(),
-            dir.display()
+            shell_word(dir)
         )));
     }
+    pgn::write_pgn(dir)?;
+    RecordedState::now(state, reason).write(dir)?;
+    emit(sinks, &RunEvent::Stopped(&stop))?;
     let health = shared.health.lock().unwrap_or_else(|e| e.into_inner());
     let dropped = config
         .players

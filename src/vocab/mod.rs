@@ -9,9 +9,11 @@ pub mod fault;
 pub mod game_flags;
 pub mod player;
 pub mod schedule;
+pub mod shell;
 
 pub use config::{Clock, Opening, OpeningSource, RunConfig, RunPlan, TimeControl};
 pub use fault::FaultKind;
 pub use game_flags::GameFlags;
 pub use player::{BotSpec, FileBot, Program, Protocol};
 pub use schedule::{derive_seed, Format, Schedule};
+pub use shell::shell_word;

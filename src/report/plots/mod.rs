@@ -123,6 +123,13 @@ pub fn render_svg<P: Plot>(plot: &P) -> Result<String, PlotError> {
 /// Draws `plot` into the PNG file `path`.
 pub fn render_png<P: Plot>(plot: &P, path: &Path) -> Result<(), PlotError> {
     ensure_font()?;
+    // The backend opens the path itself, following links: refuse a link or a FIFO first.
+    if let Some(not) = crate::sys::not_a_file(path) {
+        return Err(PlotError::Io {
+            context: format!("cannot write {}", path.display()),
+            source: std::io::Error::new(std::io::ErrorKind::InvalidInput, not),
+        });
+    }
     let root = BitMapBackend::new(path, plot.size()).into_drawing_area();
     root.fill(&WHITE).drawn()?;
     plot.draw(&root)?;
