@@ -1086,11 +1086,22 @@ fn messages_say_what_was_wrong_and_where() {
         err.contains("\"\\u{feff}mancalaok\"") && err.contains("byte-order mark"),
         "{err}"
     );
-    // check-bot cannot write its transcript: an error, not a silent exit 0.
+    // check-bot cannot write its transcript (its log beside it can be): an error, not a silent
+    // exit 0; and a transcript under /proc cannot even have its log.
+    let folder = dir.join("t.txt");
+    std::fs::create_dir_all(&folder).unwrap();
+    let folder = folder.display().to_string();
+    let o = arena(&["check-bot", "--transcript", &folder, "--", &random]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stdout));
+    let err = text(&o.stderr);
+    assert!(
+        err.contains(&format!("cannot write the transcript to {folder}")),
+        "{err}"
+    );
     let o = arena(&["check-bot", "--transcript", "/proc/version", "--", &random]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o.stdout));
     assert!(
-        text(&o.stderr).contains("cannot write the transcript to /proc/version"),
+        text(&o.stderr).contains("/proc/version"),
         "{}",
         text(&o.stderr)
     );
