@@ -1396,3 +1396,43 @@ fn r32_logs_as_a_file_is_named() {
         "not a folder\n"
     );
 }
+
+/// 10,000 players (a 430 KB tournament file): the schedule's 50 million encounters are computed
+/// from their index, not stored (#32: 785 MiB before the first game, 11.8 GiB for 100,000).
+#[test]
+fn ten_thousand_players_start_in_little_memory() {
+    let dir = Dir::new("rel-many-players");
+    let file = dir.join("many.toml");
+    let mut toml = String::from("pairs = 1\n");
+    for i in 0..10_000 {
+        toml.push_str(&format!(
+            "[[bot]]\nname = \"p{i}\"\ncmd = \"{}\"\n",
+            bot("random")
+        ));
+    }
+    std::fs::write(&file, toml).unwrap();
+    let out = dir.join("run");
+    let words: Vec<String> = [
+        "run",
+        "--quiet",
+        "--no-plots",
+        "--concurrency",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+        file.to_str().unwrap(),
+    ]
+    .map(String::from)
+    .to_vec();
+    let child = spawn_arena(&words);
+    // The schedule is made before the bots start; give the arena a moment past it.
+    let mut peak = 0;
+    wait_until(Duration::from_secs(4), || {
+        peak = peak.max(peak_rss_kib(child.id()));
+        false
+    });
+    signal(&child, libc::SIGINT);
+    let done = child.wait_timeout_or_kill(Duration::from_secs(30));
+    assert!(peak > 0, "the arena was gone: {}", text(&done.stderr));
+    assert!(peak < 200 * 1024, "the arena peaked at {peak} KiB");
+}

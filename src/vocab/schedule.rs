@@ -37,48 +37,96 @@ pub struct Pairing {
 
 /// The encounters (unordered pairs of player indices) of a format, in a fixed order.
 pub fn encounters(players: usize, format: &Format) -> Vec<(usize, usize)> {
-    let mut out = Vec::new();
-    match format {
-        Format::RoundRobin => {
-            for a in 0..players {
-                for b in a + 1..players {
-                    out.push((a, b));
-                }
-            }
+    let lazy = Encounters::new(players, format);
+    (0..lazy.len()).map(|k| lazy.get(k)).collect()
+}
+
+/// The encounters of a format computed from their index, never stored: a round robin of `n`
+/// players has `n(n-1)/2` of them, and a list of them grew with the square of the players
+/// (10,000 players took 785 MiB before the first game). A round robin lists `(a, b)` with
+/// `a < b` in lexicographic order; a gauntlet each challenger, in the order given, against every
+/// player of the field (the players who are not challengers) in index order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Encounters {
+    RoundRobin {
+        players: u64,
+    },
+    Gauntlet {
+        challengers: Vec<usize>,
+        field: Vec<usize>,
+    },
+}
+
+impl Encounters {
+    fn new(players: usize, format: &Format) -> Encounters {
+        match format {
+            Format::RoundRobin => Encounters::RoundRobin {
+                players: players as u64,
+            },
+            Format::Gauntlet { challengers } => Encounters::Gauntlet {
+                challengers: challengers.clone(),
+                field: (0..players).filter(|p| !challengers.contains(p)).collect(),
+            },
         }
-        Format::Gauntlet { challengers } => {
-            for &c in challengers {
-                for other in 0..players {
-                    if other != c && !challengers.contains(&other) {
-                        out.push((c, other));
+    }
+
+    fn len(&self) -> u64 {
+        match self {
+            Encounters::RoundRobin { players: n } => n * n.saturating_sub(1) / 2,
+            Encounters::Gauntlet { challengers, field } => (challengers.len() * field.len()) as u64,
+        }
+    }
+
+    /// Encounter `k` (below [`Encounters::len`]).
+    fn get(&self, k: u64) -> (usize, usize) {
+        match self {
+            Encounters::RoundRobin { players: n } => {
+                // Encounters before those of player `a` as the first: a(2n - a - 1)/2.
+                let before = |a: u64| a * (2 * n - a - 1) / 2;
+                // The largest `a` with before(a) <= k.
+                let (mut lo, mut hi) = (0, n - 1);
+                while hi - lo > 1 {
+                    let mid = (lo + hi) / 2;
+                    if before(mid) <= k {
+                        lo = mid;
+                    } else {
+                        hi = mid;
                     }
                 }
+                let b = lo + 1 + (k - before(lo));
+                (lo as usize, b as usize)
+            }
+            Encounters::Gauntlet { challengers, field } => {
+                let width = field.len() as u64;
+                (
+                    challengers[(k / width) as usize],
+                    field[(k % width) as usize],
+                )
             }
         }
     }
-    out
 }
 
 /// The games of a run as a function of their ids: `pairs` rounds, each playing one pair per
-/// encounter, pair `p` being encounter `p mod E` of round `p / E`. Nothing is stored per game,
-/// so a schedule of billions of games costs the encounters' list and nothing more.
+/// encounter, pair `p` being encounter `p mod E` of round `p / E`. Nothing is stored per game or
+/// per encounter, so a schedule of billions of games, or of a million players, costs nothing.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Schedule {
-    encounters: Vec<(usize, usize)>,
+    encounters: Encounters,
     pairs: u32,
 }
 
 impl Schedule {
     pub fn new(players: usize, format: &Format, pairs: u32) -> Schedule {
         Schedule {
-            encounters: encounters(players, format),
+            encounters: Encounters::new(players, format),
             pairs,
         }
     }
 
     /// Game pairs in the whole schedule.
     pub fn pair_count(&self) -> u64 {
-        self.encounters.len() as u64 * u64::from(self.pairs)
+        self.encounters.len() * u64::from(self.pairs)
     }
 
     /// Games in the whole schedule.
@@ -101,8 +149,8 @@ impl Schedule {
     /// Game `game_id` (below [`Schedule::game_count`]).
     pub fn pairing(&self, game_id: u64) -> Pairing {
         let pair_id = game_id / 2;
-        let e = self.encounters.len() as u64;
-        let (a, b) = self.encounters[(pair_id % e) as usize];
+        let e = self.encounters.len();
+        let (a, b) = self.encounters.get(pair_id % e);
         let (first, second) = if game_id % 2 == 0 { (a, b) } else { (b, a) };
         Pairing {
             game_id,
@@ -248,6 +296,34 @@ mod tests {
         }
         let ids: Vec<u64> = games.iter().map(|g| g.game_id).collect();
         assert_eq!(ids, (0..12).collect::<Vec<_>>());
+    }
+
+    /// The encounters computed from their index are the nested loops' list, in order.
+    #[test]
+    fn encounters_from_their_index_are_the_listed_ones() {
+        for n in 0..40 {
+            let mut listed = Vec::new();
+            for a in 0..n {
+                for b in a + 1..n {
+                    listed.push((a, b));
+                }
+            }
+            assert_eq!(encounters(n, &Format::RoundRobin), listed, "{n} players");
+        }
+        let gauntlet = Format::Gauntlet {
+            challengers: vec![4, 1],
+        };
+        let field = [0, 2, 3, 5];
+        let listed: Vec<_> = [4, 1]
+            .iter()
+            .flat_map(|&c| field.iter().map(move |&f| (c, f)))
+            .collect();
+        assert_eq!(encounters(6, &gauntlet), listed);
+        // A million players: the last encounter, at once and in no memory.
+        let huge = Encounters::new(1_000_000, &Format::RoundRobin);
+        assert_eq!(huge.len(), 499_999_500_000);
+        assert_eq!(huge.get(huge.len() - 1), (999_998, 999_999));
+        assert_eq!(huge.get(999_999), (1, 2));
     }
 
     #[test]
