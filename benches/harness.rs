@@ -299,6 +299,7 @@ fn config(pairs: u32, movetime: Option<u64>) -> RunConfig {
         dir: None,
         options: vec![],
         protocol: Default::default(),
+        sandbox: false,
     };
     RunConfig {
         name: "bench".into(),

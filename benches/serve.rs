@@ -65,6 +65,7 @@ fn config(players: usize, pairs: u32) -> RunConfig {
                 dir: None,
                 options: vec![],
                 protocol: Default::default(),
+                sandbox: false,
             })
             .collect(),
         format: Format::RoundRobin,

@@ -77,6 +77,7 @@ fn main() {
                 dir: None,
                 options: vec![],
                 protocol: Default::default(),
+                sandbox: false,
             };
             let log = BotLog::new(&logs.join(format!("{name}.log")), 1 << 20)
                 .unwrap_or_else(|e| panic!("{name}: {e}"));

@@ -1436,3 +1436,72 @@ fn ten_thousand_players_start_in_little_memory() {
     assert!(peak > 0, "the arena was gone: {}", text(&done.stderr));
     assert!(peak < 200 * 1024, "the arena peaked at {peak} KiB");
 }
+
+/// The opt-in sandbox (#32): bots run as the same user, so a hostile bot could SIGKILL its
+/// opponent (a `crash` forfeit for the victim), write anywhere and open connections. Played
+/// once without the sandbox (each attack succeeds: the test can see them) and once with it
+/// (each fails, the victim plays its game out).
+#[test]
+fn a_sandboxed_bot_can_neither_signal_its_opponent_nor_write_outside_nor_connect() {
+    if !Path::new("/usr/bin/bwrap").exists() {
+        assert!(!in_ci(), "CI must install bubblewrap (.ci/run)");
+        skipped(
+            "a_sandboxed_bot_can_neither_signal_its_opponent_nor_write_outside_nor_connect",
+            "bubblewrap (/usr/bin/bwrap) is not installed",
+        );
+        return;
+    }
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port().to_string();
+    let dir = Dir::new("rel-sandbox");
+    let attack = |sandboxed: bool| {
+        let tag = if sandboxed { "in" } else { "out" };
+        let own = dir.join(&format!("own-{tag}"));
+        std::fs::create_dir_all(&own).unwrap();
+        let pids = dir.join(&format!("victim-{tag}.pids"));
+        let outside = dir.join(&format!("outside-{tag}.txt"));
+        let report = own.join("report.json");
+        let random = bot("random");
+        let victim = format!(
+            "python3 {} behave --pid-file {} -- {random}",
+            misbehave(),
+            pids.display()
+        );
+        let hostile = vec![
+            "--bot".to_string(),
+            "name=hostile".into(),
+            format!(
+                "cmd=python3 {} hostile --target-file {} --outside {} --port {port} --report {} -- {random}",
+                misbehave(),
+                pids.display(),
+                outside.display(),
+                report.display()
+            ),
+            format!("dir={}", own.display()),
+            format!("sandbox={sandboxed}"),
+        ];
+        let out = dir.join(&format!("run-{tag}"));
+        let o = arena_words(&run_words(
+            &out,
+            &["--pairs", "1", "--movetime", "2000", "--concurrency", "1"],
+            &[hostile, bot_arg("victim", &victim)],
+        ));
+        assert!(o.status.success(), "{tag}: {}", text(&o.stderr));
+        let report = std::fs::read_to_string(&report).unwrap_or_else(|e| panic!("{tag}: {e}"));
+        let games = std::fs::read_to_string(out.join("games.csv")).unwrap();
+        (report, outside.exists(), games)
+    };
+    let (report, wrote, games) = attack(false);
+    assert!(report.contains("\"kill\": \"killed\""), "{report}");
+    assert!(report.contains("\"connect\": \"connected\""), "{report}");
+    assert!(wrote, "{report}");
+    assert!(games.contains("crash,victim"), "{games}");
+    let (report, wrote, games) = attack(true);
+    assert!(!report.contains("killed"), "{report}");
+    assert!(!report.contains("\"connected\""), "{report}");
+    assert!(!wrote && !report.contains("\"written\""), "{report}");
+    assert!(
+        games.lines().skip(1).all(|g| g.contains(",normal,,")),
+        "a game was not played out: {games}"
+    );
+}

@@ -96,6 +96,7 @@ impl GateArgs {
                     dir: None,
                     options: bot.options(),
                     protocol: bot.protocol,
+                    sandbox: bot.sandbox,
                 },
                 None => bot.spec(base)?,
             };
@@ -333,6 +334,7 @@ mod tests {
             dir: None,
             options: vec![("Depth".into(), "7".into())],
             protocol: Default::default(),
+            sandbox: false,
         };
         let refs = [
             BandsReference {

@@ -56,6 +56,10 @@ pub struct RunArgs {
     /// End a game as soon as its outcome can no longer change.
     #[arg(long)]
     pub adjudicate: bool,
+    /// Run every bot in the sandbox (bubblewrap: no other process visible, no network but a
+    /// KGP agent's, the file system read-only but the bot's dir); one bot: sandbox=true.
+    #[arg(long)]
+    pub sandbox: bool,
     /// Finish an interrupted run folder: plays exactly its missing games.
     #[arg(long, value_name = "DIR", conflicts_with_all = ["config", "bots", "out", "shard"])]
     pub resume: Option<PathBuf>,
@@ -181,6 +185,11 @@ pub fn build_plan(args: &RunArgs) -> Result<RunPlan> {
         out,
     )?;
     plan.config.adjudicate = args.adjudicate || file.adjudicate.unwrap_or(false);
+    if args.sandbox {
+        for player in &mut plan.config.players {
+            player.sandbox = true;
+        }
+    }
     plan.config.max_start_failures = args
         .max_start_failures
         .or(file.max_start_failures)
@@ -216,6 +225,7 @@ fn ignored_by_resume(args: &RunArgs) -> Vec<&'static str> {
         ("--margin", args.margin.is_some()),
         ("--handshake-timeout", args.handshake_timeout.is_some()),
         ("--adjudicate", args.adjudicate),
+        ("--sandbox", args.sandbox),
         ("--name", args.name.is_some()),
         ("--max-start-failures", args.max_start_failures.is_some()),
     ]

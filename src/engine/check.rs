@@ -267,7 +267,7 @@ pub async fn check_bot(config: &CheckConfig) -> Result<Report, StartError> {
 }
 
 fn spawn(config: &CheckConfig, stderr_log: &BotLog) -> Result<Engine, StartError> {
-    let engine = Engine::spawn(&config.program, None, stderr_log, READY, None)?;
+    let engine = Engine::spawn(&config.program, None, stderr_log, READY, None, false)?;
     Ok(engine.strict().with_transcript())
 }
 

@@ -21,7 +21,7 @@ use tokio::net::tcp::OwnedWriteHalf;
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 
-use super::process::{line_fault, BotProcess, Wiring};
+use super::process::{line_fault, BotProcess, Sandbox, Wiring};
 use super::{
     Answer, BotInfo, BotLog, BotSpec, Fault, FaultKind, Program, StartError, Turn,
     MAX_DECLARATIONS, MAX_UNKNOWN_LINES,
@@ -146,6 +146,8 @@ impl Kgp {
             stdout_to_log: true,
             // Its waits are the runtime's (a socket), which the worker's select ends on a stop.
             stop: None,
+            // A sandboxed agent keeps the network: it must reach its driver's port.
+            sandbox: Sandbox::of(spec.sandbox, true),
         };
         let program = with_address(&spec.program, "127.0.0.1", port);
         let mut process = BotProcess::spawn(&program, spec.dir.as_deref(), log, &wiring)?;

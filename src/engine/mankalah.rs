@@ -17,7 +17,7 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use super::process::{spawn_in_game, BotProcess, Wiring};
+use super::process::{spawn_in_game, BotProcess, Sandbox, Wiring};
 use super::{Answer, BotInfo, BotLog, BotSpec, Fault, FaultKind, Program, StartError, Turn};
 use crate::protocol::{OptionValueError, PositionStart};
 use crate::rules::{Move, Position, Ruleset, RulesetPattern, Side};
@@ -82,6 +82,7 @@ impl ManKalah {
             log: log.clone(),
             wiring: Wiring {
                 stop: stop.cloned(),
+                sandbox: Sandbox::of(spec.sandbox, false),
                 ..Wiring::default()
             },
             process: None,

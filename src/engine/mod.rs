@@ -42,7 +42,7 @@ pub use process::{
     arena_resource, become_subreaper, kill_live_bots, kill_orphans, parent_of, RetryPolicy,
     ARENA_RETRY,
 };
-use process::{BotProcess, Wiring};
+use process::{BotProcess, Sandbox, Wiring};
 
 /// How many lines the drain before a `go` reads at most, so that a bot writing without pause
 /// cannot hold it; what is left is read (and counted) as the answer is awaited.
@@ -266,7 +266,7 @@ impl Engine {
     ) -> Result<Engine, StartError> {
         let program = &spec.program;
         let dir = spec.dir.as_deref();
-        let mut engine = Engine::spawn(program, dir, log, handshake_timeout, stop)?;
+        let mut engine = Engine::spawn(program, dir, log, handshake_timeout, stop, spec.sandbox)?;
         if let Err(fault) = engine.handshake() {
             engine.kill().await;
             return Err(StartError::Bot(as_handshake(fault)));
@@ -310,9 +310,11 @@ impl Engine {
         log: &BotLog,
         handshake_timeout: Duration,
         stop: Option<&Stop>,
+        sandbox: bool,
     ) -> Result<Engine, StartError> {
         let wiring = Wiring {
             stop: stop.cloned(),
+            sandbox: Sandbox::of(sandbox, false),
             ..Wiring::default()
         };
         let process = BotProcess::spawn(program, dir, log, &wiring)?;
@@ -686,7 +688,15 @@ mod tests {
         let log = BotLog::new(&path, DEFAULT_LOG_CAP).unwrap();
         let command = script.to_string();
         let timeout = Duration::from_secs(10);
-        Engine::spawn(&Program::Shell { command }, None, &log, timeout, None).expect("spawn sh")
+        Engine::spawn(
+            &Program::Shell { command },
+            None,
+            &log,
+            timeout,
+            None,
+            false,
+        )
+        .expect("spawn sh")
     }
 
     fn soon() -> Instant {

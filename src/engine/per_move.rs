@@ -12,7 +12,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use super::process::{spawn_in_game, BotProcess, Wiring};
+use super::process::{spawn_in_game, BotProcess, Sandbox, Wiring};
 use super::{Answer, BotInfo, BotLog, BotSpec, Fault, FaultKind, Program, StartError, Turn};
 use crate::protocol::OptionValueError;
 use crate::rules::{Move, Position, Ruleset, RulesetPattern, Side};
@@ -58,6 +58,7 @@ impl PerMove {
             log: log.clone(),
             wiring: Wiring {
                 stop: stop.cloned(),
+                sandbox: Sandbox::of(spec.sandbox, false),
                 ..Wiring::default()
             },
             ruleset: Ruleset::default(),

@@ -48,6 +48,72 @@ pub struct Wiring {
     pub env: Vec<(String, String)>,
     pub stdout_to_log: bool,
     pub stop: Option<Stop>,
+    pub sandbox: Sandbox,
+}
+
+/// The opt-in sandbox of a bot (docs/tournament.md, "Sandbox"): the bot runs under bubblewrap
+/// in namespaces of its own, so that it can neither see nor signal other processes (its
+/// opponent's among them), nor write outside its own folder, nor open a network connection.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Sandbox {
+    #[default]
+    Off,
+    /// Everything shut, the network too: a bot that talks over stdin and stdout.
+    Closed,
+    /// The host's network kept: a KGP agent must reach its driver's port on loopback.
+    WithNetwork,
+}
+
+impl Sandbox {
+    /// The sandbox of a player that asked for one (`on`), with the network a KGP agent needs.
+    pub fn of(on: bool, needs_network: bool) -> Sandbox {
+        match (on, needs_network) {
+            (false, _) => Sandbox::Off,
+            (true, false) => Sandbox::Closed,
+            (true, true) => Sandbox::WithNetwork,
+        }
+    }
+}
+
+/// bubblewrap, Debian's package `bubblewrap`.
+const BWRAP: &str = "bwrap";
+
+/// The most memory (`RLIMIT_DATA`: heap and private mappings) a sandboxed bot may take.
+const SANDBOX_MEMORY: u64 = 8 << 30;
+
+/// The command that starts `program` (in `dir`, the bot's own folder, if given) inside the
+/// sandbox: the whole file system read-only but `dir`, fresh `/dev` and `/proc`, and new user,
+/// PID, IPC, UTS, cgroup and (unless `network`) network namespaces; bubblewrap dies with the
+/// arena. The process group and the pipes are the same as a bot's without it.
+fn sandboxed(program: &Program, dir: Option<&Path>, network: bool) -> Command {
+    let mut cmd = Command::new(BWRAP);
+    cmd.args(["--unshare-all", "--die-with-parent"]);
+    if network {
+        cmd.arg("--share-net");
+    }
+    cmd.args(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]);
+    if let Some(dir) = dir {
+        cmd.arg("--bind").arg(dir).arg(dir).arg("--setenv");
+        cmd.arg("TMPDIR").arg(dir);
+    }
+    cmd.arg("--");
+    match program {
+        Program::Exec { program, args } => cmd.arg(program).args(args),
+        Program::Shell { command } => cmd.args(["/bin/sh", "-c"]).arg(command),
+    };
+    // The memory limit, set between fork and exec: bubblewrap and the bot inherit it.
+    // SAFETY: one system call; no allocation, no lock (it runs between fork and exec).
+    unsafe {
+        cmd.pre_exec(|| {
+            let limit = rustix::process::Rlimit {
+                current: Some(SANDBOX_MEMORY),
+                maximum: Some(SANDBOX_MEMORY),
+            };
+            rustix::process::setrlimit(rustix::process::Resource::Data, limit)?;
+            Ok(())
+        });
+    }
+    cmd
 }
 
 /// A spawned bot: the child, its stdin, and its stdout with the lines read from it so far.
@@ -99,13 +165,16 @@ impl BotProcess {
         log: &BotLog,
         wiring: &Wiring,
     ) -> Result<BotProcess, StartError> {
-        let mut cmd = match program {
-            Program::Exec { program, args } => {
+        let mut cmd = match (program, wiring.sandbox) {
+            (_, Sandbox::Closed | Sandbox::WithNetwork) => {
+                sandboxed(program, dir, wiring.sandbox == Sandbox::WithNetwork)
+            }
+            (Program::Exec { program, args }, Sandbox::Off) => {
                 let mut cmd = Command::new(program);
                 cmd.args(args);
                 cmd
             }
-            Program::Shell { command } => {
+            (Program::Shell { command }, Sandbox::Off) => {
                 let mut cmd = Command::new("/bin/sh");
                 cmd.arg("-c").arg(command);
                 cmd
@@ -132,6 +201,15 @@ impl BotProcess {
                     program: program.display(),
                     error: e,
                 }
+            } else if wiring.sandbox != Sandbox::Off && e.kind() == std::io::ErrorKind::NotFound {
+                StartError::Bot(Fault::new(
+                    FaultKind::Spawn,
+                    format!(
+                        "cannot start `{}` in its sandbox: bubblewrap (`{BWRAP}`, Debian's \
+                         package bubblewrap) is not installed",
+                        program.display()
+                    ),
+                ))
             } else {
                 StartError::Bot(Fault::new(
                     FaultKind::Spawn,

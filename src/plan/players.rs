@@ -71,6 +71,7 @@ pub fn bundled_spec(name: &str, bot: &str, options: &[(&str, &str)]) -> Result<B
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect(),
         protocol: Default::default(),
+        sandbox: false,
     })
 }
 
@@ -90,6 +91,7 @@ pub fn command_spec(name: &str, cmd: &str, options: &[String]) -> Result<BotSpec
         dir: None,
         options,
         protocol: Default::default(),
+        sandbox: false,
     })
 }
 
@@ -102,6 +104,7 @@ pub fn parse_bot_arg(words: &[String]) -> Result<BotSpec> {
     let mut dir = None;
     let mut options = Vec::new();
     let mut protocol = Protocol::default();
+    let mut sandbox = false;
     for word in words {
         let Some((key, value)) = word.split_once('=') else {
             bail!("--bot: `{word}` is not KEY=VALUE (keys: {BOT_KEYS})");
@@ -115,6 +118,9 @@ pub fn parse_bot_arg(words: &[String]) -> Result<BotSpec> {
                 shell = parse_bool(value).with_context(|| format!("--bot: shell=`{value}`"))?
             }
             "protocol" => protocol = value.parse().map_err(|e| anyhow::anyhow!("--bot: {e}"))?,
+            "sandbox" => {
+                sandbox = parse_bool(value).with_context(|| format!("--bot: sandbox=`{value}`"))?
+            }
             _ => match key.strip_prefix("option.") {
                 Some(opt) if !opt.is_empty() => options.push((opt.to_string(), value.to_string())),
                 _ => bail!("--bot: unknown key `{key}` (keys: {BOT_KEYS})"),
@@ -131,11 +137,12 @@ pub fn parse_bot_arg(words: &[String]) -> Result<BotSpec> {
         dir,
         options,
         protocol,
+        sandbox,
     })
 }
 
 /// The keys of a `--bot` group, for messages.
-const BOT_KEYS: &str = "name, cmd, bundled, dir, shell, protocol, option.NAME";
+const BOT_KEYS: &str = "name, cmd, bundled, dir, shell, protocol, sandbox, option.NAME";
 
 impl FileBot {
     /// The player; `dir` is relative to `base`, the file's folder.
@@ -148,6 +155,7 @@ impl FileBot {
             dir: self.dir.as_ref().map(|d| base.join(d)),
             options: self.options(),
             protocol: self.protocol,
+            sandbox: self.sandbox,
         })
     }
 }

@@ -40,6 +40,7 @@ pub async fn check_driver(config: &CheckConfig, protocol: Protocol) -> Result<Re
         dir: None,
         options: config.options.clone(),
         protocol,
+        sandbox: false,
     };
     let started = Instant::now();
     let mut player = Player::start(&spec, &log, config.timeout, None).await?;

@@ -56,6 +56,9 @@ pub struct BotSpec {
     /// The protocol the bot speaks (docs/protocols.md); absent in `run.json` for the arena's own.
     #[serde(default, skip_serializing_if = "Protocol::is_native")]
     pub protocol: Protocol,
+    /// Run inside the opt-in sandbox (docs/tournament.md, "Sandbox"); absent when off.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sandbox: bool,
 }
 
 /// A player as a `[[bot]]` table of a tournament or bands file reads and writes it: `cmd` (a
@@ -77,6 +80,8 @@ pub struct FileBot {
     pub options: toml::Table,
     #[serde(default, skip_serializing_if = "Protocol::is_native")]
     pub protocol: Protocol,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sandbox: bool,
 }
 
 impl FileBot {
@@ -98,6 +103,7 @@ impl FileBot {
                 .map(|(k, v)| (k.clone(), toml::Value::String(v.clone())))
                 .collect(),
             protocol: spec.protocol,
+            sandbox: spec.sandbox,
         }
     }
 

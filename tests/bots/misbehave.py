@@ -25,6 +25,9 @@ misbehaves as MODE says:
   id-flood       answers `mancala` with `id name ...` lines (1 KiB each) without end
   slow-handshake sleeps 5 s (deaf to its input) before answering `mancala`
   bom            answers `mancala` with a UTF-8 byte-order mark before `mancalaok`
+  hostile        at its first `go`, tries what a sandbox must stop, then plays on: SIGKILL to
+                 the pid in --target-file, a write to --outside FILE, a TCP connection to
+                 127.0.0.1:--port; writes what happened to --report FILE (in its own folder)
   behave         never misbehaves
 
 With --pid-file PATH it first writes its own pid and the child's to PATH (for zombie checks).
@@ -39,6 +42,39 @@ import os
 import subprocess
 import sys
 import time
+
+
+def attack(args) -> None:
+    """What a sandboxed bot must not be able to do, each tried once and its outcome reported."""
+    import json
+    import signal
+    import socket
+
+    def arg(name):
+        return args[args.index(name) + 1]
+
+    outcome = {}
+    try:
+        with open(arg("--target-file")) as f:
+            # The last process started under that pid file (the game's, not the check's).
+            target = int(f.read().splitlines()[-1].split()[0])
+        os.kill(target, signal.SIGKILL)
+        outcome["kill"] = "killed"
+    except Exception as e:  # noqa: BLE001 - the outcome is the point
+        outcome["kill"] = type(e).__name__
+    try:
+        with open(arg("--outside"), "w") as f:
+            f.write("written from the sandbox\n")
+        outcome["write"] = "written"
+    except Exception as e:  # noqa: BLE001
+        outcome["write"] = type(e).__name__
+    try:
+        socket.create_connection(("127.0.0.1", int(arg("--port"))), timeout=1).close()
+        outcome["connect"] = "connected"
+    except Exception as e:  # noqa: BLE001
+        outcome["connect"] = type(e).__name__
+    with open(arg("--report"), "w") as f:
+        json.dump(outcome, f)
 
 
 def main() -> None:
@@ -152,6 +188,8 @@ def main() -> None:
                 time.sleep(int(args[args.index("--delay") + 1]) / 1000)
             if mode == "stray":
                 continue
+            if mode == "hostile" and gos == 1:
+                attack(args)
             if gos > after:
                 if mode == "flood-crash":
                     sys.stderr.write("e" * (9 << 20))
