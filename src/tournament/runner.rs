@@ -161,7 +161,7 @@ pub async fn play(
     // What the slots have to say (an arena-side retry, a player dropped), as events.
     let (say_tx, mut say_rx) = mpsc::unbounded_channel::<Said>();
     let dropped = tokio::select! {
-        checked = preflight(config, &logs, plan.concurrency, &mode, &stop, files, &say_tx) => checked,
+        checked = preflight(config, &logs, plan.concurrency, mode, &stop, files, &say_tx) => checked,
         reason = wait_for_stop(stop_rx.clone()) => Err(anyhow::anyhow!(
             "interrupted ({}) while starting the bots: nothing was played",
             describe(&reason)
