@@ -348,3 +348,116 @@ fn the_readme_says_what_the_tests_cost() {
         assert!(section.contains(fact), "README lacks {fact}: {section}");
     }
 }
+
+/// The second pass of issue 28: the errors of a wrong path name it as missing (`analyse` said
+/// "no games", `merge` and `run --resume` quoted an OS error about a `run.json` inside it).
+#[test]
+fn a_missing_folder_is_called_missing_by_every_command() {
+    let dir = Dir::new("first-hour-missing");
+    let missing = dir.join("nothing-here");
+    let m = missing.to_str().unwrap();
+    let out = dir.join("merged");
+    for args in [
+        vec!["analyse", m],
+        vec!["merge", out.to_str().unwrap(), m],
+        vec!["run", "--resume", m],
+    ] {
+        let err = refused(&args);
+        assert!(
+            err.contains(&format!("{m} does not exist")),
+            "{args:?}: {err}"
+        );
+    }
+    assert!(!out.exists(), "merge left {}", out.display());
+}
+
+/// `--drop-unstartable` is a flag of `arena run` only: sprt and calibrate, whose bots cannot
+/// start, do not point to it.
+#[test]
+fn only_run_suggests_drop_unstartable() {
+    let dir = Dir::new("first-hour-drop");
+    let sprt_out = dir.join("sprt");
+    let err = refused(&[
+        "sprt",
+        "--base",
+        "/nonexistent/bot",
+        "--test",
+        "/nonexistent/bot",
+        "--elo0",
+        "0",
+        "--elo1",
+        "5",
+        "--movetime",
+        "50",
+        "--quiet",
+        "--out",
+        sprt_out.to_str().unwrap(),
+    ]);
+    assert!(err.contains("player `base` cannot start"), "{err}");
+    assert!(!err.contains("--drop-unstartable"), "{err}");
+    let cal_out = dir.join("cal");
+    let err = refused(&[
+        "calibrate",
+        "--bot",
+        "/nonexistent/bot",
+        "--knob",
+        "option.Noise=0..2",
+        "--reference",
+        "easy=1000,normal=1300",
+        "--movetime",
+        "50",
+        "--quiet",
+        "--out",
+        cal_out.to_str().unwrap(),
+    ]);
+    assert!(err.contains("player `candidate` cannot start"), "{err}");
+    assert!(!err.contains("--drop-unstartable"), "{err}");
+    let run_out = dir.join("run");
+    let err = refused(&[
+        "run",
+        "--quiet",
+        "--out",
+        run_out.to_str().unwrap(),
+        "--bot",
+        "name=a",
+        "cmd=/nonexistent/bot",
+        "--bot",
+        "name=b",
+        "bundled=random",
+    ]);
+    assert!(err.contains("--drop-unstartable plays the run"), "{err}");
+}
+
+/// Help of the second pass: every protocol a `--bot` may speak, and no bare `--seed`.
+#[test]
+fn help_lists_every_protocol_and_says_what_each_seed_is() {
+    let run = arena_ok(&["run", "--help"]);
+    assert!(
+        run.contains("protocol=mancala|mankalah|kgp|per-move"),
+        "{run}"
+    );
+    for cmd in ["calibrate", "check-bot"] {
+        let help = arena_ok(&[cmd, "--help"]);
+        // The flag's line and its continuation lines, up to the next flag.
+        let start = help
+            .find("--seed <SEED>")
+            .unwrap_or_else(|| panic!("{cmd}: no --seed: {help}"));
+        let rest = &help[start + "--seed <SEED>".len()..];
+        let entry = rest
+            .split("\n")
+            .take_while(|l| !l.trim_start().starts_with('-'))
+            .collect::<Vec<_>>()
+            .join(" ")
+            .replace("[default: 1]", "");
+        assert!(
+            entry.chars().any(char::is_alphabetic),
+            "{cmd}: --seed says nothing but its default: {help}"
+        );
+    }
+    let openings = arena_ok(&["openings", "--help"]);
+    let quiet = openings
+        .lines()
+        .find(|l| l.contains("--quiet"))
+        .expect("openings --quiet");
+    assert!(quiet.contains("progress"), "{quiet}");
+}

@@ -466,6 +466,30 @@ fn a_browser_watches_a_run_and_steps_through_a_game() {
         "return document.querySelector('#runs a[href=\"/run?id=live\"]') !== null",
         "the runs page lists the run",
     );
+    // Each run with what tells it apart from the others: players, rules, time control, pairs
+    // (issue 28: two runs read "arena-… (arena)" and nothing more), and what the order is.
+    let row = driver
+        .js("return document.querySelector('#runs tr[data-run=\"live\"]').textContent")
+        .as_str()
+        .unwrap()
+        .to_string();
+    for part in [
+        "mcts, random",
+        "kalah",
+        "40 ms a sow",
+        "10 pairs per encounter",
+    ] {
+        assert!(
+            row.contains(part),
+            "the runs page's line lacks {part:?}: {row}"
+        );
+    }
+    let intro = driver
+        .js("return document.querySelector('h1 + p').textContent")
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(intro.contains("latest start first"), "{intro}");
     driver.click("#runs a[href=\"/run?id=live\"]");
     let first = driver
         .wait(
@@ -497,6 +521,39 @@ fn a_browser_watches_a_run_and_steps_through_a_game() {
         "the run page shows the run finished",
     );
     drop(run);
+    // The run page has what report.html and the terminal show: the pairwise table and the
+    // first-mover advantage (issue 28), and says what the games list's order is.
+    let run_page = driver.wait(
+        "const p = document.querySelector('#pairwise table');
+         const f = document.getElementById('first-move');
+         return p && f && {heads: [...p.rows[0].cells].map(c => c.textContent),
+                           rows: p.rows.length - 1, first: f.textContent,
+                           setup: document.getElementById('progress').textContent,
+                           recent: document.querySelector('table#recent').previousElementSibling.textContent};",
+        "the run page's pairwise table and first-mover advantage",
+    );
+    let heads = run_page["heads"].as_array().unwrap();
+    for label in [
+        "player", "opponent", "W-D-L", "pairs LL", "WW", "Elo", "LOS",
+    ] {
+        assert!(heads.contains(&json!(label)), "{heads:?}");
+    }
+    assert_eq!(run_page["rows"], 1, "one encounter");
+    let first = run_page["first"].as_str().unwrap();
+    assert!(
+        first.starts_with("First-mover advantage: ") && first.contains("Elo ["),
+        "{first}"
+    );
+    let setup = run_page["setup"].as_str().unwrap();
+    assert!(
+        setup.contains("mcts, random") && setup.contains("40 ms a sow"),
+        "{setup}"
+    );
+    let recent = run_page["recent"].as_str().unwrap();
+    assert!(
+        !recent.contains("newest first") && recent.contains("finished last first"),
+        "{recent}"
+    );
     driver.click("#recent a");
     driver.wait(
         "return document.querySelector('.viewer svg.board') !== null",

@@ -49,6 +49,9 @@ pub struct AnalyseArgs {
 }
 
 pub fn run(args: &AnalyseArgs) -> anyhow::Result<()> {
+    if let Some(why) = mancala_arena::run_folder::not_a_run_folder(&args.dir) {
+        bail!("{why}");
+    }
     let records = read_records(&args.dir)?;
     if records.is_empty() {
         bail!(

@@ -82,6 +82,8 @@ pub struct CalibrateArgs {
     /// ... and at most.
     #[arg(long, default_value_t = 4)]
     pub max_pairs: u32,
+    /// Run seed: the reference round robin's and every step's openings and the bots' per-game
+    /// seeds are a function of it
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// The tolerance of each level's band in the `bands.toml` written for `arena gate` (Elo).

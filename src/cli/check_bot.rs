@@ -24,6 +24,7 @@ pub struct CheckBotArgs {
     /// Allowance added to `movetime` budgets, in ms.
     #[arg(long, default_value_t = 100)]
     pub margin_ms: u64,
+    /// Seed of the random playouts that make the test positions, and the one sent with `newgame`
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Where to write the transcript [default: a file in the temporary folder].

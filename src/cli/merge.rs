@@ -16,6 +16,14 @@ pub struct MergeArgs {
 }
 
 pub fn run(args: &MergeArgs) -> Result<()> {
+    for dir in &args.dirs {
+        if !dir.exists() {
+            anyhow::bail!(
+                "{} does not exist: give the folders that `arena run --shard I/N` wrote",
+                dir.display()
+            );
+        }
+    }
     let m = merge(&args.out, &args.dirs, &mut |note| {
         eprintln!("merge: {note}")
     })?;

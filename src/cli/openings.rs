@@ -63,6 +63,7 @@ pub struct OpeningsArgs {
     /// Positions valued at once [default: one per core].
     #[arg(long)]
     pub threads: Option<usize>,
+    /// No progress output (the count of positions, the values kept so far, where the suite went)
     #[arg(long, short)]
     pub quiet: bool,
 }

@@ -26,7 +26,7 @@ pub struct RunArgs {
     /// A tournament file (TOML; see tournament.example.toml).
     pub config: Option<PathBuf>,
     /// A player: `name=NAME cmd="PROGRAM ARGS" [option.KEY=VALUE ...] [dir=DIR] [shell=true]
-    /// [protocol=mancala|mankalah|kgp]`, or
+    /// [protocol=mancala|mankalah|kgp|per-move]`, or
     /// `bundled=alphabeta|random|greedy|mcts|solver` instead of cmd. Repeat for each player.
     #[arg(long = "bot", num_args = 1.., value_name = "KEY=VALUE", action = clap::ArgAction::Append)]
     pub bots: Vec<String>,
@@ -273,6 +273,13 @@ pub fn main(args: &RunArgs) -> Result<()> {
             }
             if args.game.concurrency == Some(0) {
                 bail!("--concurrency must be at least 1");
+            }
+            if !dir.exists() {
+                bail!(
+                    "{} does not exist: --resume takes the folder of an interrupted run \
+                     (`arena serve` shows each with its --resume command)",
+                    dir.display()
+                );
             }
             let run_file = RunFile::read(dir)?;
             let plan = RunPlan {

@@ -21,6 +21,7 @@ use super::tables::{
 use super::text::{escape_html as escape, readable_time};
 use super::viewer::{json_for_script, ViewerGames, VIEWER_CSS, VIEWER_JS};
 use crate::run_folder::analysis::MistakeRow;
+use crate::run_folder::ratings::Summary;
 
 /// Strips the XML prolog, if any, so the SVG can sit inside the page.
 pub fn inline_svg(svg: &str) -> &str {
@@ -42,6 +43,36 @@ svg { max-width: 100%; height: auto; }
 pre { background: #f6f6f6; padding: 1em; overflow-x: auto; font-size: 0.85em; }
 .warning { color: #a00; } .missing { color: #666; font-style: italic; }
 ";
+
+/// The first-mover advantage as a paragraph (`id="first-move"`); `arena serve`'s run page
+/// shows the same.
+pub fn first_move_html(s: &Summary) -> String {
+    let fm = &s.first_move_advantage;
+    format!(
+        "<p id=\"first-move\">First-mover advantage: <b>{} Elo</b> [{}, {}]; the first players \
+         scored {:.1}% of the points.</p>\n",
+        signed(fm.elo),
+        signed(fm.ci_low),
+        signed(fm.ci_high),
+        fm.first_player_score * 100.0
+    )
+}
+
+/// The pairwise section's body: what the columns mean and the table (or `No encounters.`);
+/// `arena serve`'s run page shows the same.
+pub fn pairwise_html(s: &Summary) -> String {
+    if s.pairwise.is_empty() {
+        return "<p>No encounters.</p>\n".to_string();
+    }
+    format!(
+        "<p>Each encounter from the row player's view (W, D, L are its wins, draws and losses; \
+         the pair columns count its game pairs by their two results, LL lost both ... WW won \
+         both, DD/WL drawn or split); Elo ± {:.0}% from the pentanomial model over game \
+         pairs (trinomial when games are unpaired).</p>\n{}",
+        s.level * 100.0,
+        pairwise_table(&s.pairwise).html()
+    )
+}
 
 /// The page.
 pub fn render(input: &ReportInput<'_>) -> String {
@@ -83,16 +114,7 @@ pub fn render(input: &ReportInput<'_>) -> String {
         escape(&s.anchor)
     );
     h.push_str(&ratings_table(&s.ratings).html());
-    let fm = &s.first_move_advantage;
-    let _ = writeln!(
-        h,
-        "<p id=\"first-move\">First-mover advantage: <b>{} Elo</b> [{}, {}]; the first players \
-         scored {:.1}% of the points.</p>",
-        signed(fm.elo),
-        signed(fm.ci_low),
-        signed(fm.ci_high),
-        fm.first_player_score * 100.0
-    );
+    h.push_str(&first_move_html(s));
     if s.warnings.is_empty() {
         h.push_str("<p id=\"warnings\">No warnings.</p>\n");
     } else {
@@ -139,21 +161,11 @@ pub fn render(input: &ReportInput<'_>) -> String {
     }
 
     // Pairwise.
-    h.push_str("<section id=\"pairwise\">\n<h2>Pairwise</h2>\n");
-    if s.pairwise.is_empty() {
-        h.push_str("<p>No encounters.</p>\n");
-    } else {
-        let _ = writeln!(
-            h,
-            "<p>Each encounter from the row player's view (W, D, L are its wins, draws and losses; \
-             the pair columns count its game pairs by their two results, LL lost both ... WW won \
-             both, DD/WL drawn or split); Elo ± {:.0}% from the pentanomial model over game \
-             pairs (trinomial when games are unpaired).</p>",
-            s.level * 100.0
-        );
-        h.push_str(&pairwise_table(&s.pairwise).html());
-    }
-    h.push_str("</section>\n");
+    let _ = writeln!(
+        h,
+        "<section id=\"pairwise\">\n<h2>Pairwise</h2>\n{}</section>",
+        pairwise_html(s)
+    );
 
     if let Some(rows) = &input.analysis {
         mistakes_section(&mut h, rows);

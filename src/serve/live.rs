@@ -112,11 +112,48 @@ pub fn quiet_limit(time: &TimeControl, longest_game: Duration) -> Duration {
     MIN_QUIET.max(3 * longest_game).max(per_game)
 }
 
+/// What a run plays, from its `run.json`: what tells two runs apart on the runs page.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunSetup {
+    pub players: Vec<String>,
+    /// The challengers' names in a gauntlet; empty in a round robin.
+    pub challengers: Vec<String>,
+    /// The ruleset's canonical string (`kalah`, `oware`, `kalah(pits=4)`...).
+    pub rules: String,
+    /// The time control in words (`40 ms a sow`, `clock 60+0.5 s`).
+    pub time: String,
+    /// Game pairs per encounter.
+    pub pairs: u32,
+}
+
+impl RunSetup {
+    pub fn of(run: &RunFile) -> RunSetup {
+        let c = &run.config;
+        let challengers = match &c.format {
+            crate::vocab::schedule::Format::RoundRobin => Vec::new(),
+            crate::vocab::schedule::Format::Gauntlet { challengers } => challengers
+                .iter()
+                .filter_map(|&i| Some(c.players.get(i)?.name.clone()))
+                .collect(),
+        };
+        RunSetup {
+            players: c.players.iter().map(|p| p.name.clone()).collect(),
+            challengers,
+            rules: c.rules.to_string(),
+            time: c.time.to_string(),
+            pairs: c.pairs,
+        }
+    }
+}
+
 /// Games done and to do, and the times a person wants.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Progress {
     pub kind: RunKind,
     pub name: String,
+    /// Players, rules, time control and pairs (`None` without a readable `run.json`, and for a
+    /// calibration's top folder).
+    pub setup: Option<RunSetup>,
     pub state: RunState,
     pub done: u64,
     pub total: u64,
@@ -421,6 +458,7 @@ impl RunCache {
         Progress {
             kind,
             name: run.map_or_else(String::new, |r| r.config.name.clone()),
+            setup: run.map(RunSetup::of),
             state,
             done,
             total,

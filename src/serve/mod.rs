@@ -218,6 +218,7 @@ impl App {
         let progress = Progress {
             kind: RunKind::CalibrationStep,
             name: pages::count(steps.len(), "step", "steps"),
+            setup: None,
             state,
             done,
             total: if state == RunState::Finished {

@@ -7,9 +7,9 @@
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use super::live::{Progress, RunState, RunView};
+use super::live::{Progress, RunSetup, RunState, RunView};
 use crate::calibrate::{Calibration, Stop};
-use crate::report::html::inline_svg;
+use crate::report::html::{first_move_html, inline_svg, pairwise_html};
 use crate::report::plots::{
     render_svg, CalibrationPlot, MatrixPlot, Plot, PlotError, RatingsPlot, SprtPlot,
 };
@@ -67,6 +67,35 @@ pub struct RunLine {
     pub progress: Progress,
 }
 
+/// What a run plays, in a line: `mcts, random · kalah · 40 ms a sow · 10 pairs per encounter`
+/// (at most four names, then how many more; a gauntlet names its challengers).
+pub fn setup_words(s: &RunSetup) -> String {
+    const NAMES: usize = 4;
+    let mut players = s
+        .players
+        .iter()
+        .take(NAMES)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if s.players.len() > NAMES {
+        let _ = write!(players, " and {} more", s.players.len() - NAMES);
+    }
+    if !s.challengers.is_empty() {
+        let _ = write!(players, " (gauntlet of {})", s.challengers.join(", "));
+    }
+    format!(
+        "{players} · {} · {} · {}",
+        s.rules,
+        s.time,
+        count(
+            s.pairs as usize,
+            "pair per encounter",
+            "pairs per encounter"
+        )
+    )
+}
+
 fn state_cell(state: RunState) -> String {
     format!("<span class=\"state {s}\">{s}</span>", s = state.as_str())
 }
@@ -97,7 +126,10 @@ pub fn runs_table(lines: &[RunLine]) -> String {
                 String::new()
             } else {
                 format!(" <span class=\"dim\">({})</span>", escape(&p.name))
-            },
+            } + &p.setup.as_ref().map_or(String::new(), |s| format!(
+                "<br><span class=\"setup dim\">{}</span>",
+                escape(&setup_words(s))
+            )),
             escape(&l.kind),
             state_cell(p.state),
             p.done,
@@ -128,8 +160,8 @@ pub fn runs_page(lines: &[RunLine], roots: &str) -> String {
     layout(
         "runs",
         &format!(
-            "<h1>Runs</h1>\n<p>Every run folder under {}, read-only; this page refreshes \
-             itself.</p>\n<div id=\"runs\" data-poll=\"/api/runs\">{}</div>\n",
+            "<h1>Runs</h1>\n<p>Every run folder under {}, the latest start first; read-only, \
+             this page refreshes itself.</p>\n<div id=\"runs\" data-poll=\"/api/runs\">{}</div>\n",
             escape(roots),
             runs_table(lines)
         ),
@@ -156,6 +188,9 @@ pub fn progress_html(kind: &str, p: &Progress) -> String {
             "–".to_string()
         },
     );
+    if let Some(setup) = &p.setup {
+        let _ = writeln!(h, "<p class=\"setup\">{}</p>", escape(&setup_words(setup)));
+    }
     if let Some(reason) = &p.reason {
         let _ = writeln!(h, "<p class=\"reason\">{}</p>", escape(&sentence(reason)));
     }
@@ -234,6 +269,7 @@ pub fn run_sections(id: &str, v: &RunView<'_>) -> Vec<(&'static str, String)> {
                 }
             );
             ratings.push_str(&ratings_table(&s.ratings).html());
+            ratings.push_str(&first_move_html(s));
             ratings.push_str(&figure(RatingsPlot::new(s, None)));
             for w in &s.warnings {
                 let _ = writeln!(ratings, "<p class=\"warning\">{}</p>", escape(w));
@@ -242,6 +278,10 @@ pub fn run_sections(id: &str, v: &RunView<'_>) -> Vec<(&'static str, String)> {
     }
     out.push(("ratings", ratings));
     if let Some(Ok(s)) = v.rated.map(|r| &r.summary) {
+        out.push((
+            "pairwise",
+            format!("<h2>Pairwise</h2>\n{}", pairwise_html(s)),
+        ));
         out.push((
             "matrix",
             format!("<h2>Score matrix</h2>\n{}", figure(MatrixPlot::new(s))),
@@ -376,7 +416,8 @@ fn recent(id: &str, v: &RunView<'_>) -> String {
         return h;
     }
     h.push_str(
-        "<p>The latest, newest first:</p>\n<table id=\"recent\">\n<tr><th>game</th>\
+        "<p>The latest games, finished last first (with several games at once they finish \
+         out of game-id order):</p>\n<table id=\"recent\">\n<tr><th>game</th>\
          <th class=\"name\">first</th><th class=\"name\">second</th><th>result</th>\
          <th>sows</th><th class=\"name\">end</th><th>ms</th></tr>\n",
     );

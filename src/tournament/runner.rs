@@ -162,7 +162,7 @@ pub async fn play(
     // What the slots have to say (an arena-side retry, a player dropped), as events.
     let (say_tx, mut say_rx) = mpsc::unbounded_channel::<Said>();
     let dropped = tokio::select! {
-        checked = preflight(config, &logs, plan.concurrency, mode.drop_unstartable, &stop, files, &say_tx) => checked,
+        checked = preflight(config, &logs, plan.concurrency, mode, &stop, files, &say_tx) => checked,
         reason = wait_for_stop(stop_rx.clone()) => Err(anyhow::anyhow!(
             "interrupted ({}) while starting the bots: nothing was played",
             describe(&reason)
@@ -399,18 +399,20 @@ pub fn pool_size(open_files: u64, workers: usize) -> usize {
 
 /// Starts every player's bot once (handshake, options, `isready`), on `concurrency` slots at a
 /// time, and stops it. Returns which players are dropped; an error names every player that
-/// cannot start, unless `drop_unstartable` (a bad option is always an error). A start that fails
+/// cannot start, unless `mode.drop_unstartable` (a bad option is always an error); only
+/// `arena run`'s error points to that flag. A start that fails
 /// on the arena's side is tried again, as during play; if it keeps failing, or no slot can be
 /// started at all, the error says what the arena ran out of and blames no player.
 async fn preflight(
     config: &RunConfig,
     logs: &[BotLog],
     concurrency: usize,
-    drop_unstartable: bool,
+    mode: &RunMode,
     stop: &Stop,
     open_files: u64,
     say: &mpsc::UnboundedSender<Said>,
 ) -> Result<Vec<bool>> {
+    let (drop_unstartable, kind) = (mode.drop_unstartable, mode.kind);
     let timeout = Duration::from_millis(config.time.handshake_ms);
     let players = Arc::new(config.players.clone());
     let (tx, mut rx) = mpsc::unbounded_channel();
@@ -501,7 +503,8 @@ async fn preflight(
         bail!(
             "{}{}",
             errors.join("\n"),
-            if drop_unstartable {
+            // Only `arena run` has the flag.
+            if drop_unstartable || kind != RunKind::Tournament {
                 ""
             } else {
                 "\n(--drop-unstartable plays the run without players that cannot start)"

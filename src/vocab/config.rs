@@ -97,6 +97,39 @@ pub const DEFAULT_HANG_MS: u64 = 60_000;
 /// overflow when limits are added up.
 pub const MAX_TIME_MS: u64 = 7 * 24 * 3600 * 1000;
 
+/// The limits in words: `40 ms a sow`, `30 s a sow`, `clock 60+0.5 s`, `depth 6, 1000 nodes`,
+/// `no time limit` (the margin, hang and handshake allowances are left out).
+impl fmt::Display for TimeControl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut parts: Vec<String> = Vec::new();
+        if let Some(ms) = self.movetime_ms {
+            parts.push(if ms % 1000 == 0 {
+                format!("{} s a sow", ms / 1000)
+            } else {
+                format!("{ms} ms a sow")
+            });
+        }
+        if let Some(c) = self.clock {
+            parts.push(format!(
+                "clock {}+{} s",
+                c.base_ms as f64 / 1000.0,
+                c.inc_ms as f64 / 1000.0
+            ));
+        }
+        if let Some(d) = self.depth {
+            parts.push(format!("depth {d}"));
+        }
+        if let Some(n) = self.nodes {
+            parts.push(format!("{n} nodes"));
+        }
+        if parts.is_empty() {
+            f.write_str("no time limit")
+        } else {
+            f.write_str(&parts.join(", "))
+        }
+    }
+}
+
 impl TimeControl {
     /// Every limit positive where it must be, and none absurdly large.
     pub fn validate(&self) -> Result<(), String> {
@@ -385,5 +418,43 @@ impl RunConfig {
         }
         self.time.validate()?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The time control in words, as the dashboard's runs page shows it (#28).
+    #[test]
+    fn time_controls_in_words() {
+        let words = |t: TimeControl| t.to_string();
+        assert_eq!(words(TimeControl::default()), "30 s a sow");
+        let fast = TimeControl {
+            movetime_ms: Some(40),
+            ..TimeControl::default()
+        };
+        assert_eq!(words(fast), "40 ms a sow");
+        let clock = TimeControl {
+            movetime_ms: None,
+            clock: Some(Clock {
+                base_ms: 60_000,
+                inc_ms: 500,
+            }),
+            ..TimeControl::default()
+        };
+        assert_eq!(words(clock), "clock 60+0.5 s");
+        let fixed = TimeControl {
+            movetime_ms: None,
+            depth: Some(6),
+            nodes: Some(1000),
+            ..TimeControl::default()
+        };
+        assert_eq!(words(fixed), "depth 6, 1000 nodes");
+        let none = TimeControl {
+            movetime_ms: None,
+            ..TimeControl::default()
+        };
+        assert_eq!(words(none), "no time limit");
     }
 }

@@ -5,7 +5,10 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::{colour, finite_range, font, padded, short, Drawn, HouseStyle, Plot, PlotError, GREY};
+use super::{
+    colour, finite_range, font, padded, short, with_side_legend, Drawn, HouseStyle, Plot,
+    PlotError, GREY,
+};
 use crate::rating::RatedGame;
 use crate::report::rate::{rate_games, RateOptions};
 
@@ -128,8 +131,13 @@ impl Plot for ConvergencePlot {
             None => (lo, hi),
         };
         let (lo, hi) = padded(lo, hi);
-        let mut chart = ChartBuilder::on(area)
-            .caption("Rating convergence", font(24.0))
+        let titled = area.titled("Rating convergence", font(24.0)).drawn()?;
+        let entries: Vec<(String, RGBColor)> = (self.names.iter().zip(&self.series).enumerate())
+            .filter(|(_, (_, series))| !series.is_empty())
+            .map(|(i, (name, _))| (short(name, 20), colour(i)))
+            .collect();
+        let plot = with_side_legend(&titled, &entries)?;
+        let mut chart = ChartBuilder::on(&plot)
             .margin(16)
             .x_label_area_size(44)
             .y_label_area_size(64)
@@ -150,7 +158,7 @@ impl Plot for ConvergencePlot {
             )))
             .drawn()?;
         let clip = |v: f64| v.clamp(lo, hi);
-        for (i, (name, series)) in self.names.iter().zip(&self.series).enumerate() {
+        for (i, series) in self.series.iter().enumerate() {
             if series.is_empty() {
                 continue;
             }
@@ -166,11 +174,7 @@ impl Plot for ConvergencePlot {
                     series.iter().map(|p| (p.games, clip(p.elo))),
                     c.stroke_width(3),
                 ))
-                .drawn()?
-                .label(short(name, 20))
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(3))
-                });
+                .drawn()?;
             chart
                 .draw_series(
                     series
@@ -179,14 +183,6 @@ impl Plot for ConvergencePlot {
                 )
                 .drawn()?;
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK.mix(0.3))
-            .label_font(font(14.0))
-            .draw()
-            .drawn()?;
         Ok(())
     }
 }
@@ -206,5 +202,32 @@ mod tests {
         assert!(c.windows(2).all(|w| w[0] < w[1]));
         assert!(c.iter().all(|x| x % 2 == 0));
         assert!(checkpoints(0, 20).is_empty());
+    }
+
+    /// #28: the legend sat in the upper right corner, over the end of the top line. It now
+    /// stands beside the plot: every legend entry lies right of every point of every line.
+    #[test]
+    fn the_legend_covers_no_line_end() {
+        let names: Vec<String> = ["alphabeta-hard", "greedy", "random"]
+            .map(String::from)
+            .to_vec();
+        let line = |end: f64| {
+            (1..=10)
+                .map(|k| Point {
+                    games: k * 12,
+                    elo: 1200.0 + (end - 1200.0) * k as f64 / 10.0,
+                    low: 1200.0 + (end - 1200.0) * k as f64 / 10.0 - 40.0,
+                    high: 1200.0 + (end - 1200.0) * k as f64 / 10.0 + 40.0,
+                })
+                .collect::<Vec<_>>()
+        };
+        let plot = ConvergencePlot {
+            names: names.clone(),
+            series: vec![line(1500.0), line(1200.0), line(900.0)],
+            total_games: 120,
+            level: 0.95,
+        };
+        let svg = super::super::render_svg(&plot).expect("svg");
+        super::super::tests::assert_legend_beside_the_lines(&svg, &names);
     }
 }

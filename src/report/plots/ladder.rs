@@ -5,7 +5,10 @@
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::{colour, finite_range, font, padded, short, Drawn, HouseStyle, Plot, PlotError, GREY};
+use super::{
+    colour, finite_range, font, padded, short, with_side_legend, Drawn, HouseStyle, Plot,
+    PlotError, GREY,
+};
 use crate::rating::ladder::LadderTrack;
 
 /// The ladder figure's data: each player's trajectory (rating before its first game, then after
@@ -52,8 +55,15 @@ impl Plot for LadderPlot {
         let (lo, hi) = padded(lo, hi);
         let longest = self.tracks.iter().map(Vec::len).max().unwrap_or(0);
         let x_max = longest.saturating_sub(1).max(1);
-        let mut chart = ChartBuilder::on(area)
-            .caption(format!("Site ladder (K = {})", self.k), font(24.0))
+        let titled = area
+            .titled(&format!("Site ladder (K = {})", self.k), font(24.0))
+            .drawn()?;
+        let entries: Vec<(String, RGBColor)> = (self.names.iter().zip(&self.tracks).enumerate())
+            .filter(|(_, (_, track))| !track.is_empty())
+            .map(|(i, (name, _))| (short(name, 20), colour(i)))
+            .collect();
+        let plot = with_side_legend(&titled, &entries)?;
+        let mut chart = ChartBuilder::on(&plot)
             .margin(16)
             .x_label_area_size(44)
             .y_label_area_size(64)
@@ -73,7 +83,7 @@ impl Plot for LadderPlot {
                 GREY.stroke_width(1),
             )))
             .drawn()?;
-        for (i, (name, track)) in self.names.iter().zip(&self.tracks).enumerate() {
+        for (i, track) in self.tracks.iter().enumerate() {
             if track.is_empty() {
                 continue;
             }
@@ -87,20 +97,30 @@ impl Plot for LadderPlot {
                         .map(|(g, &r)| (g, r)),
                     c.stroke_width(2),
                 ))
-                .drawn()?
-                .label(short(name, 20))
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(3))
-                });
+                .drawn()?;
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK.mix(0.3))
-            .label_font(font(14.0))
-            .draw()
-            .drawn()?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// #28: the legend sat in the upper left corner, over the lines' starts at 1200; it now
+    /// stands beside the plot.
+    #[test]
+    fn the_legend_covers_no_line() {
+        let names: Vec<String> = ["alphabeta-hard", "random"].map(String::from).to_vec();
+        let plot = LadderPlot {
+            names: names.clone(),
+            tracks: vec![
+                (0..40).map(|g| 1200.0 + 8.0 * g as f64).collect(),
+                (0..40).map(|g| 1200.0 - 8.0 * g as f64).collect(),
+            ],
+            k: 16.0,
+        };
+        let svg = super::super::render_svg(&plot).expect("svg");
+        super::super::tests::assert_legend_beside_the_lines(&svg, &names);
     }
 }

@@ -161,6 +161,57 @@ pub fn font(size: f64) -> TextStyle<'static> {
     ("sans-serif", size).into_font().color(&BLACK)
 }
 
+/// Splits `area` (below the figure's title) into the plot on the left and a legend panel on
+/// the right, outside the plotting area, so that the legend never covers a line: lines of a
+/// figure over games all end at the right edge, where a legend inside the plot sat (#28). The
+/// panel is as wide as the longest entry needs. Returns the plot's area.
+pub(crate) fn with_side_legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    entries: &[(String, RGBColor)],
+) -> Result<DrawingArea<DB, Shift>, PlotError>
+where
+    DB::ErrorType: 'static,
+{
+    const SWATCH: i32 = 20;
+    const GAP: i32 = 8;
+    const ROW: i32 = 22;
+    const PAD: i32 = 12;
+    if entries.is_empty() {
+        return Ok(area.clone());
+    }
+    let label = font(14.0);
+    let mut text_width = 0;
+    for (name, _) in entries {
+        let (w, _) = area.estimate_text_size(name, &label).drawn()?;
+        text_width = text_width.max(w as i32);
+    }
+    let (width, _) = area.dim_in_pixel();
+    let panel = (SWATCH + GAP + text_width + 2 * PAD) as u32;
+    let (plot, legend) = area.split_horizontally(width.saturating_sub(panel));
+    // Level with the top of the plotting area (the chart's margin).
+    let mut y = 16 + PAD;
+    for (name, c) in entries {
+        legend
+            .draw(&PathElement::new(
+                vec![(0, y), (SWATCH, y)],
+                c.stroke_width(3),
+            ))
+            .drawn()?;
+        legend
+            .draw(&Text::new(
+                name.clone(),
+                (SWATCH + GAP, y),
+                label.pos(plotters::style::text_anchor::Pos::new(
+                    plotters::style::text_anchor::HPos::Left,
+                    plotters::style::text_anchor::VPos::Center,
+                )),
+            ))
+            .drawn()?;
+        y += ROW;
+    }
+    Ok(plot)
+}
+
 /// `(low, high)` padded by 8% on both sides (and widened if empty), for an axis range.
 /// The axes every figure shares: 16 px labels, faint major grid lines, no minor ones.
 pub(crate) trait HouseStyle {
@@ -211,8 +262,50 @@ pub(crate) fn short(name: &str, max: usize) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// Asserts that `svg` has a legend entry for each of `names` and that each lies right of
+    /// every point of every line (plotters' `<circle cx=..>` and `<polyline points=..>` of more
+    /// than two points).
+    pub(crate) fn assert_legend_beside_the_lines(svg: &str, names: &[String]) {
+        let attr = |line: &str, name: &str| -> Option<String> {
+            let start = line.find(&format!(" {name}=\""))? + name.len() + 3;
+            let rest = &line[start..];
+            Some(rest[..rest.find('"')?].to_string())
+        };
+        let lines: Vec<&str> = svg.lines().collect();
+        let mut xs: Vec<f64> = Vec::new();
+        for l in &lines {
+            let l = l.trim_start();
+            if l.starts_with("<circle ") {
+                xs.extend(attr(l, "cx").and_then(|v| v.parse::<f64>().ok()));
+            } else if l.starts_with("<polyline ") {
+                // A data line; two points are a legend swatch or a reference line.
+                let points = attr(l, "points").unwrap_or_default();
+                if points.split_whitespace().count() > 2 {
+                    for point in points.split_whitespace() {
+                        xs.extend(point.split(',').next().and_then(|v| v.parse::<f64>().ok()));
+                    }
+                }
+            }
+        }
+        let rightmost = xs.into_iter().fold(f64::MIN, f64::max);
+        assert!(rightmost > 0.0, "no line points in the SVG");
+        for name in names {
+            // plotters writes `<text x=.. ..>`, the text, `</text>` on three lines.
+            let label = lines
+                .windows(2)
+                .find(|w| w[0].trim_start().starts_with("<text ") && w[1].trim() == name)
+                .map(|w| w[0])
+                .unwrap_or_else(|| panic!("no legend entry for {name}"));
+            let x: f64 = attr(label, "x").and_then(|v| v.parse().ok()).expect("x");
+            assert!(
+                x > rightmost + 10.0,
+                "legend entry {name} at x = {x} is not right of the lines' ends (x = {rightmost})"
+            );
+        }
+    }
 
     #[test]
     fn padded_handles_empty_and_degenerate_ranges() {
