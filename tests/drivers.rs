@@ -198,7 +198,7 @@ fn every_mankalah_misbehaviour_is_a_forfeit_with_its_reason() {
 
 #[test]
 fn every_kgp_misbehaviour_is_a_forfeit_with_its_reason() {
-    faults(
+    let dir = faults(
         "kgp",
         &[
             ("crash", "crash", "crash"),
@@ -210,7 +210,15 @@ fn every_kgp_misbehaviour_is_a_forfeit_with_its_reason() {
             ("wrong-side", "normal|illegal_move", "normal|illegal_move"),
             // Not a fault: the agent's own pings are answered (it exits if one is not).
             ("ping", "normal", "normal"),
+            // Its moves name a state never sent: ignored, and the timeout says so (#32).
+            ("wrong-ref", "timeout", "timeout"),
         ],
+    );
+    let games = games(&dir.join("run"));
+    let wrong = games.iter().find(|g| g["forfeit"] == "wrong-ref").unwrap();
+    assert!(
+        wrong["detail"].contains("2 move or yield commands named another state"),
+        "{wrong:?}"
     );
 }
 
@@ -281,11 +289,7 @@ fn flooding_agent(mode: &str) -> (bool, u64, Vec<std::collections::BTreeMap<Stri
     let started = std::time::Instant::now();
     let mut peak_kib = 0;
     let ended = loop {
-        let status = std::fs::read_to_string(format!("/proc/{}/status", child.id()));
-        let hwm = status.unwrap_or_default();
-        let hwm = hwm.lines().find(|l| l.starts_with("VmHWM:"));
-        let kib = hwm.and_then(|l| l.split_whitespace().nth(1)?.parse().ok());
-        peak_kib = peak_kib.max(kib.unwrap_or(0));
+        peak_kib = peak_kib.max(peak_rss_kib(child.id()));
         if child.try_wait().unwrap().is_some() {
             break true;
         }

@@ -191,6 +191,28 @@ fn a_bot_that_cannot_start_leaves_no_folder_and_an_option_typo_is_named() {
     assert!(err.contains("Level"), "the bot's options are listed: {err}");
     assert!(!err.contains("its stderr"), "{err}");
     assert!(!out.exists());
+    // The same for every command that plays (they share the session): an SPRT whose bot
+    // cannot start leaves no folder either (it left a lock, logs/ and sprt.csv).
+    let sprt_out = dir.join("sprt");
+    let err = refused(&[
+        "sprt",
+        "--quiet",
+        "--out",
+        sprt_out.to_str().unwrap(),
+        "--base",
+        "/nonexistent/bot",
+        "--test",
+        &bin_dir().join("mancala-random").display().to_string(),
+        "--elo0",
+        "0",
+        "--elo1",
+        "10",
+    ]);
+    assert!(err.contains("cannot start"), "{err}");
+    assert!(
+        !sprt_out.exists(),
+        "an SPRT that never started leaves no folder"
+    );
 }
 
 #[test]

@@ -914,16 +914,6 @@ fn check_bot_transcripts_are_safe_and_a_grandchild_does_not_hide_a_crash() {
     }
 }
 
-/// The peak resident memory of a running process, in KiB (0 once it is gone).
-fn peak_rss_kib(pid: u32) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .unwrap_or_default()
-        .lines()
-        .find(|l| l.starts_with("VmHWM:"))
-        .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
-        .unwrap_or(0)
-}
-
 /// A bot that prints `id name ...` lines without end during its handshake (a long handshake
 /// timeout): what the arena keeps of them is bounded, and the flood is a `garbage` fault, in a
 /// tournament and in check-bot alike (#32: 3.5 GiB in 8 s before, and no end).

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use anyhow::Result;
 use mancala_arena::engine::check::{check_bot, CheckConfig, DEFAULT_RULESETS};
-use mancala_arena::engine::{Program, Protocol};
+use mancala_arena::engine::{last_lines, Program, Protocol};
 use mancala_arena::tournament::check_driver::check_driver;
 
 #[derive(clap::Args, Debug)]
@@ -192,15 +192,11 @@ pub fn run(args: &CheckBotArgs) -> Result<ExitCode> {
 
 /// How much of a failed bot's stderr the report shows.
 const TAIL_LINES: usize = 15;
-const TAIL_BYTES: u64 = 4096;
 
 /// Prints the last lines of the bot's stderr log, if it wrote any: why a bot died (a traceback,
 /// a missing library) belongs on the screen beside the failure it caused.
 fn print_stderr_tail(log: &std::path::Path) {
-    let Some(tail) = read_tail(log, TAIL_BYTES) else {
-        return;
-    };
-    let lines = last_lines(&tail, TAIL_LINES);
+    let lines = last_lines(log, TAIL_LINES);
     if lines.is_empty() {
         return;
     }
@@ -210,43 +206,10 @@ fn print_stderr_tail(log: &std::path::Path) {
     }
 }
 
-/// The last `max` bytes of the file at `path`, as text.
-fn read_tail(path: &std::path::Path, max: u64) -> Option<String> {
-    use std::io::{Read, Seek, SeekFrom};
-    let mut file = std::fs::File::open(path).ok()?;
-    let len = file.metadata().ok()?.len();
-    file.seek(SeekFrom::Start(len.saturating_sub(max))).ok()?;
-    let mut bytes = Vec::new();
-    file.take(max).read_to_end(&mut bytes).ok()?;
-    Some(String::from_utf8_lossy(&bytes).into_owned())
-}
-
-/// The last `n` non-blank lines of `text` (a first line cut by the byte limit dropped).
-fn last_lines(text: &str, n: usize) -> Vec<&str> {
-    let mut lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
-    let cut = text.len() as u64 >= TAIL_BYTES && !lines.is_empty();
-    if cut {
-        lines.remove(0);
-    }
-    let from = lines.len().saturating_sub(n);
-    lines.split_off(from)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::os::unix::fs::symlink;
-
-    #[test]
-    fn the_tail_is_the_last_whole_lines() {
-        let text = "a\n\nb\nc\n";
-        assert_eq!(last_lines(text, 2), ["b", "c"]);
-        assert_eq!(last_lines(text, 15), ["a", "b", "c"]);
-        assert!(last_lines("", 15).is_empty());
-        // A text as long as the byte limit starts mid-line: that line is dropped.
-        let long = format!("{}\nlast\n", "x".repeat(TAIL_BYTES as usize));
-        assert_eq!(last_lines(&long, 15), ["last"]);
-    }
 
     #[test]
     fn a_planted_file_or_symlink_is_never_followed_or_overwritten() {

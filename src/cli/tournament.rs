@@ -328,10 +328,6 @@ pub fn main(args: &RunArgs) -> Result<()> {
             plan.out.display()
         );
     }
-    // A new run's folder that did not exist (or was empty) goes again if the run stops before
-    // its first game (a bot that cannot start): no half-made folder is left behind.
-    let fresh = args.resume.is_none()
-        && std::fs::read_dir(&plan.out).map_or(true, |mut d| d.next().is_none());
     let gauntlet = match &plan.config.format {
         Format::Gauntlet { challengers } => challengers
             .iter()
@@ -342,16 +338,7 @@ pub fn main(args: &RunArgs) -> Result<()> {
     let session = Session::open(plan, mode)?;
     let dir = session.dir().to_path_buf();
     let mut console = Console::new(!args.output.quiet, Some(dir.clone())).always_showing(gauntlet);
-    let outcome = match session.play(&mut [&mut console]) {
-        Ok(outcome) => outcome,
-        Err(err) => {
-            drop(session);
-            if fresh && !RunFile::exists(&dir) {
-                let _ = std::fs::remove_dir_all(&dir);
-            }
-            return Err(err);
-        }
-    };
+    let outcome = session.play(&mut [&mut console])?;
     if !args.output.quiet {
         eprintln!(
             "{} game(s) played ({} forfeit(s)), {} skipped; results in {}",

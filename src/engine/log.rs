@@ -144,6 +144,41 @@ impl BotLog {
     }
 }
 
+/// How much of a log's end [`last_lines`] reads.
+const TAIL_BYTES: u64 = 4096;
+
+/// The last `n` lines the bots of the log at `path` wrote (blank lines and the arena's own
+/// `[arena]` notes left out), from at most its last 4 KiB: why a bot died, for a message.
+pub fn last_lines(path: &Path, n: usize) -> Vec<String> {
+    let mut file = match File::open(path) {
+        Ok(file) => file,
+        Err(_) => return Vec::new(),
+    };
+    let len = file.metadata().map_or(0, |m| m.len());
+    let mut bytes = Vec::new();
+    if file
+        .seek(SeekFrom::Start(len.saturating_sub(TAIL_BYTES)))
+        .is_err()
+        || file.take(TAIL_BYTES).read_to_end(&mut bytes).is_err()
+    {
+        return Vec::new();
+    }
+    let text = String::from_utf8_lossy(&bytes);
+    let mut lines: Vec<&str> = text.lines().collect();
+    // Past the byte limit the first line is cut.
+    if len > TAIL_BYTES && !lines.is_empty() {
+        lines.remove(0);
+    }
+    let kept: Vec<&str> = lines
+        .into_iter()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with("[arena]"))
+        .collect();
+    kept[kept.len().saturating_sub(n)..]
+        .iter()
+        .map(|l| l.to_string())
+        .collect()
+}
+
 /// How the truncation note starts; a resumed run finds the note of the last one by it.
 const NOTE_START: &str = "\n[arena] ... ";
 
@@ -196,6 +231,23 @@ fn parse_note(bytes: &[u8]) -> Option<(u64, u64)> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn the_last_lines_are_whole_and_the_bots_own() {
+        let path = std::env::temp_dir().join(format!("arena-last-lines-{}", std::process::id()));
+        std::fs::write(&path, "a\n\n[arena] a note\nb\nc\n").unwrap();
+        assert_eq!(last_lines(&path, 2), ["b", "c"]);
+        assert_eq!(last_lines(&path, 15), ["a", "b", "c"]);
+        // Past the byte limit the read starts mid-line: that line is dropped.
+        std::fs::write(
+            &path,
+            format!("{}\nlast\n", "x".repeat(TAIL_BYTES as usize)),
+        )
+        .unwrap();
+        assert_eq!(last_lines(&path, 15), ["last"]);
+        std::fs::remove_file(&path).unwrap();
+        assert!(last_lines(&path, 15).is_empty());
+    }
     use super::*;
 
     #[test]

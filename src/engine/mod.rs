@@ -34,7 +34,7 @@ use crate::rules::{Move, Ruleset, RulesetPattern};
 pub use crate::sys::Stop;
 pub use crate::vocab::{BotSpec, FaultKind, Program, Protocol};
 pub use contestant::{Contestant, SlotThread, Turn};
-pub use log::{BotLog, DEFAULT_LOG_CAP};
+pub use log::{last_lines, BotLog, DEFAULT_LOG_CAP};
 pub use mankalah::MANKALAH_RULES;
 pub use per_move::PER_MOVE_RULES;
 pub use player::Player;

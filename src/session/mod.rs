@@ -21,7 +21,7 @@ use crate::run_folder::files::{self, FileError};
 use crate::run_folder::games;
 use crate::run_folder::lock::RunLock;
 use crate::run_folder::logs::logs_dir;
-use crate::run_folder::{check_new_folder, holds_run, RunKind};
+use crate::run_folder::{check_new_folder, holds_run, RunFile, RunKind};
 use crate::tournament::events::RunSink;
 use crate::tournament::runner::{self, RunMode, RunOutcome};
 use crate::vocab::RunPlan;
@@ -32,6 +32,9 @@ pub struct Session {
     mode: RunMode,
     runtime: tokio::runtime::Runtime,
     _lock: RunLock,
+    /// The folder was made for this run (absent or empty before): it goes again if the run
+    /// stops before its first game, so that no half-made folder is left behind.
+    fresh: bool,
 }
 
 /// How a session ends: whether to rate the folder, with which options, and whether to draw the
@@ -79,6 +82,7 @@ impl Session {
         if !mode.resume {
             check_new_folder(dir)?;
         }
+        let fresh = !mode.resume && std::fs::read_dir(dir).map_or(true, |mut d| d.next().is_none());
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
         // The bots' logs go into a real folder of the run's: not a file of that name (which
         // would stop the run with a word for the wrong path), not a link out of the folder.
@@ -105,6 +109,7 @@ impl Session {
             mode,
             runtime,
             _lock: lock,
+            fresh,
         })
     }
 
@@ -134,9 +139,16 @@ impl Session {
     }
 
     /// Plays the plan; every event goes to the results writer, then to `sinks` in order.
+    /// A run that stops before its first game (a bot that cannot start) in a folder made for
+    /// it takes the folder with it (`run.json` is written before the first game).
     pub fn play(&self, sinks: &mut [&mut dyn RunSink]) -> Result<RunOutcome> {
-        self.runtime
-            .block_on(runner::play(&self.plan, &self.mode, sinks))
+        let played = self
+            .runtime
+            .block_on(runner::play(&self.plan, &self.mode, sinks));
+        if played.is_err() && self.fresh && !RunFile::exists(self.dir()) {
+            let _ = std::fs::remove_dir_all(self.dir());
+        }
+        played
     }
 
     /// [`Session::play`] with the command's own observer first, then `sinks`.

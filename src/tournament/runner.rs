@@ -29,8 +29,8 @@ use super::events::{RunEvent, RunSink, Signal, Steer, StopReason};
 use super::pool::Pool;
 use super::referee::{self, EarlyEnd, GameSetup, Played};
 use crate::engine::{
-    arena_resource, kill_live_bots, kill_orphans, BotLog, BotSpec, Fault, FaultKind, Player,
-    Protocol, SlotThread, StartError, Stop, DEFAULT_LOG_CAP,
+    arena_resource, kill_live_bots, kill_orphans, last_lines, BotLog, BotSpec, Fault, FaultKind,
+    Player, Protocol, SlotThread, StartError, Stop, DEFAULT_LOG_CAP,
 };
 use crate::run_folder::games::{self, GameRecord, ResultsWriter, Termination};
 use crate::run_folder::logs::{logs_dir, stderr_log_path};
@@ -521,16 +521,11 @@ async fn preflight(
 /// and the lines indented; empty when it wrote nothing.
 fn stderr_ending(log: &BotLog) -> String {
     log.flush();
-    let text = std::fs::read_to_string(log.path()).unwrap_or_default();
-    let lines: Vec<&str> = text
-        .lines()
-        .filter(|l| !l.trim().is_empty() && !l.starts_with("[arena]"))
-        .collect();
+    let lines = last_lines(&log.path(), 5);
     if lines.is_empty() {
         return String::new();
     }
-    let last = &lines[lines.len().saturating_sub(5)..];
-    format!("; its stderr ends:\n    {}", last.join("\n    "))
+    format!("; its stderr ends:\n    {}", lines.join("\n    "))
 }
 
 /// Starts a game slot: a thread of its own that runs `task` on a current-thread runtime. The

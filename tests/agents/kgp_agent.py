@@ -12,6 +12,7 @@ seeds into its store) after a short think, then `yield`. Misbehaving modes, one 
   --wrong-side   reads the board as if it moved North (an older draft of the spec said so)
   --ping-flood   at the first state, sends `ping` without end and never reads again
   --set-flood    at the first state, sends `set info:name "..."` (1 KiB) without end
+  --wrong-ref    answers each state with moves that reference another id, then yields it
   --official     well-behaved, but exits if the arena breaks a convention of KWARC's official
                  server: a board where a store holds more than half the seeds (5), a board with
                  one legal pit (6), a new state before the `stop` that follows its yield (7)
@@ -126,6 +127,10 @@ def main():
                 if pong[2] != "pong" or pong[1] != ident + 1_000_000:
                     sys.exit(4)
             legal = [p for p in range(1, n + 1) if mine[p - 1] > 0]
+            if MODE == "wrong-ref":
+                send("@%d move %d" % (ident + 1000, legal[0]))
+                send("@%d yield" % (ident + 1000))
+                continue
             if MODE == "illegal":
                 empty = [p for p in range(1, n + 1) if mine[p - 1] == 0]
                 send("@%d move %d" % (ident, empty[0] if empty else n + 1))

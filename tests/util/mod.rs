@@ -219,3 +219,14 @@ pub fn ci_value_counts(value: Option<&str>) -> bool {
 pub fn in_ci() -> bool {
     ci_value_counts(std::env::var("CI").ok().as_deref())
 }
+
+/// The peak resident memory of a running process, in KiB (0 once it is gone): for the tests
+/// that bound what a flood costs the arena.
+pub fn peak_rss_kib(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .unwrap_or_default()
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))
+        .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        .unwrap_or(0)
+}
