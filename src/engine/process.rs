@@ -101,18 +101,7 @@ fn sandboxed(program: &Program, dir: Option<&Path>, network: bool) -> Command {
         Program::Exec { program, args } => cmd.arg(program).args(args),
         Program::Shell { command } => cmd.args(["/bin/sh", "-c"]).arg(command),
     };
-    // The memory limit, set between fork and exec: bubblewrap and the bot inherit it.
-    // SAFETY: one system call; no allocation, no lock (it runs between fork and exec).
-    unsafe {
-        cmd.pre_exec(|| {
-            let limit = rustix::process::Rlimit {
-                current: Some(SANDBOX_MEMORY),
-                maximum: Some(SANDBOX_MEMORY),
-            };
-            rustix::process::setrlimit(rustix::process::Resource::Data, limit)?;
-            Ok(())
-        });
-    }
+    sys::limit_data(&mut cmd, SANDBOX_MEMORY);
     cmd
 }
 

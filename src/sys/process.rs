@@ -93,6 +93,23 @@ pub fn kill_live_bots() {
     }
 }
 
+/// Limits the data (heap and private mappings, `RLIMIT_DATA`) of the process `cmd` starts to
+/// `bytes`, set between fork and exec so that what it execs inherits it.
+pub fn limit_data(cmd: &mut Command, bytes: u64) {
+    // SAFETY: one system call; it allocates nothing and takes no lock, as a `pre_exec` closure
+    // must not (it runs between fork and exec).
+    unsafe {
+        cmd.pre_exec(move || {
+            let limit = Rlimit {
+                current: Some(bytes),
+                maximum: Some(bytes),
+            };
+            setrlimit(Resource::Data, limit)?;
+            Ok(())
+        });
+    }
+}
+
 /// Linux: the child gets SIGKILL when the thread that started it ends (`PR_SET_PDEATHSIG`), so
 /// that even `kill -9` of the arena ends bots that ignore the end of their input. Bots are
 /// started on the game slots' threads, which outlive them. (Only the bot itself: what it
