@@ -161,12 +161,23 @@ pub async fn play(
     });
     // What the slots have to say (an arena-side retry, a player dropped), as events.
     let (say_tx, mut say_rx) = mpsc::unbounded_channel::<Said>();
-    let dropped = tokio::select! {
-        checked = preflight(config, &logs, plan.concurrency, mode, &stop, files, &say_tx) => checked,
-        reason = wait_for_stop(stop_rx.clone()) => Err(anyhow::anyhow!(
+    let interrupted = |reason: &StopReason| {
+        anyhow::anyhow!(
             "interrupted ({}) while starting the bots: nothing was played",
-            describe(&reason)
-        )),
+            describe(reason)
+        )
+    };
+    let dropped = tokio::select! {
+        checked = preflight(config, &logs, plan.concurrency, mode, &stop, files, &say_tx) => {
+            // A start the stop cut short fails as the bot's ("the arena is stopping"): the
+            // stop, not the bot, is the reason.
+            let stopped = stop_rx.borrow().clone();
+            match (checked, stopped) {
+                (Err(_), Some(reason)) => Err(interrupted(&reason)),
+                (checked, _) => checked,
+            }
+        }
+        reason = wait_for_stop(stop_rx.clone()) => Err(interrupted(&reason)),
     };
     let dropped = match dropped {
         Ok(dropped) => dropped,
