@@ -23,11 +23,11 @@ use tokio::sync::mpsc;
 
 use super::process::{line_fault, BotProcess, Sandbox, Wiring};
 use super::{
-    Answer, BotInfo, BotLog, BotSpec, Fault, FaultKind, Program, StartError, Turn,
-    MAX_DECLARATIONS, MAX_UNKNOWN_LINES,
+    driver_info, refuse_options, Answer, BotInfo, BotLog, BotSpec, Fault, FaultKind, Program,
+    StartError, Turn, MAX_DECLARATIONS, MAX_UNKNOWN_LINES,
 };
-use crate::protocol::{LineBuffer, OptionValueError, MAX_LINE_LEN};
-use crate::rules::{Move, Position, Ruleset, RulesetPattern, Side};
+use crate::protocol::{LineBuffer, MAX_LINE_LEN};
+use crate::rules::{Move, Position, Ruleset, Side};
 
 /// The greeting: KGP version 1.0.1.
 pub const GREETING: &str = "kgp 1 0 1";
@@ -126,12 +126,7 @@ impl Kgp {
     /// Listens, starts the agent, waits for its connection and `mode freeplay`, and checks that
     /// it answers `ping`.
     pub async fn start(spec: &BotSpec, log: &BotLog, timeout: Duration) -> Result<Kgp, StartError> {
-        if let Some((name, _)) = spec.options.first() {
-            return Err(StartError::Option(OptionValueError::Undeclared {
-                name: name.clone(),
-                declared: "none: KGP agents take no options".into(),
-            }));
-        }
+        refuse_options(spec, "KGP agents")?;
         let arena = |error| StartError::Arena {
             program: spec.program.display(),
             error,
@@ -176,14 +171,8 @@ impl Kgp {
         let (read, writer) = stream.into_split();
         let (tx, lines) = line_channel();
         tokio::spawn(read_lines(read, tx));
-        let rulesets = vec![KGP_RULES
-            .parse::<RulesetPattern>()
-            .expect("a valid pattern")];
         let mut kgp = Kgp {
-            info: BotInfo {
-                rulesets: Some(rulesets),
-                ..BotInfo::default()
-            },
+            info: driver_info(KGP_RULES),
             process,
             lines,
             writer,

@@ -18,9 +18,12 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use super::process::{spawn_in_game, BotProcess, Sandbox, Wiring};
-use super::{Answer, BotInfo, BotLog, BotSpec, Fault, FaultKind, Program, StartError, Turn};
-use crate::protocol::{OptionValueError, PositionStart};
-use crate::rules::{Move, Position, Ruleset, RulesetPattern, Side};
+use super::{
+    driver_info, refuse_options, Answer, BotInfo, BotLog, BotSpec, Fault, FaultKind, Program,
+    StartError, Turn,
+};
+use crate::protocol::PositionStart;
+use crate::rules::{Move, Position, Ruleset, Side};
 use crate::sys::Stop;
 
 /// The one game ManKalah agents play.
@@ -65,18 +68,9 @@ impl ManKalah {
         log: &BotLog,
         stop: Option<&Stop>,
     ) -> Result<ManKalah, StartError> {
-        if let Some((name, _)) = spec.options.first() {
-            return Err(StartError::Option(OptionValueError::Undeclared {
-                name: name.clone(),
-                declared: "none: ManKalah agents take no options".into(),
-            }));
-        }
-        let pattern = MANKALAH_RULES.parse::<RulesetPattern>();
+        refuse_options(spec, "ManKalah agents")?;
         let mut driver = ManKalah {
-            info: BotInfo {
-                rulesets: Some(vec![pattern.expect("a valid pattern")]),
-                ..BotInfo::default()
-            },
+            info: driver_info(MANKALAH_RULES),
             program: spec.program.clone(),
             dir: spec.dir.clone(),
             log: log.clone(),

@@ -62,6 +62,28 @@ pub const MAX_DECLARATIONS: usize = 512;
 const MAX_TRANSCRIPT_BYTES: usize = 8 << 20;
 const MAX_VIOLATIONS: usize = 1000;
 
+/// For the drivers of protocols without options (ManKalah, KGP, per-move): a configured option
+/// is the user's mistake, refused before the bot starts. `who` names the bots ("KGP agents").
+fn refuse_options(spec: &BotSpec, who: &str) -> Result<(), StartError> {
+    match spec.options.first() {
+        Some((name, _)) => Err(StartError::Option(OptionValueError::Undeclared {
+            name: name.clone(),
+            declared: format!("none: {who} take no options"),
+        })),
+        None => Ok(()),
+    }
+}
+
+/// What a driver's protocol says of its bot: it plays the rulesets of `pattern`.
+fn driver_info(pattern: &str) -> BotInfo {
+    BotInfo {
+        rulesets: Some(vec![pattern
+            .parse::<RulesetPattern>()
+            .expect("a driver's pattern is valid")]),
+        ..BotInfo::default()
+    }
+}
+
 /// A bot's failure, with a human-readable detail (what it printed, how it exited).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{}: {detail}", kind.as_str())]

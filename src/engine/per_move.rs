@@ -13,9 +13,11 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use super::process::{spawn_in_game, BotProcess, Sandbox, Wiring};
-use super::{Answer, BotInfo, BotLog, BotSpec, Fault, FaultKind, Program, StartError, Turn};
-use crate::protocol::OptionValueError;
-use crate::rules::{Move, Position, Ruleset, RulesetPattern, Side};
+use super::{
+    driver_info, refuse_options, Answer, BotInfo, BotLog, BotSpec, Fault, FaultKind, Program,
+    StartError, Turn,
+};
+use crate::rules::{Move, Position, Ruleset, Side};
 use crate::sys::Stop;
 
 /// The games per-move programs play: any Kalah (the board is stores and pits; a program cannot
@@ -36,23 +38,12 @@ impl PerMove {
     /// Checks what can be checked before the first move: no options (the convention has none)
     /// and a program that exists. Nothing is started until a move is asked for.
     pub fn start(spec: &BotSpec, log: &BotLog, stop: Option<&Stop>) -> Result<PerMove, StartError> {
-        if let Some((name, _)) = spec.options.first() {
-            return Err(StartError::Option(OptionValueError::Undeclared {
-                name: name.clone(),
-                declared: "none: per-move programs take no options".into(),
-            }));
-        }
+        refuse_options(spec, "per-move programs")?;
         if let Err(detail) = findable(&spec.program, spec.dir.as_deref()) {
             return Err(StartError::Bot(Fault::new(FaultKind::Spawn, detail)));
         }
-        let rulesets = vec![PER_MOVE_RULES
-            .parse::<RulesetPattern>()
-            .expect("a valid pattern")];
         Ok(PerMove {
-            info: BotInfo {
-                rulesets: Some(rulesets),
-                ..BotInfo::default()
-            },
+            info: driver_info(PER_MOVE_RULES),
             program: spec.program.clone(),
             dir: spec.dir.clone(),
             log: log.clone(),
