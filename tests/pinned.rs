@@ -5,7 +5,8 @@
 //! If a deliberate change of results or ratings makes this fail, regenerate the two files in
 //! `tests/golden/pinned-run/` with the command in [`pinned_run`] and say why in the commit.
 //! (`ratings.csv` was regenerated once, by issue 14: the expected-score fit, BayesElo's prior,
-//! sandwich errors and the encounter-stratified bootstrap; `games.csv` has not changed.)
+//! sandwich errors and the encounter-stratified bootstrap; and by issue 29: intervals from the
+//! posterior; `games.csv` has not changed.)
 
 mod util;
 

@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use anyhow::{bail, Result};
+use mancala_arena::rating::bootstrap::IntervalMethod;
 use mancala_arena::report::rate::{rate_dir, RateOptions};
 
 #[derive(clap::Args, Debug, Default)]
@@ -22,9 +23,15 @@ pub struct RatingFlags {
     /// Confidence level of the intervals.
     #[arg(long, default_value_t = 0.95)]
     pub level: f64,
-    /// Bootstrap samples over game pairs (0: normal intervals from the Hessian only).
+    /// Samples behind the intervals: draws from the fit's posterior, or resamples of game pairs
+    /// with `--intervals bootstrap` (0: normal intervals from the sandwich errors only).
     #[arg(long, default_value_t = 1000)]
     pub bootstrap: usize,
+    /// Where the intervals come from: `posterior` (the fit's posterior with Jeffreys' prior
+    /// where the data are thin; honest on sparse data, docs/statistics.md) or `bootstrap` (game
+    /// pairs resampled per encounter).
+    #[arg(long, default_value = "posterior", value_parser = parse_intervals)]
+    pub intervals: IntervalMethod,
     /// K-factor of the site's incremental Elo ladder.
     #[arg(long, default_value_t = 32.0)]
     pub k: f64,
@@ -66,12 +73,18 @@ impl RatingFlags {
             anchor,
             level: self.level,
             bootstrap: self.bootstrap,
+            intervals: self.intervals,
             k: self.k,
             seed: None,
             exclude_forfeits: self.exclude_forfeits,
             prior: self.prior,
         })
     }
+}
+
+fn parse_intervals(text: &str) -> Result<IntervalMethod, String> {
+    text.parse()
+        .map_err(|e: mancala_arena::rating::RatingError| e.to_string())
 }
 
 pub fn run(args: &RateArgs) -> Result<()> {

@@ -67,7 +67,7 @@ pub fn pairwise_html(s: &Summary) -> String {
     format!(
         "<p>Each encounter from the row player's view (W, D, L are its wins, draws and losses; \
          the pair columns count its game pairs by their two results, LL lost both ... WW won \
-         both, DD/WL drawn or split); Elo ± {:.0}% from the pentanomial model over game \
+         both, DD/WL drawn or split); Elo with its {:.0}% interval from the pentanomial model over game \
          pairs (trinomial when games are unpaired).</p>\n{}",
         s.level * 100.0,
         pairwise_table(&s.pairwise).html()

@@ -22,16 +22,12 @@ pub fn render(input: &ReportInput<'_>) -> String {
     let _ = writeln!(m, "### mancala-arena: {}\n", escape(&name));
     let _ = writeln!(
         m,
-        "{} games in {} game pairs; Elo anchored at {}, {:.0}% {} intervals.\n",
+        "{} games in {} game pairs; Elo anchored at {}, {:.0}% intervals ({}).\n",
         s.games,
         s.game_pairs,
         escape(&s.anchor),
         s.level * 100.0,
-        if s.bootstrap_samples > 0 {
-            "bootstrap"
-        } else {
-            "normal"
-        }
+        escape(&s.interval_source())
     );
     if let Some(sprt) = &input.sprt {
         let _ = writeln!(

@@ -11,6 +11,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use super::tables::{pairwise_table, ratings_table, signed};
+use crate::rating::bootstrap::IntervalMethod;
 use crate::rating::fit::Anchor;
 use crate::rating::{analyse, RatedGame, RatingConfig, RatingReport};
 use crate::run_folder::games::{
@@ -27,8 +28,10 @@ pub struct RateOptions {
     /// `NAME=VALUE`: pin one player; default: the pool's mean is 1200.
     pub anchor: Option<(String, f64)>,
     pub level: f64,
-    /// Bootstrap samples (0: Hessian intervals only).
+    /// Samples of the intervals: posterior draws or bootstrap resamples (0: normal intervals).
     pub bootstrap: usize,
+    /// Where the intervals' samples come from.
+    pub intervals: IntervalMethod,
     /// The site ladder's K-factor.
     pub k: f64,
     /// Seed for the bootstrap; default: derived from the run seed.
@@ -45,6 +48,7 @@ impl Default for RateOptions {
             anchor: None,
             level: 0.95,
             bootstrap: 1000,
+            intervals: IntervalMethod::default(),
             k: 32.0,
             seed: None,
             exclude_forfeits: false,
@@ -72,6 +76,7 @@ impl RateOptions {
             anchor,
             level: self.level,
             bootstrap: self.bootstrap,
+            intervals: self.intervals,
             k: self.k,
             prior: self.prior,
         })
@@ -144,22 +149,13 @@ pub fn rate_dir(dir: &Path, opts: &RateOptions) -> Result<Rated> {
     })
 }
 
-/// The intervals in words, e.g. `95% bootstrap intervals over game pairs (1000 samples)`.
+/// The intervals in words, e.g. `95% intervals (posterior of the fit, 1000 draws)`.
 pub fn interval_words(s: &Summary) -> String {
-    if s.bootstrap_samples > 0 {
-        let failed = if s.bootstrap_failed > 0 {
-            format!(", {} failed and left out", s.bootstrap_failed)
-        } else {
-            String::new()
-        };
-        format!(
-            "{:.0}% bootstrap intervals over game pairs ({} samples{failed})",
-            s.level * 100.0,
-            s.bootstrap_samples
-        )
-    } else {
-        format!("{:.0}% normal intervals", s.level * 100.0)
-    }
+    format!(
+        "{:.0}% intervals ({})",
+        s.level * 100.0,
+        s.interval_source()
+    )
 }
 
 /// The terminal table: ratings with intervals, the first-mover advantage, the pairwise table.
@@ -186,7 +182,7 @@ pub fn format_table(s: &Summary) -> String {
     if !s.pairwise.is_empty() {
         let _ = writeln!(
             out,
-            "\nPairwise (row player's view; Elo ± {:.0}% from the pentanomial model over game pairs):",
+            "\nPairwise (row player's view; Elo [{:.0}% interval] from the pentanomial model over game pairs, docs/statistics.md):",
             s.level * 100.0
         );
         out.push_str(&pairwise_table(&s.pairwise).text());

@@ -211,19 +211,28 @@ pub fn ratings_table(rows: &[RatingRow]) -> Table {
     }
 }
 
-/// The pairwise Elo difference with its error, pentanomial if available; `±inf` for a clean
-/// sweep.
+/// The pairwise Elo difference (pentanomial if available) with its reported interval, e.g.
+/// `+120 [+45, +201]`; `±inf` for a clean sweep and for an interval end at the score's limit.
 pub fn pair_elo(p: &PairwiseRow) -> String {
-    match p.score_pct {
-        Some(s) if s >= 100.0 => return "+inf".to_string(),
-        Some(s) if s <= 0.0 => return "-inf".to_string(),
-        _ => {}
-    }
-    match (p.elo_penta, p.elo_penta_error, p.elo, p.elo_error) {
-        (Some(e), Some(x), _, _) | (None, _, Some(e), Some(x)) if e.is_finite() => {
-            format!("{} ± {:.0}", signed(e), x)
+    // score_to_elo clamps the score to [0.001, 0.999]: ±1200 Elo means "no finite bound".
+    let end = |x: f64| {
+        if x >= 1199.0 {
+            "+inf".to_string()
+        } else if x <= -1199.0 {
+            "-inf".to_string()
+        } else {
+            signed(x)
         }
-        _ => "–".to_string(),
+    };
+    let point = match (p.score_pct, p.elo_penta.or(p.elo)) {
+        (Some(s), _) if s >= 100.0 => "+inf".to_string(),
+        (Some(s), _) if s <= 0.0 => "-inf".to_string(),
+        (_, Some(e)) if e.is_finite() => signed(e),
+        _ => return "–".to_string(),
+    };
+    match (p.elo_low, p.elo_high) {
+        (Some(low), Some(high)) => format!("{point} [{}, {}]", end(low), end(high)),
+        _ => point,
     }
 }
 

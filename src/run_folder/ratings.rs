@@ -16,6 +16,7 @@ use anyhow::{Context, Result};
 use serde::Serialize;
 
 use super::games::Termination;
+use crate::rating::posterior::Diagnostics;
 use crate::rating::rows::{PairwiseRow, RatingRow};
 use crate::rating::{FirstMove, RatingReport};
 
@@ -34,9 +35,15 @@ pub struct Summary {
     /// The first mover's advantage in Elo, with its interval.
     pub first_move_advantage: FirstMove,
     pub draw_nu: f64,
+    /// Samples behind the intervals: posterior draws or bootstrap resamples (0: normal intervals).
     pub bootstrap_samples: usize,
-    /// Bootstrap resamples whose fit failed (left out of the intervals).
+    /// Samples that failed (a bootstrap resample without a fit, a divergent posterior
+    /// transition): left out of the intervals.
     pub bootstrap_failed: usize,
+    /// Where the intervals come from: `posterior`, `bootstrap` or `normal`.
+    pub interval_method: String,
+    /// The posterior sampler's diagnostics, when the intervals are the posterior's.
+    pub posterior: Option<Diagnostics>,
     /// Virtual draws per player (BayesElo's prior); 0: the plain maximum-likelihood fit.
     pub prior: f64,
     pub level: f64,
@@ -66,6 +73,27 @@ pub struct LadderSummary {
 }
 
 impl Summary {
+    /// Where the intervals come from, in a few words: `posterior of the fit, 1000 draws`,
+    /// `bootstrap over game pairs, 1000 samples` or `normal approximation`.
+    pub fn interval_source(&self) -> String {
+        let failed = if self.bootstrap_failed > 0 {
+            format!(", {} failed and left out", self.bootstrap_failed)
+        } else {
+            String::new()
+        };
+        match self.interval_method.as_str() {
+            "posterior" => format!(
+                "posterior of the fit, {} draws{failed}",
+                self.bootstrap_samples
+            ),
+            "bootstrap" => format!(
+                "bootstrap over game pairs, {} samples{failed}",
+                self.bootstrap_samples
+            ),
+            _ => "normal approximation".to_string(),
+        }
+    }
+
     pub fn new(report: &RatingReport, terminations: Vec<(Termination, usize)>) -> Summary {
         Summary {
             games: report.games,
@@ -76,6 +104,12 @@ impl Summary {
             draw_nu: report.ratings.draw.nu,
             bootstrap_samples: report.boot.as_ref().map_or(0, |b| b.samples),
             bootstrap_failed: report.boot.as_ref().map_or(0, |b| b.failed),
+            interval_method: report
+                .boot
+                .as_ref()
+                .map_or("normal", |b| b.method.as_str())
+                .to_string(),
+            posterior: report.posterior,
             prior: report.config.prior,
             level: report.config.level,
             anchor: report.config.anchor.text(&report.names),

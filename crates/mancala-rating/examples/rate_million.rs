@@ -1,6 +1,6 @@
 //! The rating pipeline at the size of a big run: 100 players, 1,000,000 games (500,000
-//! colour-swapped pairs between random players), 1000 bootstrap resamples, everything
-//! `rating::analyse` does (fit, bootstrap, LOS, pairwise table, ladder).
+//! colour-swapped pairs between random players), 1000 posterior draws, everything
+//! `rating::analyse` does (fit, intervals, LOS, pairwise table, ladder).
 //!
 //! `cargo run --release -p mancala-rating --example rate_million [PLAYERS] [GAMES] [SAMPLES]`
 //!
@@ -65,7 +65,7 @@ fn main() {
         .map_or((0, 0), |b| (b.samples, b.failed));
     println!(
         "{players} players, {} games, {samples} resamples: simulate {simulated:.2}s (not counted), \
-         table alone {aggregated:.2}s, analyse (table + fit + bootstrap + pairwise + ladder) {analysed:.2}s; \
+         table alone {aggregated:.2}s, analyse (table + fit + intervals + pairwise + ladder) {analysed:.2}s; \
          {} resamples fitted, {} failed; {} cores",
         g.len(),
         boot.0,

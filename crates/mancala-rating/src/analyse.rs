@@ -8,10 +8,11 @@ use std::collections::HashSet;
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
 
-use crate::bootstrap::{bootstrap, BootstrapConfig, BootstrapSummary};
+use crate::bootstrap::{bootstrap, BootstrapConfig, BootstrapSummary, IntervalMethod};
 use crate::fit::{fit, Anchor, FitConfig, Ratings};
 use crate::ladder::{run_ladder, LadderConfig, LadderTrack};
 use crate::pairwise::{pairwise_table, PairwiseEntry};
+use crate::posterior::{posterior, Diagnostics};
 use crate::rows::{pairwise_rows, rating_rows, PairwiseRow, RatingRow};
 use crate::{normal_cdf, GameTable, RatedGame, RatingError};
 
@@ -22,8 +23,11 @@ pub struct RatingConfig {
     pub anchor: Anchor,
     /// Confidence level of every interval, in (0, 1).
     pub level: f64,
-    /// Bootstrap resamples over game pairs; fewer than 2: normal (Hessian) intervals only.
+    /// Samples of the intervals (posterior draws or bootstrap resamples over game pairs);
+    /// fewer than 2: normal (sandwich) intervals only.
     pub bootstrap: usize,
+    /// Where the intervals' samples come from (default: the posterior).
+    pub intervals: IntervalMethod,
     /// The site ladder's K-factor.
     pub k: f64,
     /// Virtual draws per player (BayesElo's prior; 0: the plain maximum-likelihood fit).
@@ -36,6 +40,7 @@ impl Default for RatingConfig {
             anchor: Anchor::default(),
             level: 0.95,
             bootstrap: 1000,
+            intervals: IntervalMethod::default(),
             k: 32.0,
             prior: 2.0,
         }
@@ -61,6 +66,8 @@ pub struct RatingReport {
     pub config: RatingConfig,
     pub ratings: Ratings,
     pub boot: Option<BootstrapSummary>,
+    /// The sampler's diagnostics when the intervals came from the posterior.
+    pub posterior: Option<Diagnostics>,
     /// `ratings.csv`'s rows, best first.
     pub rows: Vec<RatingRow>,
     pub first_move: FirstMove,
@@ -98,20 +105,48 @@ pub fn analyse(
         },
         e => e,
     })?;
-    let boot = if config.bootstrap >= 2 {
-        Some(bootstrap(
-            &table,
-            &ratings,
-            &fit_config,
-            &BootstrapConfig {
-                samples: config.bootstrap,
-                level: config.level,
-                threads: 0,
-            },
-            rng,
-        )?)
-    } else {
-        None
+    let mut warnings: Vec<String> = ratings.warnings.iter().map(|w| w.describe(names)).collect();
+    let (boot, diagnostics) = match config.intervals {
+        _ if config.bootstrap < 2 => (None, None),
+        IntervalMethod::Posterior => {
+            let (summary, d) = posterior(
+                &table,
+                &ratings,
+                &fit_config,
+                config.bootstrap,
+                config.level,
+                0,
+                rng,
+            )?;
+            if d.divergent > 0 || d.r_hat > 1.05 {
+                warnings.push(format!(
+                    "the posterior sampler did not settle ({} divergent transitions, R-hat {:.3}): the intervals may be off",
+                    d.divergent, d.r_hat
+                ));
+            }
+            (Some(summary), Some(d))
+        }
+        IntervalMethod::Bootstrap => {
+            let summary = bootstrap(
+                &table,
+                &ratings,
+                &fit_config,
+                &BootstrapConfig {
+                    samples: config.bootstrap,
+                    level: config.level,
+                    threads: 0,
+                },
+                rng,
+            )?;
+            if summary.failed > 0 {
+                warnings.push(format!(
+                    "{} of {} bootstrap resamples had no finite fit and were left out: the intervals are too narrow where a resample swept an encounter; use the posterior intervals or a prior above 0",
+                    summary.failed,
+                    config.bootstrap
+                ));
+            }
+            (Some(summary), None)
+        }
     };
     let pairwise = pairwise_table(&table, config.level);
     let ladder = run_ladder(names.len(), games, &LadderConfig::new(1200.0, config.k)?)?;
@@ -156,9 +191,10 @@ pub fn analyse(
         pairwise_rows: pairwise_rows(names, &pairwise)?,
         pairwise,
         ladder,
-        warnings: ratings.warnings.iter().map(|w| w.describe(names)).collect(),
+        warnings,
         ratings,
         boot,
+        posterior: diagnostics,
     })
 }
 

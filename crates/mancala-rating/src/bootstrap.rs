@@ -16,7 +16,7 @@
 //! Randomness comes from the caller's [`ChaCha8Rng`]: one seed per resample is drawn from it
 //! first, so the result is the same whatever the number of threads.
 
-use super::fit::{anchored, FitConfig, Model, Ratings};
+use super::fit::{anchored, Anchor, FitConfig, Model, Ratings};
 use super::{check_level, GameTable, RatingError, ELO_SCALE};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -60,9 +60,46 @@ impl Interval {
     }
 }
 
-/// What the bootstrap found.
+/// How the intervals were drawn.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum IntervalMethod {
+    /// Draws from the posterior of the fit ([`crate::posterior`]): the default.
+    #[default]
+    Posterior,
+    /// The pair bootstrap of this module.
+    Bootstrap,
+}
+
+impl IntervalMethod {
+    /// The name `--intervals` takes and `summary.json` writes.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            IntervalMethod::Posterior => "posterior",
+            IntervalMethod::Bootstrap => "bootstrap",
+        }
+    }
+}
+
+impl std::str::FromStr for IntervalMethod {
+    type Err = RatingError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s {
+            "posterior" => Ok(IntervalMethod::Posterior),
+            "bootstrap" => Ok(IntervalMethod::Bootstrap),
+            _ => Err(RatingError::InvalidConfig(format!(
+                "unknown interval method `{s}`: posterior or bootstrap"
+            ))),
+        }
+    }
+}
+
+/// What the bootstrap (or the posterior's draws) found.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BootstrapSummary {
+    /// Where the samples came from.
+    pub method: IntervalMethod,
     /// Resamples that were fitted.
     pub samples: usize,
     /// Resamples whose fit failed (not used).
@@ -259,14 +296,32 @@ pub fn bootstrap(
             .map(|k| parts[k % threads].get(k / threads).cloned().flatten())
             .collect()
     });
+    summarise(
+        &fits,
+        n,
+        fit_config.anchor,
+        config.level,
+        IntervalMethod::Bootstrap,
+    )
+}
+
+/// Percentile intervals, standard deviations, LOS and rank probabilities from draws of the raw
+/// parameters (`None`: a draw that failed, counted and left out), anchored with `anchor`.
+pub(crate) fn summarise(
+    fits: &[Option<Vec<f64>>],
+    n: usize,
+    anchor: Anchor,
+    level: f64,
+    method: IntervalMethod,
+) -> Result<BootstrapSummary, RatingError> {
     // samples[b * n + i]
-    let mut elo_samples: Vec<f64> = Vec::with_capacity(config.samples * n);
-    let mut adv = Vec::with_capacity(config.samples);
+    let mut elo_samples: Vec<f64> = Vec::with_capacity(fits.len() * n);
+    let mut adv = Vec::with_capacity(fits.len());
     let mut failed = 0;
-    for raw in &fits {
+    for raw in fits {
         match raw {
             Some(raw) => {
-                elo_samples.extend(anchored(raw, n, fit_config.anchor));
+                elo_samples.extend(anchored(raw, n, anchor));
                 adv.push(raw[n] / ELO_SCALE);
             }
             None => failed += 1,
@@ -286,7 +341,7 @@ pub fn bootstrap(
         let mean = column.iter().sum::<f64>() / b as f64;
         let var = column.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (b - 1) as f64;
         se.push(var.sqrt());
-        ratings.push(interval(&mut column, config.level));
+        ratings.push(interval(&mut column, level));
     }
     let mut differences = vec![
         vec![
@@ -312,7 +367,7 @@ pub fn bootstrap(
                     0.0
                 };
             }
-            let iv = interval(&mut column, config.level);
+            let iv = interval(&mut column, level);
             differences[i][j] = iv;
             differences[j][i] = Interval {
                 low: -iv.high,
@@ -336,14 +391,77 @@ pub fn bootstrap(
         .map(|row| row.into_iter().map(|c| c as f64 / b as f64).collect())
         .collect();
     Ok(BootstrapSummary {
+        method,
         samples: b,
         failed,
-        level: config.level,
+        level,
         ratings,
         se,
         differences,
-        advantage: interval(&mut adv, config.level),
+        advantage: interval(&mut adv, level),
         rank_probabilities,
         los,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fit::fit;
+    use crate::{Outcome, RatedGame};
+
+    #[test]
+    fn a_resample_without_a_finite_fit_is_counted_not_followed_to_infinity() {
+        // A hub plays a balanced encounter with one spoke and three pairs with another, which
+        // scores one point: a resample that leaves that point out has no maximum-likelihood fit.
+        let mut games = Vec::new();
+        let mut pair = 0;
+        let mut add = |first, second, outcome| {
+            games.push(RatedGame {
+                pair: pair / 2,
+                first,
+                second,
+                outcome,
+            });
+            pair += 1;
+        };
+        for k in 0..40 {
+            let o = if k % 3 == 0 {
+                Outcome::Draw
+            } else if k % 2 == 0 {
+                Outcome::Win
+            } else {
+                Outcome::Loss
+            };
+            add(0, 1, o);
+            add(1, 0, o);
+        }
+        for k in 0..3 {
+            add(0, 2, Outcome::Win);
+            add(2, 0, if k == 0 { Outcome::Win } else { Outcome::Loss });
+        }
+        let table = GameTable::new(3, &games).unwrap();
+        let config = FitConfig {
+            prior: 0.0,
+            ..FitConfig::default()
+        };
+        let point = fit(&table, &config).unwrap();
+        let b = bootstrap(
+            &table,
+            &point,
+            &config,
+            &BootstrapConfig {
+                samples: 400,
+                threads: 1,
+                ..BootstrapConfig::default()
+            },
+            &mut ChaCha8Rng::seed_from_u64(4),
+        )
+        .unwrap();
+        assert!(b.failed > 50, "{} failed", b.failed);
+        assert_eq!(b.samples + b.failed, 400);
+        for iv in &b.ratings {
+            assert!(iv.low > -1000.0 && iv.high < 3400.0, "{iv:?}");
+        }
+    }
 }

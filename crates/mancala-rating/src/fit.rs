@@ -305,7 +305,7 @@ impl Ratings {
 }
 
 /// The expected score at a raw difference `x = β·Δ`: `1 / (1 + e^(−x)) = 1 / (1 + 10^(−Δ/400))`.
-fn expected(x: f64) -> f64 {
+pub(crate) fn expected(x: f64) -> f64 {
     if x >= 0.0 {
         1.0 / (1.0 + (-x).exp())
     } else {
@@ -401,14 +401,19 @@ impl Layout {
         }
     }
 
+    /// Number of free parameters.
+    pub(crate) fn dim(&self) -> usize {
+        self.dim
+    }
+
     /// `x = θ_first − θ_second + η` at the free parameters `q`.
-    fn x(&self, q: &[f64], first: usize, second: usize) -> f64 {
+    pub(crate) fn x(&self, q: &[f64], first: usize, second: usize) -> f64 {
         let at = |v: Option<usize>| v.map_or(0.0, |k| q[k]);
         at(self.var[first]) - at(self.var[second]) + at(self.adv)
     }
 
     /// The entries of `∂x/∂q` for a cell (`None`: a parameter held fixed).
-    fn grad_x(&self, first: usize, second: usize) -> [(Option<usize>, f64); 3] {
+    pub(crate) fn grad_x(&self, first: usize, second: usize) -> [(Option<usize>, f64); 3] {
         [
             (self.var[first], 1.0),
             (self.var[second], -1.0),
@@ -417,7 +422,7 @@ impl Layout {
     }
 
     /// Raw parameters `[θ_0..θ_{n−1}, η]` with every group centred at 0.
-    fn raw(&self, q: &[f64]) -> Vec<f64> {
+    pub(crate) fn raw(&self, q: &[f64]) -> Vec<f64> {
         let mut raw: Vec<f64> = (0..self.n)
             .map(|i| self.var[i].map_or(0.0, |k| q[k]))
             .collect();
@@ -434,7 +439,7 @@ impl Layout {
     }
 
     /// Free parameters from raw ones (each player's difference from its group's held player).
-    fn free(&self, raw: &[f64]) -> Vec<f64> {
+    pub(crate) fn free(&self, raw: &[f64]) -> Vec<f64> {
         let mut held = vec![0.0; self.groups];
         for i in 0..self.n {
             if self.var[i].is_none() {
@@ -552,7 +557,7 @@ fn softplus(x: f64) -> f64 {
 impl Layout {
     /// `Q` at the free parameters `q`; its gradient and the negated Hessian `H` (row-major) if
     /// asked.
-    fn eval(
+    pub(crate) fn eval(
         &self,
         cells: &[FitCell],
         q: &[f64],
@@ -564,7 +569,7 @@ impl Layout {
 
     /// [`Layout::eval`], the value only if `value` (it costs a logarithm per cell, which Newton
     /// steps near the optimum do without).
-    fn eval_parts(
+    pub(crate) fn eval_parts(
         &self,
         cells: &[FitCell],
         q: &[f64],
@@ -689,6 +694,62 @@ impl Layout {
         Err(RatingError::NoConvergence {
             iterations: MAX_ITER,
         })
+    }
+
+    /// Each cell's leverage at `q`: `n p (1 − p) · aᵀ I⁻¹ a`, `I` the information of the real
+    /// games and `a` the cell's `∂x/∂q`; they sum to the free parameters the games determine.
+    pub(crate) fn leverages(&self, table: &GameTable, q: &[f64]) -> Vec<f64> {
+        let m = self.dim;
+        let cells = table.cells();
+        let weights: Vec<f64> = cells
+            .iter()
+            .map(|c| {
+                let p = expected(self.x(q, c.first, c.second));
+                c.counts.iter().sum::<u64>() as f64 * p * (1.0 - p)
+            })
+            .collect();
+        let mut info = vec![0.0; m * m];
+        for (c, &w) in cells.iter().zip(&weights) {
+            let a = self.grad_x(c.first, c.second);
+            for &(u, su) in &a {
+                let Some(u) = u else { continue };
+                for &(v, sv) in &a {
+                    if let Some(v) = v {
+                        info[u * m + v] += su * sv * w;
+                    }
+                }
+            }
+        }
+        // A tiny ridge for directions the real games leave free (the advantage of one-coloured
+        // encounters): their leverage is then near 0.
+        for k in 0..m {
+            info[k * m + k] += 1e-9;
+        }
+        let Some(l) = cholesky(&info, m) else {
+            return vec![0.0; cells.len()];
+        };
+        let mut u = vec![0.0; m];
+        cells
+            .iter()
+            .zip(&weights)
+            .map(|(c, &w)| {
+                u.fill(0.0);
+                for (k, s) in self.grad_x(c.first, c.second) {
+                    if let Some(k) = k {
+                        u[k] += s;
+                    }
+                }
+                // |L⁻¹ a|² = aᵀ I⁻¹ a (forward substitution).
+                for i in 0..m {
+                    let mut s = u[i];
+                    for k in 0..i {
+                        s -= l[i * m + k] * u[k];
+                    }
+                    u[i] = s / l[i * m + i];
+                }
+                w * u.iter().map(|x| x * x).sum::<f64>()
+            })
+            .collect()
     }
 
     /// `J`: the empirical variance of the score residuals of the real games at `q`, the two
@@ -891,6 +952,8 @@ fn fit_draws(table: &GameTable, layout: &Layout, q: &[f64]) -> DrawParameter {
 pub(crate) struct Model {
     pub(crate) layout: Layout,
     prior: PriorDraws,
+    /// No prior: a fit exists only where every group conceded and scored (Ford's condition).
+    plain: bool,
 }
 
 impl Model {
@@ -898,7 +961,31 @@ impl Model {
         Model {
             layout: Layout::new(table, config.first_move_advantage),
             prior: PriorDraws::new(table, config.prior),
+            plain: config.prior == 0.0,
         }
+    }
+
+    /// The model of the posterior the intervals are drawn from: on each cell, the fit's virtual
+    /// draws or, where more, the cell's leverage at the raw point `raw` (Jeffreys' prior,
+    /// `½ ln det I`, whose gradient is that of `h_c` virtual draws on each cell `c`, `h_c` the
+    /// cell's share of the information; `posterior`'s docs say why).
+    pub(crate) fn for_intervals(table: &GameTable, config: &FitConfig, raw: &[f64]) -> Model {
+        let layout = Layout::new(table, config.first_move_advantage);
+        let mut prior = PriorDraws::new(table, config.prior);
+        let hats = layout.leverages(table, &layout.free(raw));
+        for (v, h) in prior.per_cell.iter_mut().zip(hats) {
+            *v = v.max(h);
+        }
+        Model {
+            layout,
+            prior,
+            plain: false,
+        }
+    }
+
+    /// The prior's virtual draws.
+    pub(crate) fn prior(&self) -> &PriorDraws {
+        &self.prior
     }
 
     fn cells(&self, table: &GameTable, counts: &[[f64; 3]]) -> Vec<FitCell> {
@@ -913,6 +1000,15 @@ impl Model {
         counts: &[[f64; 3]],
         start: &[f64],
     ) -> Result<Vec<f64>, RatingError> {
+        // Without a prior a resample may have no maximum-likelihood fit (a group that never
+        // conceded a point): Newton would run off towards infinity and stop anywhere, so such a
+        // resample is refused here, before any step, and counted as failed by the caller.
+        if self.plain && !analyse_graph(table, counts).split_components.is_empty() {
+            return Err(RatingError::NoFiniteFit {
+                groups: Vec::new(),
+                names: Vec::new(),
+            });
+        }
         let cells = self.cells(table, counts);
         let mut q = self.layout.free(start);
         self.layout.maximize(&cells, &mut q)?;
@@ -924,7 +1020,7 @@ impl Model {
 pub fn fit(table: &GameTable, config: &FitConfig) -> Result<Ratings, RatingError> {
     let n = table.players();
     config.validate(n)?;
-    let graph = analyse_graph(table);
+    let graph = analyse_graph(table, &float_counts(table));
     if config.prior == 0.0 && !graph.split_components.is_empty() {
         return Err(RatingError::NoFiniteFit {
             groups: graph.split_components.concat(),
@@ -1033,23 +1129,22 @@ struct Graph {
 
 /// Components (who met whom) and strong components of "a scored a point against b" (Ford's
 /// condition for a finite maximum-likelihood estimate: Hunter 2004, assumption 1).
-fn analyse_graph(table: &GameTable) -> Graph {
+fn analyse_graph(table: &GameTable, counts: &[[f64; 3]]) -> Graph {
     let n = table.players();
     let mut out: Vec<Vec<usize>> = vec![Vec::new(); n];
     let mut inn: Vec<Vec<usize>> = vec![Vec::new(); n];
     let mut und: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for c in table.cells() {
-        let [w, d, l] = c.counts;
-        if w + d + l == 0 {
+    for (c, &[w, d, l]) in table.cells().iter().zip(counts) {
+        if w + d + l == 0.0 {
             continue;
         }
         und[c.first].push(c.second);
         und[c.second].push(c.first);
-        if w + d > 0 {
+        if w + d > 0.0 {
             out[c.first].push(c.second);
             inn[c.second].push(c.first);
         }
-        if l + d > 0 {
+        if l + d > 0.0 {
             out[c.second].push(c.first);
             inn[c.first].push(c.second);
         }

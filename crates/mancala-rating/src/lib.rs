@@ -31,10 +31,12 @@ pub mod analyse;
 pub mod bootstrap;
 pub mod calibrate;
 pub mod consistency;
+pub mod coverage;
 pub mod fit;
 pub mod gate;
 pub mod ladder;
 pub mod pairwise;
+pub mod posterior;
 pub mod rows;
 pub mod sprt;
 

@@ -44,7 +44,6 @@ pub(crate) fn cholesky_solve(l: &[f64], n: usize, b: &mut [f64]) {
 }
 
 /// The inverse of `L Lᵀ` (row-major, `n × n`).
-#[cfg(test)]
 pub(crate) fn cholesky_inverse(l: &[f64], n: usize) -> Vec<f64> {
     let mut inv = vec![0.0; n * n];
     let mut col = vec![0.0; n];

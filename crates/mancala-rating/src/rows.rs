@@ -135,6 +135,11 @@ pub struct PairwiseRow {
     pub elo_penta: Option<f64>,
     /// 95% half-width (pentanomial).
     pub elo_penta_error: Option<f64>,
+    /// The reported interval of the Elo difference (pentanomial if available, else
+    /// trinomial; [`crate::pairwise::score_interval`]): never of zero width.
+    pub elo_low: Option<f64>,
+    /// Its upper end.
+    pub elo_high: Option<f64>,
     /// Normalized Elo (pentanomial if available, else trinomial).
     pub nelo: Option<f64>,
     /// 95% half-width of nElo.
@@ -177,6 +182,8 @@ pub fn pairwise_rows(
                 elo_error: e.trinomial.map(|t| t.elo_error),
                 elo_penta: e.pentanomial.map(|t| t.elo),
                 elo_penta_error: e.pentanomial.map(|t| t.elo_error),
+                elo_low: best.map(|t| t.elo_low),
+                elo_high: best.map(|t| t.elo_high),
                 nelo: best.and_then(|t| t.nelo),
                 nelo_error: best.and_then(|t| t.nelo_error),
                 los: best.map(|t| t.los),

@@ -29,8 +29,8 @@ pub struct RatingsPlot {
     pub reference_label: String,
     /// The intervals' confidence level, e.g. 0.95.
     pub level: f64,
-    /// Bootstrap samples behind the intervals (0: normal intervals).
-    pub bootstrap: usize,
+    /// Where the intervals come from, in words ([`Summary::interval_source`]).
+    pub source: String,
     pub games: usize,
 }
 
@@ -61,7 +61,7 @@ impl RatingsPlot {
             reference,
             reference_label,
             level: summary.level,
-            bootstrap: summary.bootstrap_samples,
+            source: summary.interval_source(),
             games: summary.games,
         })
     }
@@ -76,11 +76,7 @@ impl Plot for RatingsPlot {
         format!(
             "Elo of every player with its {:.0}% interval ({}); the line is the {}.",
             self.level * 100.0,
-            if self.bootstrap > 0 {
-                format!("bootstrap over game pairs, {} samples", self.bootstrap)
-            } else {
-                "normal approximation".to_string()
-            },
+            self.source,
             self.reference_label
         )
     }
