@@ -214,11 +214,10 @@ pub fn ratings_table(rows: &[RatingRow]) -> Table {
 /// The pairwise Elo difference (pentanomial if available) with its reported interval, e.g.
 /// `+120 [+45, +201]`; `±inf` for a clean sweep and for an interval end at the score's limit.
 pub fn pair_elo(p: &PairwiseRow) -> String {
-    // score_to_elo clamps the score to [0.001, 0.999]: ±1200 Elo means "no finite bound".
     let end = |x: f64| {
-        if x >= 1199.0 {
+        if x == f64::INFINITY {
             "+inf".to_string()
-        } else if x <= -1199.0 {
+        } else if x == f64::NEG_INFINITY {
             "-inf".to_string()
         } else {
             signed(x)

@@ -120,13 +120,19 @@ fn score_stats(
         variance: var,
         elo: score_to_elo(s),
         elo_error,
-        elo_low: score_to_elo(low),
-        elo_high: score_to_elo(high),
+        elo_low: unclamped_elo(low),
+        elo_high: unclamped_elo(high),
         nelo,
         nelo_error,
         los,
         level,
     })
+}
+
+/// The Elo of a score without `score_to_elo`'s clamp: an interval end at a score of 0 or 1 is
+/// −∞ or +∞, and an end beyond the clamp keeps its width (100 pairs all lost gave a point).
+fn unclamped_elo(t: f64) -> f64 {
+    -400.0 * (1.0 / t - 1.0).log10()
 }
 
 /// Virtual units (`V`) of the variance's prior in [`score_interval`].
@@ -346,6 +352,20 @@ mod interval_tests {
         assert!((low - 1.0 / (1.0 + kb)).abs() < 1e-9, "{low}");
         assert!((high - 1.0).abs() < 1e-9, "{high}");
         assert!(st.elo_high - st.elo_low > 500.0);
+        assert_eq!(st.elo_high, f64::INFINITY);
+    }
+
+    #[test]
+    fn a_hundred_pairs_lost_is_not_a_point_either() {
+        let st = PentaCounts::from_array([100, 0, 0, 0, 0])
+            .stats(0.95)
+            .unwrap();
+        assert_eq!(st.elo_low, f64::NEG_INFINITY);
+        assert!(
+            st.elo_high > -1400.0 && st.elo_high < -1000.0,
+            "{}",
+            st.elo_high
+        );
     }
 
     #[test]
