@@ -412,6 +412,66 @@ mod tests {
         assert_eq!(gate.settings.first_move_advantage, 30.0);
     }
 
+    /// `reference_ratings` is relative to the bands file, fills the Elos the file does not type
+    /// (a typed one wins) and is named, with `reference_source`, as where the Elos came from.
+    #[test]
+    fn reference_elos_from_a_ratings_file_relative_to_the_bands_file() {
+        let base = std::env::temp_dir().join(format!("arena-gate-ratings-{}", std::process::id()));
+        std::fs::create_dir_all(base.join("site")).unwrap();
+        std::fs::write(
+            base.join("site/ratings.csv"),
+            "rank,name,elo\n1,hard,1685.44\n2,normal,1261.08\n3,easy,897.78\n",
+        )
+        .unwrap();
+        let text = r#"
+            reference_ratings = "site"
+            reference_source = "the site's November games"
+            [reference]
+            easy = 900
+            [[reference.bot]]
+            name = "hard"
+            cmd = "old/ab"
+            options = { Level = "hard" }
+            [[bot]]
+            name = "normal"
+            cmd = "new/ab"
+            band = "1261 ± 60"
+        "#;
+        let gate = args(&[])
+            .gate_from(BandsFile::parse(text).unwrap(), &base)
+            .unwrap();
+        let pool: Vec<(&str, Option<f64>)> =
+            gate.pool.iter().map(|r| (r.name.as_str(), r.elo)).collect();
+        assert_eq!(pool, [("easy", Some(900.0)), ("hard", Some(1685.44))]);
+        assert_eq!(
+            gate.reference_source.unwrap(),
+            format!(
+                "the site's November games; reference Elos from {} ; easy = 900 typed",
+                base.join("site/ratings.csv").display()
+            )
+            .replace(" ;", ";")
+        );
+        // Without the file a reference player with no Elo is refused, naming it; with a file
+        // that does not rate it too.
+        let no_file = text.replace("reference_ratings = \"site\"", "");
+        let Err(err) = args(&[]).gate_from(BandsFile::parse(&no_file).unwrap(), &base) else {
+            panic!("a reference player without an Elo was taken");
+        };
+        assert!(
+            format!("{err:#}").contains("`hard` needs its `elo`"),
+            "{err:#}"
+        );
+        let unrated = text.replace("name = \"hard\"", "name = \"expert\"");
+        let Err(err) = args(&[]).gate_from(BandsFile::parse(&unrated).unwrap(), &base) else {
+            panic!("a reference player the file does not rate was taken");
+        };
+        assert!(
+            format!("{err:#}").contains("the reference player `expert` is not rated in"),
+            "{err:#}"
+        );
+        let _ = std::fs::remove_dir_all(&base);
+    }
+
     #[test]
     fn bad_bands_files_are_refused() {
         let missing_band = FILE.replace("band = \"1250 ± 50\"", "");
