@@ -233,6 +233,42 @@ fn calibrate_and_gate_on_the_site_human_scale() {
             t["elo"].as_f64().map(f64::round)
         );
     }
+
+    // The dashboard's calibration page has the matchmaking section and its figure.
+    let page = served_page(dir.path(), "/run?id=cal");
+    assert!(page.contains("<h2>Matchmaking</h2>"), "{page}");
+    assert!(page.contains("Levels over the site") && page.contains("alphabeta-normal: "));
+}
+
+/// `arena serve ROOT` on a free port, one GET of `path`, and the body.
+fn served_page(root: &Path, path: &str) -> String {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args([
+            "serve",
+            &root.display().to_string(),
+            "--bind",
+            "127.0.0.1:0",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start arena serve");
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let addr = line
+        .trim()
+        .trim_start_matches("listening on http://")
+        .trim_end_matches('/')
+        .to_string();
+    let page = http(&addr, "GET", path, &[], "");
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(page.status, 200, "{}", page.body);
+    page.body
 }
 
 #[test]

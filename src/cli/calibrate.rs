@@ -416,7 +416,16 @@ fn humans(
     refs: &[Reference],
 ) -> Result<Option<Humans>> {
     let file = match (&args.humans, ratings) {
-        (Some(path), _) => RatingsFile::read(path).context("--humans")?,
+        (Some(path), ratings) => {
+            if ratings.is_none() && !args.output.quiet {
+                eprintln!(
+                    "note: the humans' ratings ({}) and the pool's Elos must be on one scale: \
+                     the matchmaking table reads one on the other",
+                    path.display()
+                );
+            }
+            RatingsFile::read(path).context("--humans")?
+        }
         (None, Some(file)) => file.clone(),
         (None, None) => {
             if !args.not_human.is_empty() || args.level_name.is_some() {
