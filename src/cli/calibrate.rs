@@ -13,19 +13,23 @@
 //! point measured, the curve fitted to the games so far, `finished` false), so a calibration
 //! that runs for a day can be watched (`arena serve`); the other files are written at the end.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
+use mancala_arena::calibrate::matchmaking::{matchmaking, Level as MatchLevel};
 use mancala_arena::calibrate::{self, Calibration, Knob, Settings, Stop};
 use mancala_arena::plan::game::GameSettings;
 use mancala_arena::plan::players::parse_bot_arg;
-use mancala_arena::plan::pool::{Reference, ReferencePlayer};
-use mancala_arena::report::calibration::{table, write_curve};
+use mancala_arena::plan::pool::{elos_from_ratings, Reference, ReferencePlayer};
+use mancala_arena::report::calibration::{
+    matchmaking_text, table, write_curve, write_matchmaking_plot,
+};
 use mancala_arena::run_folder::bands::GateTable;
 use mancala_arena::run_folder::calibration::{
-    bands_toml, write_bands, write_calibration, write_points, BandsReference, CANDIDATE,
-    REFERENCE_DIR,
+    bands_toml, write_bands, write_calibration, write_matchmaking_files, write_matchmaking_text,
+    write_points, BandsReference, MatchmakingFile, CANDIDATE, REFERENCE_DIR,
 };
+use mancala_arena::run_folder::ratings::RatingsFile;
 use mancala_arena::session::calibration::{pool_elos, rate_pool, Candidate, StepDone, StepPlayer};
 use mancala_arena::tournament::events::RunSink;
 use mancala_arena::vocab::GameFlags;
@@ -61,6 +65,26 @@ pub struct CalibrateArgs {
     /// Pin one reference player's Elo (NAME=ELO) when rating the pool; default: the pool's mean is 1200.
     #[arg(long)]
     pub anchor: Option<String>,
+    /// Take the reference players' Elos from a rating (a `ratings.csv`, or a ratings folder
+    /// holding one, as `arena rate` writes), by name: the site's human scale. A typed Elo
+    /// (`easy=1000`, `elo=`) wins over the file's.
+    #[arg(long, value_name = "PATH")]
+    pub reference_ratings: Option<PathBuf>,
+    /// The humans' ratings for `matchmaking.csv` (a `ratings.csv` or a folder holding one)
+    /// [default: the --reference-ratings file]; its humans are its players other than the
+    /// reference pool and --not-human.
+    #[arg(long, value_name = "PATH")]
+    pub humans: Option<PathBuf>,
+    /// Players of the humans' file that are not humans (other bots), left out of the table.
+    #[arg(long = "not-human", value_delimiter = ',', value_name = "NAME")]
+    pub not_human: Vec<String>,
+    /// The width of the matchmaking table's rating brackets (Elo).
+    #[arg(long, default_value_t = 50.0)]
+    pub bracket: f64,
+    /// The calibrated level's name in the matchmaking table [default: the bot's file name and
+    /// its fixed options].
+    #[arg(long, value_name = "NAME")]
+    pub level_name: Option<String>,
     /// Stop when every target's interval half-width is at most this (Elo).
     #[arg(long, default_value_t = 25.0)]
     pub tolerance: f64,
@@ -95,7 +119,19 @@ pub struct CalibrateArgs {
     pub output: OutputFlags,
 }
 
-fn references(args: &CalibrateArgs) -> Result<Vec<Reference>> {
+/// The humans of the matchmaking table: their ratings, and where those came from in words.
+struct Humans {
+    source: String,
+    players: Vec<(String, f64)>,
+}
+
+/// The reference pool as the flags give it, each player's Elo typed, from `ratings`
+/// (`--reference-ratings`) or, if neither, to be rated by a round robin; with where the Elos came
+/// from when a ratings file gave any.
+fn references(
+    args: &CalibrateArgs,
+    ratings: Option<&RatingsFile>,
+) -> Result<(Vec<Reference>, Option<String>)> {
     let mut refs = Vec::new();
     for entry in &args.reference {
         let (name, elo) = match entry.split_once('=') {
@@ -145,6 +181,9 @@ fn references(args: &CalibrateArgs) -> Result<Vec<Reference>> {
     if refs.iter().any(|r| r.name == CANDIDATE) {
         bail!("a reference player may not be named `{CANDIDATE}`");
     }
+    let source = ratings
+        .map(|file| elos_from_ratings(&mut refs, file).context("--reference-ratings"))
+        .transpose()?;
     let given = refs.iter().filter(|r| r.elo.is_some()).count();
     if given != 0 && given != refs.len() {
         bail!(
@@ -156,7 +195,7 @@ fn references(args: &CalibrateArgs) -> Result<Vec<Reference>> {
             "a single reference player needs an Elo (NAME=ELO): there is nobody to rate it against"
         );
     }
-    Ok(refs)
+    Ok((refs, source))
 }
 
 /// `--anchor NAME=ELO`.
@@ -208,7 +247,18 @@ fn pool(
 
 pub fn run(args: &CalibrateArgs) -> Result<()> {
     let knob = Knob::parse(&args.knob).map_err(anyhow::Error::msg)?;
-    let refs = references(args)?;
+    let ratings = args
+        .reference_ratings
+        .as_deref()
+        .map(RatingsFile::read)
+        .transpose()
+        .context("--reference-ratings")?;
+    let (refs, from_ratings) = references(args, ratings.as_ref())?;
+    // The humans of the matchmaking table: read now, so that a bad file stops before any game.
+    let humans = humans(args, ratings.as_ref(), &refs)?;
+    if !(args.bracket > 0.0 && args.bracket.is_finite()) {
+        bail!("--bracket must be a positive number of Elo");
+    }
     if !(args.level > 0.0 && args.level < 1.0) || args.tolerance <= 0.0 {
         bail!("--level must be in (0, 1) and --tolerance positive");
     }
@@ -228,7 +278,20 @@ pub fn run(args: &CalibrateArgs) -> Result<()> {
     let dir = args.output.out_or_default("calibrate");
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let game = args.game.settings()?;
+    let rated = refs.iter().any(|r| r.elo.is_none());
     let pool = pool(args, &game, &refs, &dir)?;
+    let source = match from_ratings {
+        Some(s) => s,
+        None if rated => format!(
+            "reference Elos from the pool's round robin in {} ({})",
+            dir.join(REFERENCE_DIR).display(),
+            match &args.anchor {
+                Some(a) => format!("anchor: {a}"),
+                None => "anchor: pool mean = 1200".to_string(),
+            }
+        ),
+        None => "reference Elos typed".to_string(),
+    };
     let quiet = args.output.quiet;
     if !quiet {
         let list: Vec<String> = refs
@@ -237,7 +300,7 @@ pub fn run(args: &CalibrateArgs) -> Result<()> {
             .map(|(r, e)| format!("{}={e:.0}", r.name))
             .collect();
         eprintln!(
-            "calibrating {} over {}..{} against {}; results in {}",
+            "calibrating {} over {}..{} against {} ({source}); results in {}",
             knob.name,
             knob.format(knob.lo),
             knob.format(knob.hi),
@@ -294,8 +357,13 @@ pub fn run(args: &CalibrateArgs) -> Result<()> {
         }
     })
     .map_err(anyhow::Error::msg)?;
-    write_outputs(args, &game, &refs, &cal, &dir)?;
+    write_outputs(args, &game, &refs, &cal, &dir, &source)?;
     out!("{}", table(&cal))?;
+    outln!("{source}")?;
+    if let Some(humans) = &humans {
+        let made = write_matchmaking(args, &knob, &cal, humans, &source, &dir)?;
+        out!("\n{made}")?;
+    }
     outln!(
         "\n{} calibration games in {} batches ({}); results in {} (bands.toml: the levels for `arena gate`)",
         cal.games,
@@ -315,6 +383,7 @@ fn write_outputs(
     refs: &[Reference],
     cal: &Calibration,
     dir: &Path,
+    source: &str,
 ) -> Result<()> {
     let pool: Vec<String> = refs
         .iter()
@@ -327,15 +396,122 @@ fn write_outputs(
         &args.bot,
         &args.bot_options,
         &pool.join(", "),
-        &table(cal),
+        &format!("{}\n{source}\n", table(cal)),
+        source,
     )?;
     if !args.output.no_plots {
         for missing in write_curve(dir, cal)? {
             eprintln!("{missing}");
         }
     }
-    write_bands(dir, &bands(args, game, refs, cal))?;
+    write_bands(dir, &bands(args, game, refs, cal, source))?;
     Ok(())
+}
+
+/// The humans of the matchmaking table: the players of `--humans` (or of `--reference-ratings`)
+/// other than the reference pool, the candidate and `--not-human`; `None` without either file.
+fn humans(
+    args: &CalibrateArgs,
+    ratings: Option<&RatingsFile>,
+    refs: &[Reference],
+) -> Result<Option<Humans>> {
+    let file = match (&args.humans, ratings) {
+        (Some(path), ratings) => {
+            if ratings.is_none() && !args.output.quiet {
+                eprintln!(
+                    "note: the humans' ratings ({}) and the pool's Elos must be on one scale: \
+                     the matchmaking table reads one on the other",
+                    path.display()
+                );
+            }
+            RatingsFile::read(path).context("--humans")?
+        }
+        (None, Some(file)) => file.clone(),
+        (None, None) => {
+            if !args.not_human.is_empty() || args.level_name.is_some() {
+                bail!("--not-human and --level-name are for the matchmaking table: give --reference-ratings or --humans");
+            }
+            return Ok(None);
+        }
+    };
+    let mut except: Vec<&str> = refs.iter().map(|r| r.name.as_str()).collect();
+    except.push(CANDIDATE);
+    except.extend(args.not_human.iter().map(String::as_str));
+    for name in &args.not_human {
+        if !file.players.iter().any(|(n, _)| n == name) {
+            bail!(
+                "--not-human `{name}` is not rated in {}",
+                file.path.display()
+            );
+        }
+    }
+    let players = file.others(&except);
+    if players.is_empty() {
+        bail!(
+            "{} rates no human: every player in it is a reference player or --not-human",
+            file.path.display()
+        );
+    }
+    Ok(Some(Humans {
+        source: file.source(),
+        players,
+    }))
+}
+
+/// `matchmaking.csv`, `.json`, `.txt` and the figure: per bracket of the humans' ratings the
+/// knob value at which a human there is expected to score 50 % against the calibrated bot.
+/// Returns the printed table.
+fn write_matchmaking(
+    args: &CalibrateArgs,
+    knob: &Knob,
+    cal: &Calibration,
+    humans: &Humans,
+    source: &str,
+    dir: &Path,
+) -> Result<String> {
+    let name = args.level_name.clone().unwrap_or_else(|| {
+        let program = shlex::split(&args.bot)
+            .and_then(|w| w.into_iter().next())
+            .unwrap_or_else(|| args.bot.clone());
+        let stem = Path::new(&program)
+            .file_name()
+            .map_or(program.clone(), |f| f.to_string_lossy().into_owned());
+        std::iter::once(stem)
+            .chain(
+                args.bot_options
+                    .iter()
+                    .filter(|o| o.split_once('=').map(|(k, _)| k) != Some(knob.name.as_str()))
+                    .cloned(),
+            )
+            .collect::<Vec<_>>()
+            .join(" ")
+    });
+    let ratings: Vec<f64> = humans.players.iter().map(|(_, e)| *e).collect();
+    let level = MatchLevel {
+        name: &name,
+        curve: &cal.curve,
+        z: cal.z,
+        integer: knob.integer,
+    };
+    let table = matchmaking(&[level], &ratings, args.bracket).map_err(anyhow::Error::msg)?;
+    let file = MatchmakingFile {
+        reference_source: source.to_string(),
+        humans_source: humans.source.clone(),
+        knob: knob.clone(),
+        level: cal.settings.level,
+        targets: cal.targets.iter().map(|t| (t.target, t.x)).collect(),
+        ratings,
+        table,
+    };
+    write_matchmaking_files(dir, &file)?;
+    let text = matchmaking_text(&file);
+    write_matchmaking_text(dir, &text)?;
+    if !args.output.no_plots {
+        for missing in write_matchmaking_plot(dir, &file)? {
+            eprintln!("{missing}");
+        }
+    }
+    Ok(text)
 }
 
 /// `bands.toml`: the calibrated settings as the levels of an `arena gate` bands file, against
@@ -345,6 +521,7 @@ fn bands(
     game: &GameSettings,
     refs: &[Reference],
     cal: &Calibration,
+    source: &str,
 ) -> String {
     let pool = refs
         .iter()
@@ -361,6 +538,7 @@ fn bands(
     let game_table = args.game.as_played(game);
     let gate = GateTable {
         first_move_advantage: Some((cal.curve.advantage() / 2.0).round()),
+        reference_source: Some(source.to_string()),
         ..GateTable::default()
     };
     bands_toml(
@@ -396,9 +574,13 @@ mod tests {
         Wrap::parse_from(argv).args
     }
 
+    fn references_of(args: &CalibrateArgs) -> Result<Vec<Reference>> {
+        references(args, None).map(|(refs, _)| refs)
+    }
+
     #[test]
     fn reference_pool_given_or_rated() {
-        let refs = references(&args(&["easy=1000,normal=1300"], &[])).unwrap();
+        let refs = references_of(&args(&["easy=1000,normal=1300"], &[])).unwrap();
         assert_eq!(refs.len(), 2);
         assert_eq!(
             (refs[1].name.as_str(), refs[1].elo),
@@ -411,7 +593,7 @@ mod tests {
                 options: [("Level", "normal")]
             }
         ));
-        let refs = references(&args(
+        let refs = references_of(&args(
             &["easy,normal"],
             &["name=deep cmd='bot --fast' option.Depth=7"],
         ))
@@ -424,10 +606,10 @@ mod tests {
         assert_eq!(spec.program.display(), "bot --fast");
         assert_eq!(spec.options, vec![("Depth".to_string(), "7".to_string())]);
         // Some Elos given and some not, an unknown name, a lone unrated player: refused.
-        assert!(references(&args(&["easy=1000,normal"], &[])).is_err());
-        assert!(references(&args(&["nosuch"], &[])).is_err());
-        assert!(references(&args(&["easy"], &[])).is_err());
-        assert!(references(&args(&[], &[])).is_err());
+        assert!(references_of(&args(&["easy=1000,normal"], &[])).is_err());
+        assert!(references_of(&args(&["nosuch"], &[])).is_err());
+        assert!(references_of(&args(&["easy"], &[])).is_err());
+        assert!(references_of(&args(&[], &[])).is_err());
     }
 
     #[test]

@@ -9,17 +9,21 @@
 //! The bands file (docs/regression-testing.md) is a tournament file's `[[bot]]` tables, each
 //! with `elo` and `tolerance` (or `band = "1000 ± 50"`), a `[reference]` table of bundled
 //! players with their Elos (`easy = 791`) and `[[reference.bot]]` tables with `elo`, and
-//! optional game and gate settings; flags override it. `arena calibrate` writes one.
+//! optional game and gate settings; flags override it. `arena calibrate` writes one. The pool's
+//! Elos may come from a rating instead (`reference_ratings = "site/ratings.csv"`, relative to the
+//! file, by name; a typed Elo wins), and `reference_source` says where they came from: both go
+//! into `gate.json` and the report.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
 
-use mancala_arena::plan::pool::{Reference, ReferencePlayer};
+use mancala_arena::plan::pool::{elos_from_ratings, Reference, ReferencePlayer};
 use mancala_arena::rating::gate::GateSettings;
 use mancala_arena::report::tables::{gate_table, gate_words};
 use mancala_arena::run_folder::bands::BandsFile;
+use mancala_arena::run_folder::ratings::RatingsFile;
 use mancala_arena::session::gate::{self, GatePlan, Level, LevelUpdate};
 use mancala_arena::vocab::{BotSpec, GameFlags, Program};
 
@@ -113,12 +117,31 @@ impl GateArgs {
             pool.push(Reference {
                 name: player.bot.name.clone(),
                 player: ReferencePlayer::Bot(player.bot.spec(base)?),
-                elo: Some(player.reference_elo()?),
+                elo: player.reference_elo()?,
             });
         }
         if pool.is_empty() {
             bail!("no reference players: give [reference] NAME = ELO or [[reference.bot]] tables");
         }
+        // Elos from a rating where the file types none (a typed Elo wins), and where they came
+        // from: the file's own words first.
+        let from_ratings = match &file.gate.reference_ratings {
+            Some(path) => {
+                let ratings = RatingsFile::read(&base.join(path)).context("reference_ratings")?;
+                Some(elos_from_ratings(&mut pool, &ratings).context("reference_ratings")?)
+            }
+            None => None,
+        };
+        if let Some(r) = pool.iter().find(|r| r.elo.is_none()) {
+            bail!(
+                "[[reference.bot]] `{}` needs its `elo`, or a `reference_ratings` file rating it",
+                r.name
+            );
+        }
+        let reference_source = match (file.gate.reference_source.clone(), from_ratings) {
+            (Some(text), Some(from)) => Some(format!("{text}; {from}")),
+            (text, from) => text.or(from),
+        };
         let file_game = file.game.relative_to(base);
         let file_gate = file.gate;
         let defaults = GateSettings::default();
@@ -141,6 +164,7 @@ impl GateArgs {
             },
             seed: self.seed.or(file_gate.seed).unwrap_or(1),
             fail_fast: self.fail_fast,
+            reference_source,
         })
     }
 }
@@ -157,9 +181,12 @@ pub fn run(args: &GateArgs) -> Result<ExitCode> {
             .map(|r| format!("{}={:.0}", r.name, r.elo.unwrap_or(0.0)))
             .collect();
         eprintln!(
-            "gate: {} level(s) against {} (fixed Elos), alpha {} beta {}, at most {} pairs per level and reference player; results in {}",
+            "gate: {} level(s) against {} (fixed Elos{}), alpha {} beta {}, at most {} pairs per level and reference player; results in {}",
             gate.levels.len(),
             pool.join(", "),
+            gate.reference_source
+                .as_deref()
+                .map_or(String::new(), |s| format!(": {s}")),
             gate.settings.alpha,
             gate.settings.beta,
             gate.max_pairs,
@@ -383,6 +410,66 @@ mod tests {
         assert_eq!(pool, [("easy", Some(1000.0)), ("deep", Some(1400.0))]);
         assert_eq!(gate.game.opening_plies, Some(2));
         assert_eq!(gate.settings.first_move_advantage, 30.0);
+    }
+
+    /// `reference_ratings` is relative to the bands file, fills the Elos the file does not type
+    /// (a typed one wins) and is named, with `reference_source`, as where the Elos came from.
+    #[test]
+    fn reference_elos_from_a_ratings_file_relative_to_the_bands_file() {
+        let base = std::env::temp_dir().join(format!("arena-gate-ratings-{}", std::process::id()));
+        std::fs::create_dir_all(base.join("site")).unwrap();
+        std::fs::write(
+            base.join("site/ratings.csv"),
+            "rank,name,elo\n1,hard,1685.44\n2,normal,1261.08\n3,easy,897.78\n",
+        )
+        .unwrap();
+        let text = r#"
+            reference_ratings = "site"
+            reference_source = "the site's November games"
+            [reference]
+            easy = 900
+            [[reference.bot]]
+            name = "hard"
+            cmd = "old/ab"
+            options = { Level = "hard" }
+            [[bot]]
+            name = "normal"
+            cmd = "new/ab"
+            band = "1261 ± 60"
+        "#;
+        let gate = args(&[])
+            .gate_from(BandsFile::parse(text).unwrap(), &base)
+            .unwrap();
+        let pool: Vec<(&str, Option<f64>)> =
+            gate.pool.iter().map(|r| (r.name.as_str(), r.elo)).collect();
+        assert_eq!(pool, [("easy", Some(900.0)), ("hard", Some(1685.44))]);
+        assert_eq!(
+            gate.reference_source.unwrap(),
+            format!(
+                "the site's November games; reference Elos from {} ; easy = 900 typed",
+                base.join("site/ratings.csv").display()
+            )
+            .replace(" ;", ";")
+        );
+        // Without the file a reference player with no Elo is refused, naming it; with a file
+        // that does not rate it too.
+        let no_file = text.replace("reference_ratings = \"site\"", "");
+        let Err(err) = args(&[]).gate_from(BandsFile::parse(&no_file).unwrap(), &base) else {
+            panic!("a reference player without an Elo was taken");
+        };
+        assert!(
+            format!("{err:#}").contains("`hard` needs its `elo`"),
+            "{err:#}"
+        );
+        let unrated = text.replace("name = \"hard\"", "name = \"expert\"");
+        let Err(err) = args(&[]).gate_from(BandsFile::parse(&unrated).unwrap(), &base) else {
+            panic!("a reference player the file does not rate was taken");
+        };
+        assert!(
+            format!("{err:#}").contains("the reference player `expert` is not rated in"),
+            "{err:#}"
+        );
+        let _ = std::fs::remove_dir_all(&base);
     }
 
     #[test]

@@ -1,11 +1,14 @@
 //! The calibration's documents: the printed table and the curve figure (`curve.svg/png`) in the
-//! calibration folder. The folder's data files are [`crate::run_folder::calibration`]'s.
+//! calibration folder, and on a human scale the matchmaking table (`matchmaking.txt`) and its
+//! figure over the humans (`matchmaking.svg/png`). The folder's data files are
+//! [`crate::run_folder::calibration`]'s.
 
 use std::fmt::Write as _;
 use std::path::Path;
 
-use super::plots::{render_png, render_svg, CalibrationPlot, Plot};
+use super::plots::{render_png, render_svg, CalibrationPlot, MatchmakingPlot, Plot};
 use crate::calibrate::Calibration;
+use crate::run_folder::calibration::MatchmakingFile;
 
 /// The printed table: the targets, then every evaluated knob value.
 pub fn table(cal: &Calibration) -> String {
@@ -74,14 +77,87 @@ pub fn table(cal: &Calibration) -> String {
 /// Draws the curve into `dir` (SVG and PNG). A figure that cannot be drawn is not an error: it
 /// is returned, named with why (`no curve.png: ...`), for the caller to say.
 pub fn write_curve(dir: &Path, cal: &Calibration) -> std::io::Result<Vec<String>> {
-    let plot = CalibrationPlot::new(cal);
+    write_figure(dir, &CalibrationPlot::new(cal))
+}
+
+/// Draws the matchmaking figure into `dir` (SVG and PNG), as [`write_curve`] does.
+pub fn write_matchmaking_plot(dir: &Path, file: &MatchmakingFile) -> std::io::Result<Vec<String>> {
+    write_figure(dir, &MatchmakingPlot::new(file))
+}
+
+/// The printed matchmaking table: per rating bracket its humans, the level and knob value a
+/// human at the centre scores 50 % against (or the nearest end, out of range, with the score
+/// there), the knob values consistent with that and the level's Elo; then each level's reach.
+pub fn matchmaking_text(file: &MatchmakingFile) -> String {
+    let knob = &file.knob;
+    let table = &file.table;
+    let pct = file.level * 100.0;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "Matchmaking: {} humans rated in {}, in brackets of {:.0} Elo;\n{}.",
+        table.humans, file.humans_source, table.width, file.reference_source
+    );
+    let _ = writeln!(
+        s,
+        "{:>11}  {:>6}  {:<20}  {:>8}  {:>17}  {:>12}  human scores",
+        "bracket",
+        "humans",
+        "level",
+        knob.name,
+        format!("{} at {pct:.0}%", knob.name),
+        format!("Elo ±{pct:.0}%"),
+    );
+    for r in &table.rows {
+        let range = match (r.x_low, r.x_high) {
+            (Some(a), Some(b)) => format!("{}..{}", knob.format(a), knob.format(b)),
+            _ => "none".to_string(),
+        };
+        let _ = writeln!(
+            s,
+            "{:>11}  {:>6}  {:<20}  {:>8}  {:>17}  {:>12}  {:.0}%{}",
+            format!("{:.0}–{:.0}", r.lo, r.hi),
+            r.humans,
+            super::plots::short(&table.levels[r.level].name, 20),
+            knob.format(r.x),
+            range,
+            format!("{:.0} ± {:.0}", r.elo, r.half_width),
+            100.0 * r.human_score,
+            if r.reachable {
+                ""
+            } else {
+                "  out of range: the knob's nearest end"
+            }
+        );
+    }
+    for l in &table.levels {
+        let _ = writeln!(
+            s,
+            "{} reaches Elo {:.0} to {:.0} over {} {}..{}: {} of {} humans ({:.0}%).",
+            l.name,
+            l.elo_min,
+            l.elo_max,
+            knob.name,
+            knob.format(knob.lo),
+            knob.format(knob.hi),
+            l.humans,
+            table.humans,
+            100.0 * l.share
+        );
+    }
+    s
+}
+
+/// Writes `plot` as `STEM.svg` and `STEM.png` into `dir`; returns the figures not drawn, with
+/// why.
+fn write_figure<P: Plot>(dir: &Path, plot: &P) -> std::io::Result<Vec<String>> {
     let mut missing = Vec::new();
-    match render_svg(&plot) {
+    match render_svg(plot) {
         Ok(svg) => crate::run_folder::files::write(&dir.join(format!("{}.svg", plot.stem())), svg)
             .map_err(std::io::Error::other)?,
         Err(err) => missing.push(format!("no {}.svg: {err}", plot.stem())),
     }
-    if let Err(err) = render_png(&plot, &dir.join(format!("{}.png", plot.stem()))) {
+    if let Err(err) = render_png(plot, &dir.join(format!("{}.png", plot.stem()))) {
         missing.push(format!("no {}.png: {err}", plot.stem()));
     }
     Ok(missing)

@@ -387,6 +387,9 @@ pub fn gate_table(gate: &GateFile) -> Table {
             gate.settings.beta
         ));
     }
+    if let Some(source) = &gate.reference_source {
+        notes.push(format!("The pool's Elos: {source}."));
+    }
     Table {
         columns: vec![
             left("level"),

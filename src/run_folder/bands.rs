@@ -30,6 +30,13 @@ pub struct GateTable {
     /// Half the first-mover advantage of the pool, Elo (from a calibration's curve).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub first_move_advantage: Option<f64>,
+    /// A rating's `ratings.csv` (or the folder holding one), relative to the bands file: the
+    /// reference players' Elos by name, for those the file does not type (a typed Elo wins).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reference_ratings: Option<std::path::PathBuf>,
+    /// Where the reference Elos came from, in words (carried into `gate.json` and the report).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reference_source: Option<String>,
 }
 
 /// A bands file: the settings, the reference pool and the levels.
@@ -93,12 +100,14 @@ impl BandsBot {
         }
     }
 
-    /// A reference player's fixed Elo (it has no band).
-    pub fn reference_elo(&self) -> Result<f64> {
+    /// A reference player's fixed Elo (it has no band); `None` when it has none, for a bands
+    /// file whose `reference_ratings` gives it.
+    pub fn reference_elo(&self) -> Result<Option<f64>> {
         match (self.elo, self.tolerance, &self.band) {
-            (Some(elo), None, None) => Ok(elo),
+            (elo, None, None) => Ok(elo),
             _ => bail!(
-                "[[reference.bot]] `{}` needs its `elo` (and no band: bands are for levels)",
+                "[[reference.bot]] `{}` has a band: bands are for levels (a reference player has \
+                 its `elo`, or one from `reference_ratings`)",
                 self.bot.name
             ),
         }

@@ -17,14 +17,25 @@
 //!   curve Elo and a tolerance, the reference pool with its fixed Elos and the game settings the
 //!   calibration played with (see [`bands_toml`]; the format is docs/regression-testing.md's, read by
 //!   [`super::bands::BandsFile`]).
-//! - `table.txt`: the printed table.
+//! - `table.txt`: the printed table, and where the reference Elos came from.
+//! - On a human scale (`--reference-ratings` or `--humans`), `matchmaking.csv`: one row per
+//!   bracket of the humans' ratings: `bracket_low,bracket_high,centre,humans,level,value,
+//!   value_low,value_high,elo,ci_low,ci_high,reachable,human_score` (the knob value at which a
+//!   human at the centre is expected to score 50 %, the knob values whose interval contains the
+//!   centre (empty if none), the level's Elo there with its interval, whether the knob's range
+//!   reaches the centre, and the human's expected score against the level at that value; Elos 1
+//!   decimal, the score 3); `matchmaking.json`: a [`MatchmakingFile`] (the table, each level's
+//!   reach and share of the humans, the humans' ratings and both sources); `matchmaking.txt`: the
+//!   printed table. The maths is `calibrate::matchmaking`'s.
 
 use std::path::Path;
 
 use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
 
 use super::bands::{bot_tables, BandsBot, BandsFile, GateTable, ReferenceTable};
-use crate::calibrate::Calibration;
+use crate::calibrate::matchmaking::Matchmaking;
+use crate::calibrate::{Calibration, Knob};
 use crate::vocab::{BotSpec, FileBot, GameFlags};
 
 pub const CALIBRATION_CSV: &str = "calibration.csv";
@@ -32,6 +43,9 @@ pub const CALIBRATION_JSON: &str = "calibration.json";
 pub const CALIBRATED_TOML: &str = "calibrated.toml";
 pub const BANDS_TOML: &str = "bands.toml";
 pub const TABLE_TXT: &str = "table.txt";
+pub const MATCHMAKING_CSV: &str = "matchmaking.csv";
+pub const MATCHMAKING_JSON: &str = "matchmaking.json";
+pub const MATCHMAKING_TXT: &str = "matchmaking.txt";
 /// The reference pool's round robin, inside the calibration folder.
 pub const REFERENCE_DIR: &str = "reference";
 /// The calibrated bot's player name inside the step folders.
@@ -41,7 +55,7 @@ pub const STEP_PREFIX: &str = "step-";
 
 /// Writes the four files into the calibration folder `dir` at the end. `cmd` and `fixed` are
 /// the candidate's command line and fixed options (`NAME=VALUE`), `pool` the reference pool in
-/// words.
+/// words, `source` where its Elos came from (a comment line of `calibrated.toml`).
 pub fn write_calibration(
     dir: &Path,
     cal: &Calibration,
@@ -49,11 +63,12 @@ pub fn write_calibration(
     fixed: &[String],
     pool: &str,
     table: &str,
+    source: &str,
 ) -> Result<()> {
     write_points(dir, cal)?;
     super::files::write(
         &dir.join(CALIBRATED_TOML),
-        toml_snippet(cal, cmd, fixed, pool),
+        toml_snippet(cal, cmd, fixed, pool) + &format!("\n# {}\n", one_line(source)),
     )?;
     super::files::write(&dir.join(TABLE_TXT), table)?;
     Ok(())
@@ -78,6 +93,79 @@ pub fn write_points(dir: &Path, cal: &Calibration) -> Result<()> {
     write_atomically(&dir.join(CALIBRATION_CSV), &w.into_inner()?)?;
     let json = serde_json::to_string_pretty(cal)? + "\n";
     write_atomically(&dir.join(CALIBRATION_JSON), json.as_bytes())
+}
+
+/// `text` on one line (a comment cannot hold a line break).
+fn one_line(text: &str) -> String {
+    text.replace(['\n', '\r'], " ")
+}
+
+/// What `matchmaking.json` holds: the table and what it was made from.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MatchmakingFile {
+    /// Where the reference pool's Elos came from (the human scale), in words.
+    pub reference_source: String,
+    /// Where the humans' ratings came from, in words.
+    pub humans_source: String,
+    pub knob: Knob,
+    /// The confidence level of the intervals.
+    pub level: f64,
+    /// The calibration's targets with the knob value found for each.
+    pub targets: Vec<(f64, f64)>,
+    /// The humans' ratings.
+    pub ratings: Vec<f64>,
+    pub table: Matchmaking,
+}
+
+/// Writes `matchmaking.csv` and `matchmaking.json` (module docs).
+pub fn write_matchmaking_files(dir: &Path, file: &MatchmakingFile) -> Result<()> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    w.write_record([
+        "bracket_low",
+        "bracket_high",
+        "centre",
+        "humans",
+        "level",
+        "value",
+        "value_low",
+        "value_high",
+        "elo",
+        "ci_low",
+        "ci_high",
+        "reachable",
+        "human_score",
+    ])?;
+    let knob = &file.knob;
+    for r in &file.table.rows {
+        let maybe = |v: Option<f64>| v.map_or(String::new(), |v| knob.format(v));
+        w.write_record([
+            format!("{:.1}", r.lo),
+            format!("{:.1}", r.hi),
+            format!("{:.1}", r.centre),
+            r.humans.to_string(),
+            file.table.levels[r.level].name.clone(),
+            knob.format(r.x),
+            maybe(r.x_low),
+            maybe(r.x_high),
+            format!("{:.1}", r.elo),
+            format!("{:.1}", r.elo - r.half_width),
+            format!("{:.1}", r.elo + r.half_width),
+            r.reachable.to_string(),
+            format!("{:.3}", r.human_score),
+        ])?;
+    }
+    super::files::write(&dir.join(MATCHMAKING_CSV), w.into_inner()?)?;
+    super::write_json(dir, MATCHMAKING_JSON, file)
+}
+
+/// Writes the printed matchmaking table as `matchmaking.txt`.
+pub fn write_matchmaking_text(dir: &Path, text: &str) -> Result<()> {
+    Ok(super::files::write(&dir.join(MATCHMAKING_TXT), text)?)
+}
+
+/// The folder's `matchmaking.json`, `None` if it has none.
+pub fn read_matchmaking(dir: &Path) -> Result<Option<MatchmakingFile>> {
+    super::read_json(dir, MATCHMAKING_JSON)
 }
 
 /// Writes `path` through `path.tmp` in the same folder, renamed over it: a reader sees the old

@@ -10,7 +10,9 @@
 //! `inside`/`below`/`above`/`undecided`, `pairs`, `penta` per reference player, `lower` and
 //! `upper` edge tests with `outside`, `inside`, `llr`, `lower`, `upper`, `state`,
 //! `decided_after`, and `estimate` with `elo`, `se`, `ci_low`, `ci_high`, `at_limit`), the
-//! gate's `verdict` (`pass`, `fail`, `undecided`) and the `exit_code` it gave.
+//! gate's `verdict` (`pass`, `fail`, `undecided`) and the `exit_code` it gave; `reference_source`
+//! (where the pool's Elos came from, in words: the bands file's `reference_source` and
+//! `reference_ratings`) when the bands file says.
 
 use std::path::Path;
 
@@ -44,6 +46,9 @@ pub struct GateFile {
     pub max_pairs: u32,
     pub pool: Vec<PoolMember>,
     pub levels: Vec<GateLevel>,
+    /// Where the pool's Elos came from, if the bands file said (files from before it: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference_source: Option<String>,
     pub verdict: GateVerdict,
     pub exit_code: u8,
 }

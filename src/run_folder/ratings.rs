@@ -1,6 +1,8 @@
 //! The rating files of a folder: `ratings.csv`, `pairwise.csv`, `ladder.csv` and `summary.json`,
 //! written from a [`RatingReport`] by every command that rates (`arena rate`, `plot`, `run`,
-//! `sprt`). Nothing reads them back: they are for people and other programs.
+//! `sprt`). They are for people and other programs; the one reader here is
+//! [`RatingsFile::read`], which takes players' Elos from a `ratings.csv` (the human scale of
+//! `arena calibrate --reference-ratings` and a bands file's `reference_ratings`).
 //!
 //! # Format
 //! - `ratings.csv`: one [`RatingRow`](crate::rating::rows::RatingRow) per player, best first.
@@ -178,4 +180,197 @@ pub fn write_rating_files(dir: &Path, report: &RatingReport, summary: &Summary) 
     let path = dir.join(SUMMARY_JSON);
     super::files::write(&path, serde_json::to_string_pretty(&json)? + "\n")?;
     Ok(())
+}
+
+/// Players' Elos read from a `ratings.csv` (any file with `name` and `elo` columns, as
+/// [`RatingRow`] writes them), for a reference pool held at a rating's Elos: the site's
+/// humans and levels rated by `arena rate`, say.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RatingsFile {
+    /// The `ratings.csv` read.
+    pub path: std::path::PathBuf,
+    /// `(name, elo)` in the file's order.
+    pub players: Vec<(String, f64)>,
+    /// `summary.json`'s `anchor` (where the scale is pinned, in words) and `games`, when a
+    /// `summary.json` lies beside the file.
+    pub anchor: Option<String>,
+    pub games: Option<u64>,
+}
+
+impl RatingsFile {
+    /// Reads `path`: a `ratings.csv`, or a folder holding one (a ratings folder).
+    pub fn read(path: &Path) -> Result<RatingsFile> {
+        let csv_path = if path.is_dir() {
+            path.join(RATINGS_CSV)
+        } else {
+            path.to_path_buf()
+        };
+        let text = super::files::read_to_string(&csv_path)
+            .with_context(|| format!("cannot read the ratings {}", csv_path.display()))?;
+        let mut reader = csv::Reader::from_reader(text.as_bytes());
+        let headers = reader
+            .headers()
+            .with_context(|| format!("{} is not a CSV file", csv_path.display()))?
+            .clone();
+        let column = |name: &str| {
+            headers
+                .iter()
+                .position(|h| h.trim() == name)
+                .with_context(|| {
+                    format!(
+                        "{} has no `{name}` column (a ratings.csv has `name` and `elo`)",
+                        csv_path.display()
+                    )
+                })
+        };
+        let (name_at, elo_at) = (column("name")?, column("elo")?);
+        let mut players: Vec<(String, f64)> = Vec::new();
+        for (i, record) in reader.records().enumerate() {
+            let line = i + 2;
+            let record = record.with_context(|| format!("{} line {line}", csv_path.display()))?;
+            let name = record.get(name_at).unwrap_or("").trim().to_string();
+            let elo_text = record.get(elo_at).unwrap_or("").trim();
+            let elo = elo_text
+                .parse::<f64>()
+                .ok()
+                .filter(|e| e.is_finite())
+                .with_context(|| {
+                    format!(
+                        "{} line {line}: `{elo_text}` is not an Elo",
+                        csv_path.display()
+                    )
+                })?;
+            if name.is_empty() {
+                anyhow::bail!(
+                    "{} line {line}: a player without a name",
+                    csv_path.display()
+                );
+            }
+            if players.iter().any(|(n, _)| *n == name) {
+                anyhow::bail!(
+                    "{} line {line}: `{name}` is rated twice",
+                    csv_path.display()
+                );
+            }
+            players.push((name, elo));
+        }
+        if players.is_empty() {
+            anyhow::bail!("{} rates nobody", csv_path.display());
+        }
+        let summary: Option<serde_json::Value> = csv_path
+            .parent()
+            .map(|dir| super::read_json(dir, SUMMARY_JSON))
+            .transpose()?
+            .flatten();
+        let anchor = summary
+            .as_ref()
+            .and_then(|s| s.get("anchor"))
+            .and_then(|a| a.as_str())
+            .map(str::to_string);
+        let games = summary
+            .as_ref()
+            .and_then(|s| s.get("games"))
+            .and_then(|g| g.as_u64());
+        Ok(RatingsFile {
+            path: csv_path,
+            players,
+            anchor,
+            games,
+        })
+    }
+
+    /// `name`'s Elo; an error naming the player and the file when it is not rated there.
+    pub fn elo(&self, name: &str) -> Result<f64> {
+        if let Some((_, elo)) = self.players.iter().find(|(n, _)| n == name) {
+            return Ok(*elo);
+        }
+        let mut known: Vec<&str> = self.players.iter().map(|(n, _)| n.as_str()).collect();
+        let more = known.len().saturating_sub(12);
+        known.truncate(12);
+        anyhow::bail!(
+            "the reference player `{name}` is not rated in {} (it rates {}{})",
+            self.path.display(),
+            known.join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            }
+        )
+    }
+
+    /// Where the Elos come from, in words: the file and, from its `summary.json`, where the
+    /// scale is pinned and on how many games.
+    pub fn source(&self) -> String {
+        let mut s = format!("{}", self.path.display());
+        match (&self.anchor, self.games) {
+            (Some(a), Some(g)) => s += &format!(" (anchor: {a}; {g} games)"),
+            (Some(a), None) => s += &format!(" (anchor: {a})"),
+            (None, Some(g)) => s += &format!(" ({g} games)"),
+            (None, None) => {}
+        }
+        s
+    }
+
+    /// The Elos of the players not named in `except`: the humans of a site's rating, when
+    /// `except` holds the levels and any other bot.
+    pub fn others(&self, except: &[&str]) -> Vec<(String, f64)> {
+        self.players
+            .iter()
+            .filter(|(n, _)| !except.contains(&n.as_str()))
+            .cloned()
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ratings_are_read_from_a_file_or_its_folder_with_the_summary_beside_it() {
+        let dir = std::env::temp_dir().join(format!("arena-ratings-read-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join(RATINGS_CSV),
+            "rank,name,elo,se\n1,hard,1685.44,43.2\n2,human00,1662.03,47.1\n3,easy,897.78,33.4\n",
+        )
+        .unwrap();
+        let file = RatingsFile::read(&dir).unwrap();
+        assert_eq!(file.path, dir.join(RATINGS_CSV));
+        assert_eq!(file.players.len(), 3);
+        assert_eq!(file.elo("easy").unwrap(), 897.78);
+        assert_eq!(file.anchor, None);
+        assert_eq!(
+            file.others(&["hard", "easy"]),
+            [("human00".into(), 1662.03)]
+        );
+        let err = file.elo("normal").unwrap_err().to_string();
+        assert!(
+            err.contains("`normal` is not rated in")
+                && err.contains("ratings.csv")
+                && err.contains("hard, human00, easy"),
+            "{err}"
+        );
+        std::fs::write(
+            dir.join(SUMMARY_JSON),
+            r#"{"anchor": "loose anchors: 30 players", "games": 1200}"#,
+        )
+        .unwrap();
+        let file = RatingsFile::read(&dir.join(RATINGS_CSV)).unwrap();
+        assert_eq!(file.anchor.as_deref(), Some("loose anchors: 30 players"));
+        assert!(file
+            .source()
+            .ends_with("ratings.csv (anchor: loose anchors: 30 players; 1200 games)"));
+        // No elo column, a bad Elo, a player twice: refused with the file named.
+        std::fs::write(dir.join("bad.csv"), "name,rating\na,1\n").unwrap();
+        let err = format!("{:#}", RatingsFile::read(&dir.join("bad.csv")).unwrap_err());
+        assert!(err.contains("bad.csv has no `elo` column"), "{err}");
+        std::fs::write(dir.join("bad.csv"), "name,elo\na,x\n").unwrap();
+        let err = format!("{:#}", RatingsFile::read(&dir.join("bad.csv")).unwrap_err());
+        assert!(err.contains("line 2: `x` is not an Elo"), "{err}");
+        std::fs::write(dir.join("bad.csv"), "name,elo\na,1\na,2\n").unwrap();
+        assert!(RatingsFile::read(&dir.join("bad.csv")).is_err());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -36,7 +36,9 @@ use self::live::{Progress, RunCache, RunState, Sections};
 use self::pages::RunLine;
 use crate::calibrate::Calibration;
 use crate::report::viewer::{GameView, VIEWER_CSS, VIEWER_JS};
-use crate::run_folder::calibration::{calibration_runs, read_calibration, CALIBRATION_JSON};
+use crate::run_folder::calibration::{
+    calibration_runs, read_calibration, read_matchmaking, CALIBRATION_JSON, MATCHMAKING_JSON,
+};
 use crate::run_folder::logs::read_log_tail;
 use crate::run_folder::RunKind;
 
@@ -351,10 +353,15 @@ async fn run_page(State(app): State<Arc<App>>, Query(q): Query<RunQuery>) -> Res
         };
         if entry.kind == FolderKind::Calibration {
             let c = app.calibration(&entry, &app.catalog(false), SystemTime::now());
-            let sections = [
-                ("curve", pages::calibration_curve(c.cal.as_ref())),
-                ("steps", pages::calibration_runs(&c.runs)),
-            ];
+            let mut sections = vec![("curve", pages::calibration_curve(c.cal.as_ref()))];
+            // On a human scale, once it has ended: the matchmaking table and its figure.
+            let matchmaking = entry.dir.join(MATCHMAKING_JSON);
+            if Catalog::contained(&entry.root, &matchmaking).is_some() {
+                if let Ok(Some(file)) = read_matchmaking(&entry.dir) {
+                    sections.push(("matchmaking", pages::calibration_matchmaking(&file)));
+                }
+            }
+            sections.push(("steps", pages::calibration_runs(&c.runs)));
             return html(
                 StatusCode::OK,
                 pages::run_page(

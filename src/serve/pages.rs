@@ -11,7 +11,8 @@ use super::live::{Progress, RunSetup, RunState, RunView};
 use crate::calibrate::{Calibration, Stop};
 use crate::report::html::{first_move_html, inline_svg, pairwise_html};
 use crate::report::plots::{
-    render_svg, CalibrationPlot, MatrixPlot, Plot, PlotError, RatingsPlot, SprtPlot,
+    render_svg, CalibrationPlot, MatchmakingPlot, MatrixPlot, Plot, PlotError, RatingsPlot,
+    SprtPlot,
 };
 use crate::report::rate::interval_words;
 use crate::report::tables::{
@@ -19,6 +20,7 @@ use crate::report::tables::{
 };
 use crate::report::text::escape_html as escape;
 use crate::report::viewer::{json_for_script, GameView};
+use crate::run_folder::calibration::MatchmakingFile;
 
 /// A whole page: the shared style sheet and script, `body` inside.
 pub fn layout(title: &str, body: &str) -> String {
@@ -517,6 +519,19 @@ pub fn calibration_curve(cal: Option<&Result<Calibration, String>>) -> String {
         h,
         "<pre>{}</pre>",
         escape(&crate::report::calibration::table(cal))
+    );
+    h
+}
+
+/// A calibration page's matchmaking section (a calibration on a human scale, once it has
+/// ended): the humans' histogram with the level's reach, and the table.
+pub fn calibration_matchmaking(file: &MatchmakingFile) -> String {
+    let mut h = String::from("<h2>Matchmaking</h2>\n");
+    h.push_str(&figure(Ok(MatchmakingPlot::new(file))));
+    let _ = writeln!(
+        h,
+        "<pre>{}</pre>",
+        escape(&crate::report::calibration::matchmaking_text(file))
     );
     h
 }

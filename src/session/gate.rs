@@ -48,6 +48,9 @@ pub struct GatePlan {
     pub seed: u64,
     /// Stop as soon as one level is proven outside its band.
     pub fail_fast: bool,
+    /// Where the pool's Elos came from, in words (the bands file's `reference_source` and its
+    /// `reference_ratings`), for `gate.json`.
+    pub reference_source: Option<String>,
 }
 
 impl GatePlan {
@@ -206,6 +209,7 @@ pub fn play(
                 status: t.status(CONFIDENCE),
             })
             .collect(),
+        reference_source: gate.reference_source.clone(),
         verdict,
         exit_code: match verdict {
             GateVerdict::Pass => EXIT_PASS,

@@ -17,6 +17,7 @@
 //! neighbouring integers with their Elos, and the stopping rule asks for both to be precise.
 
 pub mod curve;
+pub mod matchmaking;
 pub mod sim;
 
 #[cfg(test)]
