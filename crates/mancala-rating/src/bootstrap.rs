@@ -266,7 +266,7 @@ pub fn bootstrap(
     for raw in &fits {
         match raw {
             Some(raw) => {
-                elo_samples.extend(anchored(raw, n, fit_config.anchor));
+                elo_samples.extend(anchored(raw, n, &fit_config.anchor));
                 adv.push(raw[n] / ELO_SCALE);
             }
             None => failed += 1,
