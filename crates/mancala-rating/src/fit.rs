@@ -994,6 +994,90 @@ impl Layout {
         })
     }
 
+    /// Ordo's mobile centre with several fixed anchors (`-m`; `rating.c` `calc_rating_ordo`,
+    /// `optimum_centerdelta`, `deviation`): the anchors over-determine the expected-score
+    /// equations (an anchored player's own equation cannot hold in general), so from the
+    /// maximum of `Q` at `q` every free player is shifted by the same amount `c`, chosen to
+    /// minimise the performance misfit of *every* player, the anchors' included,
+    ///
+    /// ```text
+    /// U(c) = Σ_j (E_j − O_j)² / N_j      (E_j expected points, O_j points, N_j games of j),
+    /// ```
+    ///
+    /// the advantage re-solved from its own equation `Σ_c n_c E(x_c) = Σ_c s_c` at each `c`
+    /// (golden section on `c` in ±3 raw units, ±520 Elo). Ordo reaches its point by a step-size
+    /// descent that stalls near this one, not at it (docs/statistics.md §2a).
+    fn centre_shift(&self, cells: &[FitCell], q: &mut [f64]) {
+        let n = self.n;
+        let free_players: Vec<usize> = (0..n).filter_map(|i| self.var[i]).collect();
+        let mut games = vec![0.0; n];
+        for c in cells {
+            games[c.first] += c.n;
+            games[c.second] += c.n;
+        }
+        let shifted = |c: f64| -> Vec<f64> {
+            let mut t = q.to_vec();
+            for &k in &free_players {
+                t[k] += c;
+            }
+            if let Some(k) = self.adv {
+                // Newton on Σ n E(x) − s = 0 in η.
+                for _ in 0..50 {
+                    let (mut f, mut d) = (0.0, 0.0);
+                    for cell in cells {
+                        let p = expected(self.x(&t, cell.first, cell.second));
+                        f += cell.n * p - cell.s;
+                        d += cell.n * p * (1.0 - p);
+                    }
+                    if d <= 0.0 {
+                        break;
+                    }
+                    t[k] -= f / d;
+                    if (f / d).abs() < 1e-15 {
+                        break;
+                    }
+                }
+            }
+            t
+        };
+        let misfit = |c: f64| -> f64 {
+            let t = shifted(c);
+            let mut e = vec![0.0; n];
+            for cell in cells {
+                let p = expected(self.x(&t, cell.first, cell.second));
+                let d = cell.n * p - cell.s;
+                e[cell.first] += d;
+                e[cell.second] -= d;
+            }
+            (0..n)
+                .filter(|&j| games[j] > 0.0)
+                .map(|j| e[j] * e[j] / games[j])
+                .sum()
+        };
+        let ratio = (5f64.sqrt() - 1.0) / 2.0;
+        let (mut a, mut b) = (-3.0, 3.0);
+        let mut c = b - ratio * (b - a);
+        let mut d = a + ratio * (b - a);
+        let (mut fc, mut fd) = (misfit(c), misfit(d));
+        while b - a > 1e-12 {
+            if fc < fd {
+                b = d;
+                d = c;
+                fd = fc;
+                c = b - ratio * (b - a);
+                fc = misfit(c);
+            } else {
+                a = c;
+                c = d;
+                fc = fd;
+                d = a + ratio * (b - a);
+                fd = misfit(d);
+            }
+        }
+        let best = shifted(0.5 * (a + b));
+        q.copy_from_slice(&best);
+    }
+
     /// `J`: the empirical variance of the score residuals of the real games at `q`, the two
     /// games of a colour-swapped pair summed before squaring (they share an opening).
     fn residual_variance(&self, obj: Objective, table: &GameTable, q: &[f64]) -> Vec<f64> {
@@ -1213,6 +1297,9 @@ pub(crate) struct Model {
     prior: PriorDraws,
     /// Loose anchors present: maximise the draw law's likelihood (with ν) instead of `Q`.
     draw_law: bool,
+    /// Two or more fixed anchors and no loose one: after maximising `Q`, Ordo's mobile centre
+    /// ([`Layout::centre_shift`]).
+    mobile_centre: bool,
 }
 
 impl Model {
@@ -1221,6 +1308,10 @@ impl Model {
             layout: Layout::new(table, config.first_move_advantage, &config.anchor),
             prior: PriorDraws::new(table, config.prior),
             draw_law: matches!(&config.anchor, Anchor::Set(set) if !set.loose.is_empty()),
+            mobile_centre: matches!(
+                &config.anchor,
+                Anchor::Set(set) if set.loose.is_empty() && set.fixed.len() >= 2
+            ),
         }
     }
 
@@ -1232,6 +1323,12 @@ impl Model {
     /// at the optimum. With the draw law, ν and the rest are maximised in turn (Ordo does the
     /// same, `ratingb.c`) until ν moves by less than 1e-10.
     fn solve(&self, cells: &[FitCell], q: &mut [f64]) -> Result<(usize, Objective), RatingError> {
+        if self.mobile_centre {
+            let obj = Objective::ExpectedScore;
+            let newton = self.layout.maximize(obj, cells, q)?;
+            self.layout.centre_shift(cells, q);
+            return Ok((newton, obj));
+        }
         if !self.draw_law {
             let obj = Objective::ExpectedScore;
             return Ok((self.layout.maximize(obj, cells, q)?, obj));
