@@ -435,14 +435,30 @@ fn pgn_of_the_drawish_round_robin_rates_as_ordo_does() {
     let out = dir.join("out");
     let pgn = fixture().join("games.pgn").display().to_string();
     let out_arg = out.to_str().unwrap();
-    let stdout = arena_ok(&["rate", &pgn, "--out", out_arg, "--bootstrap", "0", "--prior", "0"]);
+    let stdout = arena_ok(&[
+        "rate",
+        &pgn,
+        "--out",
+        out_arg,
+        "--bootstrap",
+        "0",
+        "--prior",
+        "0",
+    ]);
     assert!(stdout.contains("4800 games in 2400 pairs"), "{stdout}");
     let (gap, who) = max_gap(&rated(&out), &ordo());
     assert!(gap <= 0.1, "{who}: {gap:.2} Elo from Ordo");
     // The same numbers as the results folder of the same games.
     let run_dir = Dir::new("ratings-pgn-draws-run");
     let run = fixture_copy(&run_dir);
-    arena_ok(&["rate", run.to_str().unwrap(), "--bootstrap", "0", "--prior", "0"]);
+    arena_ok(&[
+        "rate",
+        run.to_str().unwrap(),
+        "--bootstrap",
+        "0",
+        "--prior",
+        "0",
+    ]);
     let (from_folder, from_pgn) = (rated(&run), rated(&out));
     for (name, elo) in &from_folder {
         assert!((elo - from_pgn[name]).abs() < 1e-6, "{name}");
@@ -480,12 +496,19 @@ fn fixed_anchors_match_ordo_multi_anchors() {
     assert!(gap <= 7.0, "{who}: {gap:.2} Elo from Ordo -m");
     let mean = ordo.iter().map(|(n, t)| (ours[n] - t).abs()).sum::<f64>() / ordo.len() as f64;
     assert!(mean <= 3.0, "{mean:.2} Elo from Ordo -m on average");
-    for (name, elo) in [("human00", 1644.0), ("human01", 1552.0), ("human02", 1367.0)] {
+    for (name, elo) in [
+        ("human00", 1644.0),
+        ("human01", 1552.0),
+        ("human02", 1367.0),
+    ] {
         assert_eq!(ours[name], elo, "{name}");
     }
     let summary = summary_of(&out);
     let adv = summary["first_move_advantage"]["elo"].as_f64().unwrap();
-    assert!((adv - 53.90).abs() < 1.0, "white advantage {adv}, Ordo 53.90");
+    assert!(
+        (adv - 53.90).abs() < 1.0,
+        "white advantage {adv}, Ordo 53.90"
+    );
     // Without the centre (one fixed anchor) the fit is the plain one, to 0.1 Elo: human00 at its
     // site rating and everyone else where the games put them relative to it.
     let one = dir.join("one");
@@ -521,7 +544,10 @@ fn fixed_anchors_match_ordo_multi_anchors() {
         assert!((elo - b[name]).abs() < 1e-6, "{name}: {elo} vs {}", b[name]);
     }
     assert!(
-        summary["anchor"].as_str().unwrap().starts_with("fixed human00 = 1644, "),
+        summary["anchor"]
+            .as_str()
+            .unwrap()
+            .starts_with("fixed human00 = 1644, "),
         "{}",
         summary["anchor"]
     );
@@ -549,7 +575,10 @@ fn loose_anchors_match_ordo_rating_seeds() {
     assert!(gap <= 1.0, "{who}: {gap:.2} Elo from Ordo -y");
     let summary = summary_of(&out);
     let adv = summary["first_move_advantage"]["elo"].as_f64().unwrap();
-    assert!((adv - 54.24).abs() < 1.0, "white advantage {adv}, Ordo 54.24");
+    assert!(
+        (adv - 54.24).abs() < 1.0,
+        "white advantage {adv}, Ordo 54.24"
+    );
     // Ordo: draw rate between equals 4.43 %.
     let nu = summary["draw_nu"].as_f64().unwrap();
     let equal = nu / (2.0 + nu);
@@ -563,11 +592,25 @@ fn anchor_tags_are_the_loose_anchors_of_the_latest_site_ratings() {
     let (tags, file) = (dir.join("tags"), dir.join("file"));
     let site = fixture_file("site.pgn");
     let common = ["--prior", "0", "--bootstrap", "50"];
-    let mut args = vec!["rate", &site, "--anchor-tags", "60", "--out", tags.to_str().unwrap()];
+    let mut args = vec![
+        "rate",
+        &site,
+        "--anchor-tags",
+        "60",
+        "--out",
+        tags.to_str().unwrap(),
+    ];
     args.extend(common);
     arena_ok(&args);
     let loose = fixture_file("loose.csv");
-    let mut args = vec!["rate", &site, "--loose-anchors", &loose, "--out", file.to_str().unwrap()];
+    let mut args = vec![
+        "rate",
+        &site,
+        "--loose-anchors",
+        &loose,
+        "--out",
+        file.to_str().unwrap(),
+    ];
     args.extend(common);
     arena_ok(&args);
     let read = |d: &Path| std::fs::read_to_string(d.join("ratings.csv")).unwrap();
@@ -575,7 +618,10 @@ fn anchor_tags_are_the_loose_anchors_of_the_latest_site_ratings() {
     // The same anchors, in another order (the games' order of players, the file's order).
     let anchors = |d: &Path| {
         let text = summary_of(d)["anchor"].as_str().unwrap().to_string();
-        let mut list: Vec<String> = text["loose ".len()..].split(", ").map(String::from).collect();
+        let mut list: Vec<String> = text["loose ".len()..]
+            .split(", ")
+            .map(String::from)
+            .collect();
         list.sort();
         list
     };
@@ -592,11 +638,19 @@ fn pgn_and_anchor_errors_name_the_file_and_line() {
         "[White \"a\"]\n[Black \"b\"]\n[Result \"1-0\"]\n\n1-0\n\n[White \"b\"]\n[Black \"a\"]\n[Result \"2-0\"]\n\n",
     )
     .unwrap();
-    let out = arena(&["rate", pgn.to_str().unwrap(), "--out", dir.join("o").to_str().unwrap()]);
+    let out = arena(&[
+        "rate",
+        pgn.to_str().unwrap(),
+        "--out",
+        dir.join("o").to_str().unwrap(),
+    ]);
     let stderr = text(&out.stderr);
     assert!(!out.status.success());
     assert!(
-        stderr.contains(&format!("{}:9: Result \"2-0\" is not 1-0, 0-1 or 1/2-1/2", pgn.display())),
+        stderr.contains(&format!(
+            "{}:9: Result \"2-0\" is not 1-0, 0-1 or 1/2-1/2",
+            pgn.display()
+        )),
         "{stderr}"
     );
     // A name in an anchor file that is not a player.
@@ -612,11 +666,25 @@ fn pgn_and_anchor_errors_name_the_file_and_line() {
     ]);
     let stderr = text(&out.stderr);
     assert!(!out.status.success());
-    assert!(stderr.contains("--anchors: no player is named `nobody`"), "{stderr}");
+    assert!(
+        stderr.contains("--anchors: no player is named `nobody`"),
+        "{stderr}"
+    );
     std::fs::write(&anchors, "\"human00\",1644\n\"human01\",x\n").unwrap();
-    let out = arena(&["rate", &fixture_file("site.pgn"), "--anchors", anchors.to_str().unwrap()]);
+    let out = arena(&[
+        "rate",
+        &fixture_file("site.pgn"),
+        "--anchors",
+        anchors.to_str().unwrap(),
+    ]);
     let stderr = text(&out.stderr);
-    assert!(stderr.contains(&format!("{}:2: the rating `x` is not a number", anchors.display())), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "{}:2: the rating `x` is not a number",
+            anchors.display()
+        )),
+        "{stderr}"
+    );
     // Tags need PGN.
     let run = fixture_copy(&dir);
     let out = arena(&["rate", run.to_str().unwrap(), "--anchor-tags", "60"]);

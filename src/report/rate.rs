@@ -13,10 +13,10 @@ use rand_chacha::ChaCha8Rng;
 use super::tables::{pairwise_table, ratings_table, signed};
 use crate::rating::fit::{Anchor, AnchorSet, LooseAnchor};
 use crate::rating::{analyse, RatedGame, RatingConfig, RatingReport};
+use crate::run_folder::anchor_file::NamedAnchor;
 use crate::run_folder::games::{
     player_names, rated_games, read_games_checked, schedule_warnings, termination_counts,
 };
-use crate::run_folder::anchor_file::NamedAnchor;
 use crate::run_folder::pgn::{write_pgn, GAMES_PGN};
 use crate::run_folder::pgn_in::{read_pgn, PgnPool};
 use crate::run_folder::ratings::{write_rating_files, Summary};

@@ -60,10 +60,7 @@ pub fn parse_anchors(text: &str, file: &str, loose: bool) -> Result<Vec<NamedAnc
             fields.len() == 2
         };
         if !ok_len || fields[0].is_empty() {
-            bail!(
-                "{file}:{line}: `{}` is not a row {shape}",
-                fields.join(",")
-            );
+            bail!("{file}:{line}: `{}` is not a row {shape}", fields.join(","));
         }
         let elo = number(1, "the rating")?;
         let sd = if loose {
@@ -74,7 +71,10 @@ pub fn parse_anchors(text: &str, file: &str, loose: bool) -> Result<Vec<NamedAnc
             }
             let sd = sum.sqrt();
             if !(sd > 0.0) {
-                bail!("{file}:{line}: the uncertainty of {} must be above 0", fields[0]);
+                bail!(
+                    "{file}:{line}: the uncertainty of {} must be above 0",
+                    fields[0]
+                );
             }
             Some(sd)
         } else {
@@ -116,11 +116,7 @@ mod tests {
 
     #[test]
     fn errors_name_file_and_line() {
-        let e = |text: &str, loose| {
-            parse_anchors(text, "m.csv", loose)
-                .unwrap_err()
-                .to_string()
-        };
+        let e = |text: &str, loose| parse_anchors(text, "m.csv", loose).unwrap_err().to_string();
         assert_eq!(
             e("\"a\",1644\n\"b\",high\n", false),
             "m.csv:2: the rating `high` is not a number (rows are \"Name\",Rating)"

@@ -15,8 +15,8 @@
 //!   lines, and `;` to the end of the line), NAGs (`$3`), variations (`(...)`, nested) are
 //!   skipped; every other token is kept as a string in [`PgnGame::moves`] (the arena writes pit
 //!   numbers and `swap`; other programs SAN), unchecked. The movetext is optional.
-//! - The game ends at its result token (`1-0`, `0-1`, `1/2-1/2`, `*`), at the next tag pair, or
-//!   at the end of the file. A result token that contradicts the `Result` tag is an error.
+//! - The game ends at its result token (`1-0`, `0-1`, `1/2-1/2`, `*`), at a tag pair after its
+//!   movetext or repeating one of its tags, or at the end of the file. A result token that contradicts the `Result` tag is an error.
 //! - Lines starting with `%` (PGN's escape mechanism), a UTF-8 byte-order mark, CRLF line ends.
 //!   Text that is not UTF-8 is read as Latin-1, as old PGN files are written.
 //!
@@ -207,7 +207,11 @@ impl Pending {
 
 /// Parses a tag pair's inside (`Name "value"`, the text after `[`), returning the tag and the
 /// rest of the line after `]`.
-fn tag_pair<'a>(rest: &'a str, line: usize, file: &str) -> Result<(String, String, &'a str), PgnError> {
+fn tag_pair<'a>(
+    rest: &'a str,
+    line: usize,
+    file: &str,
+) -> Result<(String, String, &'a str), PgnError> {
     let err = |kind| PgnError {
         file: file.to_string(),
         line,
@@ -312,11 +316,15 @@ pub fn parse_pgn(text: &str, file: &str) -> Result<Vec<PgnGame>, PgnError> {
                     rest = &rest[1..];
                 }
                 '[' if variations.is_empty() => {
-                    // A tag after movetext starts the next game.
-                    if !game.moves.is_empty() || game.token.is_some() {
+                    let (name, value, after) = tag_pair(&rest[1..], line_no, file)?;
+                    // A tag after movetext, or a tag the game has already, starts the next
+                    // game (a game without movetext and result token).
+                    if !game.moves.is_empty()
+                        || game.token.is_some()
+                        || game.tags.iter().any(|t| t.0 == name)
+                    {
                         games.push(std::mem::take(&mut game).finish(file)?);
                     }
-                    let (name, value, after) = tag_pair(&rest[1..], line_no, file)?;
                     game.start(line_no);
                     game.tags.push((name, value, line_no));
                     rest = after;
@@ -456,7 +464,11 @@ impl PgnPool {
             for (p, elo) in [(w, g.white_elo), (b, g.black_elo)] {
                 if let Some(elo) = elo {
                     let key = (date.clone(), k);
-                    if latest[p].as_ref().is_none_or_older(&key) {
+                    let newer = match &latest[p] {
+                        None => true,
+                        Some((k, _)) => *k < key,
+                    };
+                    if newer {
                         latest[p] = Some((key, elo));
                     }
                 }
@@ -508,24 +520,14 @@ impl PgnPool {
     }
 }
 
-/// `latest < key` for the tag-rating search, MSRV-friendly.
-trait OlderThan {
-    fn is_none_or_older(&self, key: &(String, usize)) -> bool;
-}
-
-impl OlderThan for Option<&((String, usize), f64)> {
-    fn is_none_or_older(&self, key: &(String, usize)) -> bool {
-        match self {
-            None => true,
-            Some((k, _)) => k < key,
-        }
-    }
-}
-
 impl fmt::Display for PgnGame {
     /// `file:line (White - Black)`, for messages.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{} ({} - {})", self.file, self.line, self.white, self.black)
+        write!(
+            f,
+            "{}:{} ({} - {})",
+            self.file, self.line, self.white, self.black
+        )
     }
 }
 
@@ -564,7 +566,7 @@ mod tests {
         let text = format!("{HEAD}\n{HEAD}[Date \"2026.01.02\"]\n\n1-0\n{HEAD}");
         let games = parse_pgn(&text, "t.pgn").unwrap();
         assert_eq!(games.len(), 3);
-        assert_eq!((games[1].line, games[2].line), (4, 10));
+        assert_eq!((games[1].line, games[2].line), (5, 11));
         assert_eq!(games[1].date.as_deref(), Some("2026.01.02"));
         // A tag after movetext without a result token starts the next game.
         let games = parse_pgn(&format!("{HEAD}1. 3 4\n{HEAD}"), "t.pgn").unwrap();
