@@ -70,7 +70,7 @@ pub fn parse_anchors(text: &str, file: &str, loose: bool) -> Result<Vec<NamedAnc
                 sum += s * s;
             }
             let sd = sum.sqrt();
-            if !(sd > 0.0) {
+            if sd.is_nan() || sd <= 0.0 {
                 bail!(
                     "{file}:{line}: the uncertainty of {} must be above 0",
                     fields[0]

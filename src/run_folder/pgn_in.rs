@@ -549,9 +549,9 @@ mod tests {
 
     #[test]
     fn tags_and_movetext() {
-        let g = one(&format!(
-            "\u{feff}[Event \"x\"]\r\n[White \"a \\\"q\\\" \\\\\"]\r\n[Black \"b\"]\r\n[Result \"1/2-1/2\"]\r\n[WhiteElo \"1500\"]\r\n[BlackElo \"-\"]\r\n[Variant \"kalah(6,4)\"]\r\n[Unknown \"tag\"]\r\n\r\n1. 3 {{a comment\r\nover lines}} 4 $1 (4 5 (6)) 2. swap ; rest\r\n% escape 9 9\r\n2... 12 1/2-1/2\r\n"
-        ));
+        let g = one(
+            "\u{feff}[Event \"x\"]\r\n[White \"a \\\"q\\\" \\\\\"]\r\n[Black \"b\"]\r\n[Result \"1/2-1/2\"]\r\n[WhiteElo \"1500\"]\r\n[BlackElo \"-\"]\r\n[Variant \"kalah(6,4)\"]\r\n[Unknown \"tag\"]\r\n\r\n1. 3 {a comment\r\nover lines} 4 $1 (4 5 (6)) 2. swap ; rest\r\n% escape 9 9\r\n2... 12 1/2-1/2\r\n"
+        );
         assert_eq!(g.white, "a \"q\" \\");
         assert_eq!(g.result, Some(Outcome::Draw));
         assert_eq!((g.white_elo, g.black_elo), (Some(1500.0), None));

@@ -509,18 +509,18 @@ impl Layout {
         let mut group = vec![0; n];
         let mut group_of_root = vec![usize::MAX; n];
         let mut groups = 0;
-        for i in 0..n {
+        for (i, g) in group.iter_mut().enumerate() {
             let r = root(&mut parent, i);
             if group_of_root[r] == usize::MAX {
                 group_of_root[r] = groups;
                 groups += 1;
             }
-            group[i] = group_of_root[r];
+            *g = group_of_root[r];
         }
         let mut anchored = vec![false; groups];
-        for i in 0..n {
-            if fixed[i].is_some() || loose[i].is_some() {
-                anchored[group[i]] = true;
+        for ((f, l), &g) in fixed.iter().zip(&loose).zip(&group) {
+            if f.is_some() || l.is_some() {
+                anchored[g] = true;
             }
         }
         let mut var = vec![None; n];
