@@ -7,6 +7,7 @@ use anyhow::{bail, Result};
 use mancala_arena::report::rate::{rate_dir, rate_pgn, RateOptions};
 use mancala_arena::run_folder::anchor_file::read_anchors;
 use mancala_arena::run_folder::not_a_run_folder;
+use mancala_arena::run_folder::pgn_in::pgn_files;
 
 #[derive(clap::Args, Debug, Default)]
 pub struct RateArgs {
@@ -138,6 +139,23 @@ pub fn run(args: &RateArgs) -> Result<()> {
             "{} is a results folder: rate it on its own (arena rate {0}), or give PGN files",
             dir.display()
         );
+    }
+    // Anything that is neither a PGN file nor a folder of them gets the run-folder message
+    // (missing, a file that is not *.pgn, the results folder above runs).
+    for path in &args.paths {
+        let pgn = if path.is_dir() {
+            pgn_files(path).is_ok()
+        } else {
+            path.is_file()
+                && path
+                    .extension()
+                    .is_some_and(|e| e.to_string_lossy().eq_ignore_ascii_case("pgn"))
+        };
+        if !pgn {
+            if let Some(why) = not_a_run_folder(path) {
+                bail!("{why}; or give PGN files (*.pgn) or folders of them");
+            }
+        }
     }
     let out = args
         .out
