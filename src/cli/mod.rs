@@ -62,7 +62,8 @@ pub enum Command {
     /// file's other keys.
     #[command(visible_alias = "tournament")]
     Run(tournament::RunArgs),
-    /// Rate a results folder: Elo with confidence intervals, pairwise table, site ladder.
+    /// Rate a results folder or PGN files: Elo with confidence intervals, pairwise table, site
+    /// ladder.
     Rate(rate::RateArgs),
     /// Rate a results folder and draw its plots, report.html and summary.md into it.
     Plot(plot::PlotArgs),

@@ -1,15 +1,30 @@
-//! `arena rate DIR`: re-rates a results folder and prints the table.
+//! `arena rate PATH...`: re-rates a results folder, or rates the games of PGN files (any
+//! program's) and folders of `*.pgn`, and prints the table.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Result};
 use mancala_arena::rating::bootstrap::IntervalMethod;
-use mancala_arena::report::rate::{rate_dir, RateOptions};
+use mancala_arena::report::rate::{rate_dir, rate_pgn, RateOptions};
+use mancala_arena::run_folder::anchor_file::read_anchors;
+use mancala_arena::run_folder::not_a_run_folder;
+use mancala_arena::run_folder::pgn_in::pgn_files;
 
 #[derive(clap::Args, Debug, Default)]
 pub struct RateArgs {
-    /// A results folder (finished, half-finished or merged).
-    pub dir: PathBuf,
+    /// A results folder (finished, half-finished or merged), or PGN files and folders of *.pgn
+    /// files (rated together).
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// PGN input: the folder for ratings.csv, pairwise.csv, ladder.csv and summary.json
+    /// (default: NAME-ratings in the current folder, NAME the first PGN file's or folder's
+    /// name without extension). A results folder gets its files in itself.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// PGN input: each player's latest WhiteElo/BlackElo tag becomes a loose anchor with this
+    /// uncertainty (Elo), like --loose-anchors.
+    #[arg(long, value_name = "SD")]
+    pub anchor_tags: Option<f64>,
     #[command(flatten)]
     pub rating: RatingFlags,
 }
@@ -20,6 +35,14 @@ pub struct RatingFlags {
     /// Pin one player's rating, NAME=VALUE (default: the pool's mean is 1200).
     #[arg(long, value_name = "NAME=ELO")]
     pub anchor: Option<String>,
+    /// Fixed anchors: a file of rows "Name",Rating (Ordo's -m file); those players are held at
+    /// their ratings.
+    #[arg(long, value_name = "FILE")]
+    pub anchors: Option<PathBuf>,
+    /// Loose anchors: a file of rows "Name",Rating,Uncertainty (Ordo's -y file); a normal prior
+    /// on each player's rating.
+    #[arg(long, value_name = "FILE")]
+    pub loose_anchors: Option<PathBuf>,
     /// Confidence level of the intervals.
     #[arg(long, default_value_t = 0.95)]
     pub level: f64,
@@ -69,7 +92,14 @@ impl RatingFlags {
         if !(self.prior >= 0.0 && self.prior.is_finite()) {
             bail!("--prior {} must be zero or positive", self.prior);
         }
+        let read = |path: &Option<PathBuf>, loose| -> Result<_> {
+            path.as_deref()
+                .map_or(Ok(Vec::new()), |p| read_anchors(p, loose))
+        };
         Ok(RateOptions {
+            anchors: read(&self.anchors, false)?,
+            loose_anchors: read(&self.loose_anchors, true)?,
+            anchor_tags: None,
             anchor,
             level: self.level,
             bootstrap: self.bootstrap,
@@ -88,14 +118,81 @@ fn parse_intervals(text: &str) -> Result<IntervalMethod, String> {
 }
 
 pub fn run(args: &RateArgs) -> Result<()> {
-    let rated = rate_dir(&args.dir, &args.rating.options()?)?;
+    let mut opts = args.rating.options()?;
+    if let Some(sd) = args.anchor_tags {
+        if !(sd > 0.0 && sd.is_finite()) {
+            bail!("--anchor-tags {sd}: the uncertainty must be above 0");
+        }
+        opts.anchor_tags = Some(sd);
+    }
+    let run_folder = match args.paths.as_slice() {
+        [one] => one.is_dir() && not_a_run_folder(one).is_none(),
+        _ => false,
+    };
+    if run_folder {
+        if args.out.is_some() {
+            bail!("--out is for PGN input: a results folder gets its rating files in itself");
+        }
+        let dir = &args.paths[0];
+        let rated = rate_dir(dir, &opts)?;
+        say_warnings(&rated);
+        out!("{}", rated.table)?;
+        outln!(
+            "\nwrote ratings.csv, pairwise.csv, ladder.csv and summary.json in {}",
+            dir.display()
+        )?;
+        return Ok(());
+    }
+    if let Some(dir) = args
+        .paths
+        .iter()
+        .find(|p| p.is_dir() && not_a_run_folder(p).is_none())
+    {
+        bail!(
+            "{} is a results folder: rate it on its own (arena rate {0}), or give PGN files",
+            dir.display()
+        );
+    }
+    // Anything that is neither a PGN file nor a folder of them gets the run-folder message
+    // (missing, a file that is not *.pgn, the results folder above runs).
+    for path in &args.paths {
+        let pgn = if path.is_dir() {
+            pgn_files(path).is_ok()
+        } else {
+            path.is_file()
+                && path
+                    .extension()
+                    .is_some_and(|e| e.to_string_lossy().eq_ignore_ascii_case("pgn"))
+        };
+        if !pgn {
+            if let Some(why) = not_a_run_folder(path) {
+                bail!("{why}; or give PGN files (*.pgn) or folders of them");
+            }
+        }
+    }
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| default_out(&args.paths[0]));
+    let rated = rate_pgn(&args.paths, &out, &opts)?;
     say_warnings(&rated);
     out!("{}", rated.table)?;
     outln!(
         "\nwrote ratings.csv, pairwise.csv, ladder.csv and summary.json in {}",
-        args.dir.display()
+        out.display()
     )?;
     Ok(())
+}
+
+/// `NAME-ratings` in the current folder, NAME the PGN file's or folder's name without its
+/// extension.
+fn default_out(first: &Path) -> PathBuf {
+    let stem = first
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .filter(|s| !s.is_empty() && s != "." && s != "..")
+        .unwrap_or_else(|| "pgn".to_string());
+    PathBuf::from(format!("{stem}-ratings"))
 }
 
 /// The warnings of a rating (games the reader skipped, games outside the schedule), on stderr.

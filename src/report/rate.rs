@@ -12,12 +12,14 @@ use rand_chacha::ChaCha8Rng;
 
 use super::tables::{pairwise_table, ratings_table, signed};
 use crate::rating::bootstrap::IntervalMethod;
-use crate::rating::fit::Anchor;
+use crate::rating::fit::{Anchor, AnchorSet, LooseAnchor};
 use crate::rating::{analyse, RatedGame, RatingConfig, RatingReport};
+use crate::run_folder::anchor_file::NamedAnchor;
 use crate::run_folder::games::{
     player_names, rated_games, read_games_checked, schedule_warnings, termination_counts,
 };
 use crate::run_folder::pgn::{write_pgn, GAMES_PGN};
+use crate::run_folder::pgn_in::{read_pgn, PgnPool};
 use crate::run_folder::ratings::{write_rating_files, Summary};
 use crate::run_folder::{not_a_run_folder, RunFile};
 use crate::vocab::schedule::{derive_seed, stream};
@@ -40,6 +42,13 @@ pub struct RateOptions {
     pub exclude_forfeits: bool,
     /// Virtual draws per player (BayesElo's prior); 0: the plain maximum-likelihood fit.
     pub prior: f64,
+    /// Players held at fixed ratings (Ordo's `-m` file; `sd` is `None`).
+    pub anchors: Vec<NamedAnchor>,
+    /// Players with a rating and an uncertainty (Ordo's `-y` file).
+    pub loose_anchors: Vec<NamedAnchor>,
+    /// PGN input only: each player's latest `WhiteElo`/`BlackElo` tag as a loose anchor with
+    /// this uncertainty (players already in `anchors` or `loose_anchors` keep those).
+    pub anchor_tags: Option<f64>,
 }
 
 impl Default for RateOptions {
@@ -53,24 +62,53 @@ impl Default for RateOptions {
             seed: None,
             exclude_forfeits: false,
             prior: 2.0,
+            anchors: Vec::new(),
+            loose_anchors: Vec::new(),
+            anchor_tags: None,
         }
     }
 }
 
 impl RateOptions {
-    /// The rating settings for a pool of `names`: the anchor's player found by name.
+    /// The rating settings for a pool of `names`: the anchors' players found by name (a name
+    /// that is not a player is an error naming it).
     pub fn config(&self, names: &[String]) -> Result<RatingConfig> {
+        let find = |flag: &str, name: &str| {
+            names.iter().position(|n| n == name).with_context(|| {
+                format!(
+                    "{flag}: no player is named `{name}` (players: {})",
+                    names.join(", ")
+                )
+            })
+        };
+        let set = !self.anchors.is_empty() || !self.loose_anchors.is_empty();
         let anchor = match &self.anchor {
-            None => Anchor::Mean(1200.0),
-            Some((name, value)) => {
-                let i = names.iter().position(|n| n == name).with_context(|| {
-                    format!(
-                        "--anchor: no player is named `{name}` (players: {})",
-                        names.join(", ")
-                    )
-                })?;
-                Anchor::Player(i, *value)
+            Some(_) if set => {
+                bail!("--anchor NAME=ELO and --anchors/--loose-anchors/--anchor-tags do not go together: put the player in the --anchors file")
             }
+            None if set => {
+                let mut anchors = AnchorSet {
+                    mean: 1200.0,
+                    ..AnchorSet::default()
+                };
+                for a in &self.anchors {
+                    anchors.fixed.push((find("--anchors", &a.name)?, a.elo));
+                }
+                for a in &self.loose_anchors {
+                    let player = find("--loose-anchors", &a.name)?;
+                    if anchors.fixed.iter().any(|f| f.0 == player) {
+                        bail!("{} is both a fixed and a loose anchor", a.name);
+                    }
+                    anchors.loose.push(LooseAnchor {
+                        player,
+                        elo: a.elo,
+                        sd: a.sd.unwrap_or(f64::NAN),
+                    });
+                }
+                Anchor::Set(anchors)
+            }
+            None => Anchor::Mean(1200.0),
+            Some((name, value)) => Anchor::Player(find("--anchor", name)?, *value),
         };
         Ok(RatingConfig {
             anchor,
@@ -80,6 +118,26 @@ impl RateOptions {
             k: self.k,
             prior: self.prior,
         })
+    }
+
+    /// These options with `--anchor-tags` turned into loose anchors from `tag_ratings` (parallel
+    /// to `names`): every tagged player not in `anchors` or `loose_anchors` already.
+    pub fn with_tag_anchors(&self, names: &[String], tag_ratings: &[Option<f64>]) -> RateOptions {
+        let mut opts = self.clone();
+        if let Some(sd) = self.anchor_tags {
+            for (name, elo) in names.iter().zip(tag_ratings) {
+                let Some(elo) = *elo else { continue };
+                let taken = |list: &[NamedAnchor]| list.iter().any(|a| &a.name == name);
+                if !taken(&self.anchors) && !taken(&self.loose_anchors) {
+                    opts.loose_anchors.push(NamedAnchor {
+                        name: name.clone(),
+                        elo,
+                        sd: Some(sd),
+                    });
+                }
+            }
+        }
+        opts
     }
 }
 
@@ -108,6 +166,9 @@ pub fn rate_games(
 pub fn rate_dir(dir: &Path, opts: &RateOptions) -> Result<Rated> {
     if let Some(why) = not_a_run_folder(dir) {
         bail!("{why}");
+    }
+    if opts.anchor_tags.is_some() {
+        bail!("--anchor-tags reads the players' ratings from PGN tags: it needs PGN files, not a results folder (use --anchors or --loose-anchors)");
     }
     let (rows, mut warnings) = read_games_checked(dir)?;
     if rows.is_empty() {
@@ -147,6 +208,56 @@ pub fn rate_dir(dir: &Path, opts: &RateOptions) -> Result<Rated> {
         table,
         warnings,
     })
+}
+
+/// Rates the games of PGN files and folders of `*.pgn` (`run_folder::pgn_in`) and writes the
+/// rating files (`ratings.csv`, `pairwise.csv`, `ladder.csv`, `summary.json`) into `out`,
+/// created if missing. The bootstrap's seed is `opts.seed`, else 1.
+pub fn rate_pgn(paths: &[std::path::PathBuf], out: &Path, opts: &RateOptions) -> Result<Rated> {
+    let games = read_pgn(paths)?;
+    let pool = PgnPool::new(&games);
+    let mut warnings = Vec::new();
+    if pool.unfinished > 0 {
+        warnings.push(format!(
+            "{} unfinished game{} (Result \"*\") skipped",
+            pool.unfinished,
+            if pool.unfinished == 1 { "" } else { "s" }
+        ));
+    }
+    if pool.variants.len() > 1 {
+        warnings.push(format!(
+            "the games are of {} variants ({}), rated together as one pool",
+            pool.variants.len(),
+            pool.variants.join(", ")
+        ));
+    }
+    if pool.games.is_empty() {
+        bail!("no finished games in {}", show_paths(paths));
+    }
+    if opts.anchor_tags.is_some() && pool.tag_ratings.iter().all(Option::is_none) {
+        bail!("--anchor-tags: no game has a WhiteElo or BlackElo tag");
+    }
+    let opts = opts.with_tag_anchors(&pool.names, &pool.tag_ratings);
+    let report = rate_games(&pool.names, &pool.games, &opts, opts.seed.unwrap_or(1))?;
+    std::fs::create_dir_all(out)
+        .with_context(|| format!("cannot create the folder {}", out.display()))?;
+    let summary = Summary::new(&report, Vec::new());
+    write_rating_files(out, &report, &summary)?;
+    let table = format_table(&summary);
+    Ok(Rated {
+        report,
+        summary,
+        table,
+        warnings,
+    })
+}
+
+fn show_paths(paths: &[std::path::PathBuf]) -> String {
+    paths
+        .iter()
+        .map(|p| p.display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The intervals in words, e.g. `95% intervals (posterior of the fit, 1000 draws)`.

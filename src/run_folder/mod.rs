@@ -23,6 +23,7 @@
 //! regular file is read or written, and nothing is truncated before that was checked.
 
 pub mod analysis;
+pub mod anchor_file;
 pub mod bands;
 pub mod calibration;
 pub mod files;
@@ -31,6 +32,7 @@ pub mod gate;
 pub mod lock;
 pub mod logs;
 pub mod pgn;
+pub mod pgn_in;
 pub mod ratings;
 pub mod run_file;
 pub mod sprt;

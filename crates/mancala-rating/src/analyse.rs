@@ -17,7 +17,7 @@ use crate::rows::{pairwise_rows, rating_rows, PairwiseRow, RatingRow};
 use crate::{normal_cdf, GameTable, RatedGame, RatingError};
 
 /// How to rate.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct RatingConfig {
     /// Where the scale is pinned (default: the pool's mean is 1200).
     pub anchor: Anchor,
@@ -93,7 +93,7 @@ pub fn analyse(
 ) -> Result<RatingReport, RatingError> {
     let table = GameTable::new(names.len(), games)?;
     let fit_config = FitConfig {
-        anchor: config.anchor,
+        anchor: config.anchor.clone(),
         level: config.level,
         prior: config.prior,
         ..FitConfig::default()
@@ -184,7 +184,7 @@ pub fn analyse(
         names: names.to_vec(),
         games: games.len(),
         game_pairs: pairs.len(),
-        config: *config,
+        config: config.clone(),
         rows: rating_rows(names, &ratings, boot.as_ref())?,
         first_move,
         los,

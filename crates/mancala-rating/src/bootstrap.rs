@@ -299,7 +299,7 @@ pub fn bootstrap(
     summarise(
         &fits,
         n,
-        fit_config.anchor,
+        &fit_config.anchor,
         config.level,
         IntervalMethod::Bootstrap,
     )
@@ -310,7 +310,7 @@ pub fn bootstrap(
 pub(crate) fn summarise(
     fits: &[Option<Vec<f64>>],
     n: usize,
-    anchor: Anchor,
+    anchor: &Anchor,
     level: f64,
     method: IntervalMethod,
 ) -> Result<BootstrapSummary, RatingError> {

@@ -50,21 +50,84 @@ use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 /// Where the rating scale is pinned.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub enum Anchor {
     /// The mean rating of all players is this value (default 1200).
     Mean(f64),
     /// Player `.0` is rated `.1`.
     Player(usize, f64),
+    /// Several anchors, as Ordo's `-m` and `-y` files give them: see [`AnchorSet`].
+    Set(AnchorSet),
+}
+
+/// Fixed and loose anchors (Ordo 1.2.6: `-m` multiple anchors, `-y` "rating seeds" with an
+/// uncertainty, `relprior.c` `priors_load`, `ratingb.c` `prior_unfitness`).
+///
+/// - A *fixed* anchor holds its player at its value: the player is not a parameter of the fit
+///   and its standard error is 0.
+/// - A *loose* anchor `(A, σ)` adds the Gaussian penalty `−(r − A)²/(2σ²)` to the objective on
+///   the player's absolute rating `r`: a normal prior on that rating.
+///
+/// A connected group of players holding at least one anchor of either kind is not centred: the
+/// anchors place it. A group with neither (no games against any anchored player) has its mean put
+/// at `mean`, with a [`FitWarning::Unanchored`].
+///
+/// Invariants (checked by [`FitConfig::validate`]): player indices in range, each player at most
+/// once over both lists, values finite, every `σ` finite and positive.
+#[derive(Debug, Clone, PartialEq, Serialize, Default)]
+pub struct AnchorSet {
+    /// `(player, Elo)`: players held at these ratings.
+    pub fixed: Vec<(usize, f64)>,
+    /// Players pulled toward a rating with an uncertainty.
+    pub loose: Vec<LooseAnchor>,
+    /// Where the mean of a group without any anchor goes.
+    pub mean: f64,
+}
+
+/// A rating known with an uncertainty: a normal prior `N(elo, sd²)` on one player's rating.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct LooseAnchor {
+    /// The player.
+    pub player: usize,
+    /// The anchor's rating (Elo).
+    pub elo: f64,
+    /// Its standard deviation (Elo), `> 0`.
+    pub sd: f64,
 }
 
 impl Anchor {
-    /// The anchor in words, as `summary.json` and the documents give it: `pool mean = 1200`, or
-    /// `NAME = ELO` with `names` the players in rating order.
+    /// The anchor in words, as `summary.json` and the documents give it: `pool mean = 1200`,
+    /// `NAME = ELO`, or for a set `fixed a = 1500, b = 1400; loose c = 1300 ± 60` with `names`
+    /// the players in rating order.
     pub fn text(&self, names: &[String]) -> String {
+        let name = |i: usize| names.get(i).cloned().unwrap_or_else(|| format!("#{i}"));
         match self {
             Anchor::Mean(v) => format!("pool mean = {v}"),
-            Anchor::Player(i, v) => format!("{} = {v}", names[*i]),
+            Anchor::Player(i, v) => format!("{} = {v}", name(*i)),
+            Anchor::Set(set) => {
+                let mut parts = Vec::new();
+                if !set.fixed.is_empty() {
+                    let list: Vec<String> = set
+                        .fixed
+                        .iter()
+                        .map(|&(i, v)| format!("{} = {v}", name(i)))
+                        .collect();
+                    parts.push(format!("fixed {}", list.join(", ")));
+                }
+                if !set.loose.is_empty() {
+                    let list: Vec<String> = set
+                        .loose
+                        .iter()
+                        .map(|a| format!("{} = {} ± {}", name(a.player), a.elo, a.sd))
+                        .collect();
+                    parts.push(format!("loose {}", list.join(", ")));
+                }
+                if parts.is_empty() {
+                    format!("pool mean = {}", set.mean)
+                } else {
+                    parts.join("; ")
+                }
+            }
         }
     }
 }
@@ -76,7 +139,7 @@ impl Default for Anchor {
 }
 
 /// Settings of the fit.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FitConfig {
     /// Where the scale is pinned.
     pub anchor: Anchor,
@@ -111,17 +174,53 @@ impl FitConfig {
                 self.prior
             )));
         }
-        match self.anchor {
-            Anchor::Mean(v) if !v.is_finite() => Err(RatingError::InvalidConfig(
-                "the anchor value must be finite".into(),
-            )),
-            Anchor::Player(p, _) if p >= players => Err(RatingError::InvalidConfig(format!(
-                "anchor player {p} is out of range (there are {players} players)"
-            ))),
-            Anchor::Player(_, v) if !v.is_finite() => Err(RatingError::InvalidConfig(
-                "the anchor value must be finite".into(),
-            )),
-            _ => Ok(()),
+        let finite = |v: f64| {
+            if v.is_finite() {
+                Ok(())
+            } else {
+                Err(RatingError::InvalidConfig(
+                    "the anchor value must be finite".into(),
+                ))
+            }
+        };
+        let in_range = |p: usize| {
+            if p < players {
+                Ok(())
+            } else {
+                Err(RatingError::InvalidConfig(format!(
+                    "anchor player {p} is out of range (there are {players} players)"
+                )))
+            }
+        };
+        match &self.anchor {
+            Anchor::Mean(v) => finite(*v),
+            Anchor::Player(p, v) => in_range(*p).and_then(|()| finite(*v)),
+            Anchor::Set(set) => {
+                finite(set.mean)?;
+                let mut seen = HashSet::new();
+                let all = set
+                    .fixed
+                    .iter()
+                    .map(|&(p, v)| (p, v, None))
+                    .chain(set.loose.iter().map(|a| (a.player, a.elo, Some(a.sd))));
+                for (p, v, sd) in all {
+                    in_range(p)?;
+                    finite(v)?;
+                    if let Some(sd) = sd {
+                        if !(sd > 0.0 && sd.is_finite()) {
+                            return Err(RatingError::InvalidConfig(format!(
+                                "the uncertainty of player {p}'s loose anchor ({sd}) must be positive"
+                            )));
+                        }
+                    }
+                    if !seen.insert(p) {
+                        return Err(RatingError::InvalidConfig(format!(
+                            "player {p} is anchored twice"
+                        )));
+                    }
+                }
+                Ok(())
+            }
         }
     }
 }
@@ -210,6 +309,14 @@ pub enum FitWarning {
         /// The strongly connected subgroups, strongest-first is not implied.
         groups: Vec<Vec<usize>>,
     },
+    /// With an [`AnchorSet`]: groups of players holding no anchor (and no games against an
+    /// anchored player); each group's mean is put at `mean`.
+    Unanchored {
+        /// The groups (players with games only).
+        components: Vec<Vec<usize>>,
+        /// Where their means are put.
+        mean: f64,
+    },
     /// No draws at all: the draw parameter is 0.
     NoDraws,
     /// The first-mover advantage is poorly determined (colours not balanced).
@@ -241,6 +348,11 @@ impl FitWarning {
             FitWarning::NotStronglyConnected { groups: gs } => format!(
                 "some players never conceded a point to others (groups {}): the rating gaps between these groups are infinite by maximum likelihood and set by the prior",
                 groups(gs)
+            ),
+            FitWarning::Unanchored { components, mean } => format!(
+                "no anchor in the group{} {}: its mean is put at {mean}, its ratings are not on the anchors' scale",
+                if components.len() > 1 { "s" } else { "" },
+                groups(components)
             ),
             FitWarning::NoDraws => "no draws: the draw parameter is 0".to_string(),
             FitWarning::AdvantagePoorlyDetermined { se } => format!(
@@ -343,11 +455,15 @@ pub fn probabilities(d: f64, nu: f64) -> [f64; 3] {
 }
 
 /// Which parameters are free: one player per connected group is held at 0 (the likelihood only
-/// sees differences), and the advantage if it is fitted.
+/// sees differences), and the advantage if it is fitted. With an [`AnchorSet`], a group holding
+/// an anchor has no player held at 0: its fixed anchors are held at their values, every other
+/// player is free and the loose anchors' penalties place it.
 pub(crate) struct Layout {
     n: usize,
-    /// Free-parameter index of each player (`None`: held at 0).
+    /// Free-parameter index of each player (`None`: held at `held`).
     var: Vec<Option<usize>>,
+    /// Raw value of each player that is not free (0, or `β·Elo` for a fixed anchor).
+    held: Vec<f64>,
     /// Free-parameter index of the advantage.
     adv: Option<usize>,
     /// Number of free parameters.
@@ -355,10 +471,16 @@ pub(crate) struct Layout {
     /// Connected group of each player (a player without games is a group of its own).
     group: Vec<usize>,
     groups: usize,
+    /// Per group: placed by anchors (raw values absolute, not centred).
+    anchored: Vec<bool>,
+    /// Raw value the mean of every other group is put at (`β·mean` for a set, else 0).
+    centre: f64,
+    /// Loose anchors: `(free index, target raw value, precision 1/(β·σ)²)`.
+    penalties: Vec<(usize, f64, f64)>,
 }
 
 impl Layout {
-    fn new(table: &GameTable, use_adv: bool) -> Layout {
+    fn new(table: &GameTable, use_adv: bool, anchor: &Anchor) -> Layout {
         let n = table.players();
         let mut parent: Vec<usize> = (0..n).collect();
         fn root(parent: &mut [usize], mut x: usize) -> usize {
@@ -372,20 +494,53 @@ impl Layout {
             let (a, b) = (root(&mut parent, c.first), root(&mut parent, c.second));
             parent[a.max(b)] = a.min(b);
         }
+        let (mut fixed, mut loose) = (vec![None; n], vec![None; n]);
+        let mut centre = 0.0;
+        if let Anchor::Set(set) = anchor {
+            for &(p, v) in &set.fixed {
+                fixed[p] = Some(v * ELO_SCALE);
+            }
+            for a in &set.loose {
+                let sd = a.sd * ELO_SCALE;
+                loose[a.player] = Some((a.elo * ELO_SCALE, 1.0 / (sd * sd)));
+            }
+            centre = set.mean * ELO_SCALE;
+        }
         let mut group = vec![0; n];
-        let mut var = vec![None; n];
-        let (mut groups, mut dim) = (0, 0);
         let mut group_of_root = vec![usize::MAX; n];
-        for i in 0..n {
+        let mut groups = 0;
+        for (i, g) in group.iter_mut().enumerate() {
             let r = root(&mut parent, i);
             if group_of_root[r] == usize::MAX {
                 group_of_root[r] = groups;
                 groups += 1;
+            }
+            *g = group_of_root[r];
+        }
+        let mut anchored = vec![false; groups];
+        for ((f, l), &g) in fixed.iter().zip(&loose).zip(&group) {
+            if f.is_some() || l.is_some() {
+                anchored[g] = true;
+            }
+        }
+        let mut var = vec![None; n];
+        let mut held = vec![0.0; n];
+        let mut has_held = vec![false; groups];
+        let mut penalties = Vec::new();
+        let mut dim = 0;
+        for i in 0..n {
+            let g = group[i];
+            if let Some(v) = fixed[i] {
+                held[i] = v;
+            } else if !anchored[g] && !has_held[g] {
+                has_held[g] = true;
             } else {
                 var[i] = Some(dim);
+                if let Some((target, precision)) = loose[i] {
+                    penalties.push((dim, target, precision));
+                }
                 dim += 1;
             }
-            group[i] = group_of_root[r];
         }
         let adv = use_adv.then(|| {
             dim += 1;
@@ -394,22 +549,58 @@ impl Layout {
         Layout {
             n,
             var,
+            held,
             adv,
             dim,
             group,
             groups,
+            anchored,
+            centre,
+            penalties,
         }
     }
 
+    /// A starting point for Newton: every free player of an anchored group at the mean of its
+    /// group's anchor values, the rest at 0.
+    fn start(&self) -> Vec<f64> {
+        let (mut sum, mut count) = (vec![0.0; self.groups], vec![0usize; self.groups]);
+        for i in 0..self.n {
+            if self.var[i].is_none() && self.anchored[self.group[i]] {
+                sum[self.group[i]] += self.held[i];
+                count[self.group[i]] += 1;
+            }
+        }
+        for &(k, target, _) in &self.penalties {
+            if let Some(i) = self.var.iter().position(|&v| v == Some(k)) {
+                sum[self.group[i]] += target;
+                count[self.group[i]] += 1;
+            }
+        }
+        let mut q = vec![0.0; self.dim];
+        for i in 0..self.n {
+            if let Some(k) = self.var[i] {
+                let g = self.group[i];
+                if self.anchored[g] && count[g] > 0 {
+                    q[k] = sum[g] / count[g] as f64;
+                }
+            }
+        }
+        q
+    }
+
+    /// `x = θ_first − θ_second + η` at the free parameters `q`.
     /// Number of free parameters.
     pub(crate) fn dim(&self) -> usize {
         self.dim
     }
 
-    /// `x = θ_first − θ_second + η` at the free parameters `q`.
     pub(crate) fn x(&self, q: &[f64], first: usize, second: usize) -> f64 {
-        let at = |v: Option<usize>| v.map_or(0.0, |k| q[k]);
-        at(self.var[first]) - at(self.var[second]) + at(self.adv)
+        self.theta(q, first) - self.theta(q, second) + self.adv.map_or(0.0, |k| q[k])
+    }
+
+    /// Player `i`'s raw value at `q`, uncentred.
+    fn theta(&self, q: &[f64], i: usize) -> f64 {
+        self.var[i].map_or(self.held[i], |k| q[k])
     }
 
     /// The entries of `∂x/∂q` for a cell (`None`: a parameter held fixed).
@@ -421,28 +612,31 @@ impl Layout {
         ]
     }
 
-    /// Raw parameters `[θ_0..θ_{n−1}, η]` with every group centred at 0.
+    /// Raw parameters `[θ_0..θ_{n−1}, η]`: every group without an anchor centred at `centre`,
+    /// anchored groups as they are.
     pub(crate) fn raw(&self, q: &[f64]) -> Vec<f64> {
-        let mut raw: Vec<f64> = (0..self.n)
-            .map(|i| self.var[i].map_or(0.0, |k| q[k]))
-            .collect();
+        let mut raw: Vec<f64> = (0..self.n).map(|i| self.theta(q, i)).collect();
         let (mut sum, mut count) = (vec![0.0; self.groups], vec![0usize; self.groups]);
         for (i, r) in raw.iter().enumerate() {
             sum[self.group[i]] += r;
             count[self.group[i]] += 1;
         }
         for (i, r) in raw.iter_mut().enumerate() {
-            *r -= sum[self.group[i]] / count[self.group[i]] as f64;
+            let g = self.group[i];
+            if !self.anchored[g] {
+                *r += self.centre - sum[g] / count[g] as f64;
+            }
         }
         raw.push(self.adv.map_or(0.0, |k| q[k]));
         raw
     }
 
-    /// Free parameters from raw ones (each player's difference from its group's held player).
+    /// Free parameters from raw ones (in a group without an anchor, each player's difference
+    /// from its group's held player).
     pub(crate) fn free(&self, raw: &[f64]) -> Vec<f64> {
         let mut held = vec![0.0; self.groups];
         for i in 0..self.n {
-            if self.var[i].is_none() {
+            if self.var[i].is_none() && !self.anchored[self.group[i]] {
                 held[self.group[i]] = raw[i];
             }
         }
@@ -457,6 +651,18 @@ impl Layout {
         }
         q
     }
+
+    /// Groups of players with games and without an anchor (with an [`AnchorSet`] only).
+    fn unanchored(&self, table: &GameTable) -> Vec<Vec<usize>> {
+        let mut out: Vec<Vec<usize>> = vec![Vec::new(); self.groups];
+        for i in 0..self.n {
+            if !self.anchored[self.group[i]] && table.totals()[i].games > 0 {
+                out[self.group[i]].push(i);
+            }
+        }
+        out.retain(|g| !g.is_empty());
+        out
+    }
 }
 
 /// One ordered cell for the fit: games (virtual draws included) and the first mover's points.
@@ -466,6 +672,8 @@ pub(crate) struct FitCell {
     pub(crate) second: usize,
     pub(crate) n: f64,
     pub(crate) s: f64,
+    /// Draws among the `n` games (virtual ones included).
+    pub(crate) d: f64,
 }
 
 /// The prior's virtual draws, worked out once per table from its real games (so that a bootstrap
@@ -531,6 +739,7 @@ pub(crate) fn fit_cells(
             second: c.second,
             n: w + d + l + v,
             s: w + 0.5 * d + 0.5 * v,
+            d: d + v,
         })
         .collect();
     cells.extend(prior.missing.iter().map(|&(first, second, v)| FitCell {
@@ -538,8 +747,87 @@ pub(crate) fn fit_cells(
         second,
         n: v,
         s: 0.5 * v,
+        d: v,
     }));
     cells
+}
+
+/// What the fit maximises over the games.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Objective {
+    /// The expected-score quasi-log-likelihood `Q` (the module docs): Ordo's ratings.
+    ExpectedScore,
+    /// The log-likelihood of the win/draw/loss counts under the draw law with parameter ν at the
+    /// expected score `E(x)` (Ordo's objective once priors are present, `ratingb.c`
+    /// `calc_bayes_unfitness_full`): the fit with loose anchors, which needs a true likelihood
+    /// to weigh the anchors' Gaussian penalties against the games.
+    DrawLaw(f64),
+}
+
+impl Objective {
+    /// Per game at `x`: the score `∂ ln P(outcome)/∂x` for each outcome `[win, draw, loss]`, and
+    /// the expected information `E[score²]` (for `ExpectedScore`, the quasi-score `y − E(x)` and
+    /// `E(1 − E)`).
+    fn per_game(self, x: f64) -> ([f64; 3], f64, [f64; 3]) {
+        let p = expected(x);
+        let q = p * (1.0 - p);
+        match self {
+            Objective::ExpectedScore => ([1.0 - p, 0.5 - p, -p], q, [p, 0.0, 1.0 - p]),
+            Objective::DrawLaw(nu) => {
+                let pd = draw_probability(p, nu);
+                let (pw, pl) = ((p - 0.5 * pd).max(1e-300), (1.0 - p - 0.5 * pd).max(1e-300));
+                // pd(q) solves pd²(1 − ν²/4) + (ν²/2)·pd − ν²·q = 0; q' = (1 − 2p)·q.
+                let dpd = if nu > 0.0 {
+                    nu * nu / (2.0 * pd * (1.0 - 0.25 * nu * nu) + 0.5 * nu * nu)
+                        * (1.0 - 2.0 * p)
+                        * q
+                } else {
+                    0.0
+                };
+                let d = [q - 0.5 * dpd, dpd, -q - 0.5 * dpd];
+                let probs = [pw, pd, pl];
+                let mut score = [0.0; 3];
+                let mut info = 0.0;
+                for k in 0..3 {
+                    if probs[k] > 0.0 {
+                        score[k] = d[k] / probs[k];
+                        info += d[k] * d[k] / probs[k];
+                    }
+                }
+                (score, info, probs)
+            }
+        }
+    }
+
+    /// A cell's contribution at `x`: (value if `value`, derivative in `x`, information weight).
+    fn cell(self, c: &FitCell, x: f64, value: bool) -> (f64, f64, f64) {
+        match self {
+            Objective::ExpectedScore => {
+                let p = expected(x);
+                let f = if value {
+                    c.s * x - c.n * softplus(x)
+                } else {
+                    0.0
+                };
+                (f, c.s - c.n * p, c.n * p * (1.0 - p))
+            }
+            Objective::DrawLaw(_) => {
+                let counts = [c.s - 0.5 * c.d, c.d, c.n - c.s - 0.5 * c.d];
+                let (score, info, probs) = self.per_game(x);
+                let mut f = 0.0;
+                let mut g = 0.0;
+                for k in 0..3 {
+                    if counts[k] > 0.0 {
+                        if value {
+                            f += counts[k] * probs[k].max(1e-300).ln();
+                        }
+                        g += counts[k] * score[k];
+                    }
+                }
+                (f, g, c.n * info)
+            }
+        }
+    }
 }
 
 /// Prior standard deviation of the advantage, in raw units (1000 Elo).
@@ -559,18 +847,20 @@ impl Layout {
     /// asked.
     pub(crate) fn eval(
         &self,
+        obj: Objective,
         cells: &[FitCell],
         q: &[f64],
         grad: Option<&mut [f64]>,
         neg_hess: Option<&mut [f64]>,
     ) -> f64 {
-        self.eval_parts(cells, q, true, grad, neg_hess)
+        self.eval_parts(obj, cells, q, true, grad, neg_hess)
     }
 
     /// [`Layout::eval`], the value only if `value` (it costs a logarithm per cell, which Newton
     /// steps near the optimum do without).
     pub(crate) fn eval_parts(
         &self,
+        obj: Objective,
         cells: &[FitCell],
         q: &[f64],
         value: bool,
@@ -590,16 +880,14 @@ impl Layout {
                 continue;
             }
             let x = self.x(q, c.first, c.second);
-            if value {
-                f += c.s * x - c.n * softplus(x);
-            }
             if grad.is_none() && neg_hess.is_none() {
+                f += obj.cell(c, x, value).0;
                 continue;
             }
-            let p = expected(x);
+            let (fc, gx, w) = obj.cell(c, x, value);
+            f += fc;
             let a = self.grad_x(c.first, c.second);
             if let Some(g) = grad.as_deref_mut() {
-                let gx = c.s - c.n * p;
                 for &(k, sign) in &a {
                     if let Some(k) = k {
                         g[k] += sign * gx;
@@ -607,7 +895,6 @@ impl Layout {
                 }
             }
             if let Some(h) = neg_hess.as_deref_mut() {
-                let w = c.n * p * (1.0 - p);
                 for &(u, su) in &a {
                     let Some(u) = u else { continue };
                     for &(v, sv) in &a {
@@ -616,6 +903,17 @@ impl Layout {
                         }
                     }
                 }
+            }
+        }
+        for &(k, target, precision) in &self.penalties {
+            // A loose anchor: −(θ − A)²/(2σ²) in raw units.
+            let d = q[k] - target;
+            f -= 0.5 * precision * d * d;
+            if let Some(g) = grad.as_deref_mut() {
+                g[k] -= precision * d;
+            }
+            if let Some(h) = neg_hess.as_deref_mut() {
+                h[k * m + k] += precision;
             }
         }
         if let Some(k) = self.adv {
@@ -634,7 +932,12 @@ impl Layout {
     }
 
     /// Maximises `Q` from `q` (updated in place) by damped Newton. Returns the iterations used.
-    pub(crate) fn maximize(&self, cells: &[FitCell], q: &mut [f64]) -> Result<usize, RatingError> {
+    pub(crate) fn maximize(
+        &self,
+        obj: Objective,
+        cells: &[FitCell],
+        q: &mut [f64],
+    ) -> Result<usize, RatingError> {
         const MAX_ITER: usize = 100;
         let m = self.dim;
         if m == 0 {
@@ -644,7 +947,7 @@ impl Layout {
         let mut h = vec![0.0; m * m];
         let mut trial = vec![0.0; m];
         for iter in 0..MAX_ITER {
-            self.eval_parts(cells, q, false, Some(&mut g), Some(&mut h));
+            self.eval_parts(obj, cells, q, false, Some(&mut g), Some(&mut h));
             let Some(l) = cholesky(&h, m) else {
                 return Err(RatingError::NoConvergence { iterations: iter });
             };
@@ -665,7 +968,7 @@ impl Layout {
                 }
                 continue;
             }
-            let f = self.eval(cells, q, None, None);
+            let f = self.eval(obj, cells, q, None, None);
             // Cap huge steps (raw units: 5 ≈ 870 Elo) so exp() stays tame.
             let big = step.iter().fold(0.0f64, |a, b| a.max(b.abs()));
             let mut t = if big > 5.0 { 5.0 / big } else { 1.0 };
@@ -673,7 +976,7 @@ impl Layout {
                 for ((x, a), b) in trial.iter_mut().zip(q.iter()).zip(&step) {
                     *x = a + t * b;
                 }
-                if self.eval(cells, &trial, None, None) >= f + 1e-4 * t * decrement {
+                if self.eval(obj, cells, &trial, None, None) >= f + 1e-4 * t * decrement {
                     break true;
                 }
                 if t < 1e-3 {
@@ -694,6 +997,90 @@ impl Layout {
         Err(RatingError::NoConvergence {
             iterations: MAX_ITER,
         })
+    }
+
+    /// Ordo's mobile centre with several fixed anchors (`-m`; `rating.c` `calc_rating_ordo`,
+    /// `optimum_centerdelta`, `deviation`): the anchors over-determine the expected-score
+    /// equations (an anchored player's own equation cannot hold in general), so from the
+    /// maximum of `Q` at `q` every free player is shifted by the same amount `c`, chosen to
+    /// minimise the performance misfit of *every* player, the anchors' included,
+    ///
+    /// ```text
+    /// U(c) = Σ_j (E_j − O_j)² / N_j      (E_j expected points, O_j points, N_j games of j),
+    /// ```
+    ///
+    /// the advantage re-solved from its own equation `Σ_c n_c E(x_c) = Σ_c s_c` at each `c`
+    /// (golden section on `c` in ±3 raw units, ±520 Elo). Ordo reaches its point by a step-size
+    /// descent that stalls near this one, not at it (docs/statistics.md §2a).
+    fn centre_shift(&self, cells: &[FitCell], q: &mut [f64]) {
+        let n = self.n;
+        let free_players: Vec<usize> = (0..n).filter_map(|i| self.var[i]).collect();
+        let mut games = vec![0.0; n];
+        for c in cells {
+            games[c.first] += c.n;
+            games[c.second] += c.n;
+        }
+        let shifted = |c: f64| -> Vec<f64> {
+            let mut t = q.to_vec();
+            for &k in &free_players {
+                t[k] += c;
+            }
+            if let Some(k) = self.adv {
+                // Newton on Σ n E(x) − s = 0 in η.
+                for _ in 0..50 {
+                    let (mut f, mut d) = (0.0, 0.0);
+                    for cell in cells {
+                        let p = expected(self.x(&t, cell.first, cell.second));
+                        f += cell.n * p - cell.s;
+                        d += cell.n * p * (1.0 - p);
+                    }
+                    if d <= 0.0 {
+                        break;
+                    }
+                    t[k] -= f / d;
+                    if (f / d).abs() < 1e-15 {
+                        break;
+                    }
+                }
+            }
+            t
+        };
+        let misfit = |c: f64| -> f64 {
+            let t = shifted(c);
+            let mut e = vec![0.0; n];
+            for cell in cells {
+                let p = expected(self.x(&t, cell.first, cell.second));
+                let d = cell.n * p - cell.s;
+                e[cell.first] += d;
+                e[cell.second] -= d;
+            }
+            (0..n)
+                .filter(|&j| games[j] > 0.0)
+                .map(|j| e[j] * e[j] / games[j])
+                .sum()
+        };
+        let ratio = (5f64.sqrt() - 1.0) / 2.0;
+        let (mut a, mut b) = (-3.0, 3.0);
+        let mut c = b - ratio * (b - a);
+        let mut d = a + ratio * (b - a);
+        let (mut fc, mut fd) = (misfit(c), misfit(d));
+        while b - a > 1e-12 {
+            if fc < fd {
+                b = d;
+                d = c;
+                fd = fc;
+                c = b - ratio * (b - a);
+                fc = misfit(c);
+            } else {
+                a = c;
+                c = d;
+                fc = fd;
+                d = a + ratio * (b - a);
+                fd = misfit(d);
+            }
+        }
+        let best = shifted(0.5 * (a + b));
+        q.copy_from_slice(&best);
     }
 
     /// Each cell's leverage at `q`: `n p (1 − p) · aᵀ I⁻¹ a`, `I` the information of the real
@@ -754,7 +1141,7 @@ impl Layout {
 
     /// `J`: the empirical variance of the score residuals of the real games at `q`, the two
     /// games of a colour-swapped pair summed before squaring (they share an opening).
-    fn residual_variance(&self, table: &GameTable, q: &[f64]) -> Vec<f64> {
+    fn residual_variance(&self, obj: Objective, table: &GameTable, q: &[f64]) -> Vec<f64> {
         let m = self.dim;
         let mut j = vec![0.0; m * m];
         let mut add = |a: &[(Option<usize>, f64); 3], b: &[(Option<usize>, f64); 3], w: f64| {
@@ -767,23 +1154,21 @@ impl Layout {
                 }
             }
         };
-        const SCORE: [f64; 3] = [1.0, 0.5, 0.0];
         let cells = table.cells();
-        let p_of = |c: usize| expected(self.x(q, cells[c].first, cells[c].second));
+        // Per cell, the score of a game for each outcome.
+        let score_of = |c: usize| obj.per_game(self.x(q, cells[c].first, cells[c].second)).0;
         for (c, loose) in table.loose().iter().enumerate() {
-            let p = p_of(c);
-            let v: f64 = (0..3)
-                .map(|o| loose[o] as f64 * (SCORE[o] - p).powi(2))
-                .sum();
+            let r = score_of(c);
+            let v: f64 = (0..3).map(|o| loose[o] as f64 * r[o] * r[o]).sum();
             let a = self.grad_x(cells[c].first, cells[c].second);
             add(&a, &a, v);
         }
         for block in table.blocks() {
-            let (p1, p2) = (p_of(block.cell_ab), p_of(block.cell_ba));
+            let (s1, s2) = (score_of(block.cell_ab), score_of(block.cell_ba));
             let (mut v11, mut v22, mut v12) = (0.0, 0.0, 0.0);
             for (u, row) in block.joint.iter().enumerate() {
                 for (v, &k) in row.iter().enumerate() {
-                    let (r1, r2) = (SCORE[u] - p1, SCORE[v] - p2);
+                    let (r1, r2) = (s1[u], s2[v]);
                     let k = k as f64;
                     v11 += k * r1 * r1;
                     v22 += k * r2 * r2;
@@ -801,13 +1186,18 @@ impl Layout {
             add(&a1, &a2, v12);
             add(&a2, &a1, v12);
         }
+        // A loose anchor is one more observation of its player's rating, with variance σ².
+        for &(k, _, precision) in &self.penalties {
+            j[k * m + k] += precision;
+        }
         j
     }
 
     /// The sandwich covariance `H⁻¹ J H⁻¹` of the raw parameters `[θ_0..θ_{n−1}, η]` (each
-    /// group centred), `(n+1)²` row-major.
+    /// group without an anchor centred), `(n+1)²` row-major.
     fn covariance(
         &self,
+        obj: Objective,
         table: &GameTable,
         cells: &[FitCell],
         q: &[f64],
@@ -819,9 +1209,9 @@ impl Layout {
             return Ok(cov);
         }
         let mut h = vec![0.0; m * m];
-        self.eval(cells, q, None, Some(&mut h));
+        self.eval(obj, cells, q, None, Some(&mut h));
         let l = cholesky(&h, m).ok_or(RatingError::NoConvergence { iterations: 0 })?;
-        let j = self.residual_variance(table, q);
+        let j = self.residual_variance(obj, table, q);
         // B = H⁻¹ J (column by column), then C = B H⁻¹ = (H⁻¹ Bᵀ)ᵀ.
         let mut b = vec![0.0; m * m];
         let mut col = vec![0.0; m];
@@ -849,6 +1239,9 @@ impl Layout {
         for i in 0..n {
             if let Some(k) = self.var[i] {
                 mmat[i * m + k] += 1.0;
+            }
+            if self.anchored[self.group[i]] {
+                continue;
             }
             for t in 0..n {
                 if self.group[t] == self.group[i] {
@@ -882,16 +1275,26 @@ impl Layout {
     }
 }
 
-/// Anchored Elo ratings from raw parameters.
-pub(crate) fn anchored(raw: &[f64], n: usize, anchor: Anchor) -> Vec<f64> {
+/// Anchored Elo ratings from raw parameters (as [`Ratings`] and `Model::refit` give them).
+pub(crate) fn anchored(raw: &[f64], n: usize, anchor: &Anchor) -> Vec<f64> {
     let (shift, value) = match anchor {
-        Anchor::Mean(v) => (raw[..n].iter().sum::<f64>() / n as f64, v),
-        Anchor::Player(q, v) => (raw[q], v),
+        Anchor::Mean(v) => (raw[..n].iter().sum::<f64>() / n as f64, *v),
+        Anchor::Player(q, v) => (raw[*q], *v),
+        // The raw values are absolute already (groups without an anchor are centred at the
+        // set's mean by `Layout::raw`).
+        Anchor::Set(_) => (0.0, 0.0),
     };
-    raw[..n]
+    let mut elos: Vec<f64> = raw[..n]
         .iter()
         .map(|x| (x - shift) / ELO_SCALE + value)
-        .collect()
+        .collect();
+    if let Anchor::Set(set) = anchor {
+        // Exactly, not through β·v/β.
+        for &(p, v) in &set.fixed {
+            elos[p] = v;
+        }
+    }
+    elos
 }
 
 /// Counts as floats, parallel to `table.cells()`.
@@ -948,10 +1351,16 @@ fn fit_draws(table: &GameTable, layout: &Layout, q: &[f64]) -> DrawParameter {
     }
 }
 
-/// The model of a table, ready to fit: its free parameters and where the prior goes.
+/// The model of a table, ready to fit: its free parameters, where the prior goes and what is
+/// maximised.
 pub(crate) struct Model {
     pub(crate) layout: Layout,
     prior: PriorDraws,
+    /// Loose anchors present: maximise the draw law's likelihood (with ν) instead of `Q`.
+    draw_law: bool,
+    /// Two or more fixed anchors and no loose one: after maximising `Q`, Ordo's mobile centre
+    /// ([`Layout::centre_shift`]).
+    mobile_centre: bool,
     /// No prior: a fit exists only where every group conceded and scored (Ford's condition).
     plain: bool,
 }
@@ -959,8 +1368,13 @@ pub(crate) struct Model {
 impl Model {
     pub(crate) fn new(table: &GameTable, config: &FitConfig) -> Model {
         Model {
-            layout: Layout::new(table, config.first_move_advantage),
+            layout: Layout::new(table, config.first_move_advantage, &config.anchor),
             prior: PriorDraws::new(table, config.prior),
+            draw_law: matches!(&config.anchor, Anchor::Set(set) if !set.loose.is_empty()),
+            mobile_centre: matches!(
+                &config.anchor,
+                Anchor::Set(set) if set.loose.is_empty() && set.fixed.len() >= 2
+            ),
             plain: config.prior == 0.0,
         }
     }
@@ -970,17 +1384,13 @@ impl Model {
     /// `½ ln det I`, whose gradient is that of `h_c` virtual draws on each cell `c`, `h_c` the
     /// cell's share of the information; `posterior`'s docs say why).
     pub(crate) fn for_intervals(table: &GameTable, config: &FitConfig, raw: &[f64]) -> Model {
-        let layout = Layout::new(table, config.first_move_advantage);
-        let mut prior = PriorDraws::new(table, config.prior);
-        let hats = layout.leverages(table, &layout.free(raw));
-        for (v, h) in prior.per_cell.iter_mut().zip(hats) {
+        let mut model = Model::new(table, config);
+        model.plain = false;
+        let hats = model.layout.leverages(table, &model.layout.free(raw));
+        for (v, h) in model.prior.per_cell.iter_mut().zip(hats) {
             *v = v.max(h);
         }
-        Model {
-            layout,
-            prior,
-            plain: false,
-        }
+        model
     }
 
     /// The prior's virtual draws.
@@ -988,8 +1398,93 @@ impl Model {
         &self.prior
     }
 
+    /// What the fit maximised, at the draw parameter `nu` it found: the draw law's likelihood
+    /// with loose anchors, `Q` otherwise.
+    pub(crate) fn objective(&self, nu: f64) -> Objective {
+        if self.draw_law {
+            Objective::DrawLaw(nu)
+        } else {
+            Objective::ExpectedScore
+        }
+    }
+
     fn cells(&self, table: &GameTable, counts: &[[f64; 3]]) -> Vec<FitCell> {
         fit_cells(table, &self.prior, counts)
+    }
+
+    /// Maximises from `q` (updated in place); returns the Newton iterations and the objective
+    /// at the optimum. With the draw law, ν and the rest are maximised in turn (Ordo does the
+    /// same, `ratingb.c`) until ν moves by less than 1e-10.
+    fn solve(&self, cells: &[FitCell], q: &mut [f64]) -> Result<(usize, Objective), RatingError> {
+        if self.mobile_centre {
+            let obj = Objective::ExpectedScore;
+            let newton = self.layout.maximize(obj, cells, q)?;
+            self.layout.centre_shift(cells, q);
+            return Ok((newton, obj));
+        }
+        if !self.draw_law {
+            let obj = Objective::ExpectedScore;
+            return Ok((self.layout.maximize(obj, cells, q)?, obj));
+        }
+        let (draws, games): (f64, f64) =
+            cells.iter().fold((0.0, 0.0), |a, c| (a.0 + c.d, a.1 + c.n));
+        if draws == 0.0 {
+            let obj = Objective::DrawLaw(0.0);
+            return Ok((self.layout.maximize(obj, cells, q)?, obj));
+        }
+        // Start from the draw rate between equals that the share of draws suggests.
+        let share = (draws / games).clamp(1e-6, 1.0 - 1e-6);
+        let mut nu = 2.0 * share / (1.0 - share);
+        let mut iterations = 0;
+        for _ in 0..200 {
+            iterations += self.layout.maximize(Objective::DrawLaw(nu), cells, q)?;
+            let next = self.best_nu(cells, q);
+            let moved = (next - nu).abs();
+            nu = next;
+            if moved < 1e-10 * nu.max(1e-3) {
+                iterations += self.layout.maximize(Objective::DrawLaw(nu), cells, q)?;
+                return Ok((iterations, Objective::DrawLaw(nu)));
+            }
+        }
+        Err(RatingError::NoConvergence { iterations })
+    }
+
+    /// ν maximising the draw law's likelihood at `q`: golden-section search on the draw rate
+    /// between equals `ν/(2 + ν)` in (0, 1).
+    fn best_nu(&self, cells: &[FitCell], q: &[f64]) -> f64 {
+        let nu_of = |d0: f64| 2.0 * d0 / (1.0 - d0);
+        let value = |d0: f64| {
+            let obj = Objective::DrawLaw(nu_of(d0));
+            cells
+                .iter()
+                .filter(|c| c.n > 0.0)
+                .map(|c| obj.cell(c, self.layout.x(q, c.first, c.second), true).0)
+                .sum::<f64>()
+        };
+        let ratio = (5f64.sqrt() - 1.0) / 2.0;
+        let (mut a, mut b) = (1e-9, 1.0 - 1e-9);
+        let mut c = b - ratio * (b - a);
+        let mut d = a + ratio * (b - a);
+        let (mut fc, mut fd) = (value(c), value(d));
+        for _ in 0..200 {
+            if (b - a) < 1e-14 {
+                break;
+            }
+            if fc > fd {
+                b = d;
+                d = c;
+                fd = fc;
+                c = b - ratio * (b - a);
+                fc = value(c);
+            } else {
+                a = c;
+                c = d;
+                fc = fd;
+                d = a + ratio * (b - a);
+                fd = value(d);
+            }
+        }
+        nu_of(0.5 * (a + b))
     }
 
     /// Fits resampled `counts` (parallel to `table.cells()`) from the raw point `start`; returns
@@ -1011,7 +1506,7 @@ impl Model {
         }
         let cells = self.cells(table, counts);
         let mut q = self.layout.free(start);
-        self.layout.maximize(&cells, &mut q)?;
+        self.solve(&cells, &mut q)?;
         Ok(self.layout.raw(&q))
     }
 }
@@ -1030,17 +1525,17 @@ pub fn fit(table: &GameTable, config: &FitConfig) -> Result<Ratings, RatingError
     let model = Model::new(table, config);
     let layout = &model.layout;
     let cells = model.cells(table, &float_counts(table));
-    let mut q = vec![0.0; layout.dim];
-    let iterations = layout.maximize(&cells, &mut q)?;
-    let log_likelihood = layout.eval(&cells, &q, None, None);
-    let cov = layout.covariance(table, &cells, &q)?;
+    let mut q = layout.start();
+    let (iterations, obj) = model.solve(&cells, &mut q)?;
+    let log_likelihood = layout.eval(obj, &cells, &q, None, None);
+    let cov = layout.covariance(obj, table, &cells, &q)?;
     let raw = layout.raw(&q);
     let m = n + 1;
     let z = normal_quantile(0.5 + config.level / 2.0);
-    let elos = anchored(&raw, n, config.anchor);
+    let elos = anchored(&raw, n, &config.anchor);
 
     // Variance of each anchored rating.
-    let var: Vec<f64> = match config.anchor {
+    let var: Vec<f64> = match &config.anchor {
         Anchor::Mean(_) => {
             let row_mean: Vec<f64> = (0..n)
                 .map(|i| (0..n).map(|j| cov[i * m + j]).sum::<f64>() / n as f64)
@@ -1050,9 +1545,10 @@ pub fn fit(table: &GameTable, config: &FitConfig) -> Result<Ratings, RatingError
                 .map(|i| cov[i * m + i] - 2.0 * row_mean[i] + all_mean)
                 .collect()
         }
-        Anchor::Player(p, _) => (0..n)
+        &Anchor::Player(p, _) => (0..n)
             .map(|i| cov[i * m + i] + cov[p * m + p] - 2.0 * cov[i * m + p])
             .collect(),
+        Anchor::Set(_) => (0..n).map(|i| cov[i * m + i]).collect(),
     };
 
     let mut warnings = Vec::new();
@@ -1066,6 +1562,15 @@ pub fn fit(table: &GameTable, config: &FitConfig) -> Result<Ratings, RatingError
         warnings.push(FitWarning::SeparateComponents {
             components: graph.components.clone(),
         });
+    }
+    if let Anchor::Set(set) = &config.anchor {
+        let components = layout.unanchored(table);
+        if !components.is_empty() {
+            warnings.push(FitWarning::Unanchored {
+                components,
+                mean: set.mean,
+            });
+        }
     }
     for groups in &graph.split_components {
         warnings.push(FitWarning::NotStronglyConnected {
@@ -1104,8 +1609,14 @@ pub fn fit(table: &GameTable, config: &FitConfig) -> Result<Ratings, RatingError
     Ok(Ratings {
         players,
         advantage: Estimate::new(raw[n] / ELO_SCALE, adv_se, z),
-        draw: fit_draws(table, layout, &q),
-        anchor: config.anchor,
+        draw: match obj {
+            Objective::ExpectedScore => fit_draws(table, layout, &q),
+            Objective::DrawLaw(nu) => DrawParameter {
+                nu,
+                draw_rate_equal: nu / (2.0 + nu),
+            },
+        },
+        anchor: config.anchor.clone(),
         level: config.level,
         prior: config.prior,
         iterations,

@@ -503,3 +503,5 @@ pub(crate) fn check_level(level: f64) -> Result<(), RatingError> {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_anchors;

@@ -29,7 +29,9 @@ use rand_chacha::ChaCha8Rng;
 use rand_distr::StandardNormal;
 
 use crate::bootstrap::{summarise, BootstrapSummary, IntervalMethod};
-use crate::fit::{draw_probability, expected, fit_cells, FitCell, FitConfig, Model, Ratings};
+use crate::fit::{
+    draw_probability, expected, fit_cells, FitCell, FitConfig, Model, Objective, Ratings,
+};
 use crate::linalg::{cholesky, cholesky_inverse};
 use crate::{check_level, GameTable, RatingError};
 
@@ -105,6 +107,7 @@ fn magnitude(model: &Model, table: &GameTable, raw: &[f64], nu: f64) -> f64 {
 /// The log posterior in whitened coordinates and its gradient.
 struct Target<'a> {
     model: &'a Model,
+    objective: Objective,
     cells: &'a [FitCell],
     centre: Vec<f64>,
     /// Lower Cholesky factor `C` of the metric (the posterior covariance as far as it is known):
@@ -129,10 +132,14 @@ impl Target<'_> {
     /// inner leapfrog steps), and its gradient `Cᵀ ∇_q` in `grad`.
     fn eval(&mut self, z: &[f64], grad: &mut [f64], value: bool) -> f64 {
         self.position(z);
-        let f =
-            self.model
-                .layout
-                .eval_parts(self.cells, &self.q, value, Some(&mut self.grad_q), None);
+        let f = self.model.layout.eval_parts(
+            self.objective,
+            self.cells,
+            &self.q,
+            value,
+            Some(&mut self.grad_q),
+            None,
+        );
         let (m, c) = (self.m, &self.c);
         grad.fill(0.0);
         for i in 0..m {
@@ -345,7 +352,13 @@ pub fn posterior(
         )));
     }
     let model = Model::for_intervals(table, fit_config, &point.raw);
-    let weight = magnitude(&model, table, &point.raw, point.draw.nu);
+    let objective = model.objective(point.draw.nu);
+    // The draw law's likelihood (the fit with loose anchors) counts draws as they are: no
+    // weight for it.
+    let weight = match objective {
+        Objective::ExpectedScore => magnitude(&model, table, &point.raw, point.draw.nu),
+        Objective::DrawLaw(_) => 1.0,
+    };
     let counts: Vec<[f64; 3]> = table
         .cells()
         .iter()
@@ -360,7 +373,7 @@ pub fn posterior(
         let summary = summarise(
             &draws,
             n,
-            fit_config.anchor,
+            &fit_config.anchor,
             level,
             IntervalMethod::Posterior,
         )?;
@@ -368,9 +381,9 @@ pub fn posterior(
     }
     // The centre: the mode of the weighted posterior, from the fit's point.
     let mut centre = layout.free(&point.raw);
-    layout.maximize(&cells, &mut centre)?;
+    layout.maximize(objective, &cells, &mut centre)?;
     let mut h = vec![0.0; m * m];
-    layout.eval(&cells, &centre, None, Some(&mut h));
+    layout.eval(objective, &cells, &centre, None, Some(&mut h));
     let l = cholesky(&h, m).ok_or(RatingError::NoConvergence { iterations: 0 })?;
     // The covariance at the mode, H⁻¹: the first metric, and what adapted metrics shrink to.
     let fallback = cholesky_inverse(&l, m);
@@ -392,6 +405,7 @@ pub fn posterior(
                         .map(|c| {
                             let mut target = Target {
                                 model,
+                                objective,
                                 cells,
                                 centre: centre.clone(),
                                 c: start.clone(),
@@ -438,7 +452,7 @@ pub fn posterior(
     let mut summary = summarise(
         &draws,
         n,
-        fit_config.anchor,
+        &fit_config.anchor,
         level,
         IntervalMethod::Posterior,
     )?;
