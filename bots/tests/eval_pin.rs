@@ -11,7 +11,7 @@
 use std::fmt::Write as _;
 use std::sync::atomic::AtomicU64;
 
-use mancala_bots::alphabeta::{search, Settings, Tt};
+use mancala_bots::alphabeta::{search, Eval, Settings, Tt};
 use mancala_bots::engine_loop::Search;
 use mancala_protocol::GoLimits;
 use mancala_rules::{Position, Ruleset};
@@ -38,6 +38,7 @@ fn transcript() -> String {
                             depth,
                             noise: 0.0,
                             nodes: None,
+                            eval: Eval::default(),
                         };
                         let it = search(&pos, settings, &mut Tt::new(1), &mut s)
                             .last
@@ -52,6 +53,7 @@ fn transcript() -> String {
                         depth: 3,
                         noise: 1.0,
                         nodes: None,
+                        eval: Eval::default(),
                     };
                     let it = search(&pos, settings, &mut Tt::new(1), &mut s)
                         .last
