@@ -37,6 +37,7 @@ pub mod ladder;
 pub mod pairwise;
 pub mod rows;
 pub mod sprt;
+pub mod spsa;
 
 mod linalg;
 
