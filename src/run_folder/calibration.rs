@@ -82,7 +82,7 @@ pub fn write_points(dir: &Path, cal: &Calibration) -> Result<()> {
 
 /// Writes `path` through `path.tmp` in the same folder, renamed over it: a reader sees the old
 /// file or the new one, never a part of one.
-fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+pub(super) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(".tmp");
     let tmp = std::path::PathBuf::from(tmp);
