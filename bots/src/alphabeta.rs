@@ -113,6 +113,114 @@ impl std::str::FromStr for Level {
     }
 }
 
+/// The weights of the horizon evaluation, in internal units ([`SCALE`] per seed), each a
+/// `spin` option `Eval...` of the bot (docs/bots.md, docs/tuning.md). Every feature is taken
+/// from the mover's view as *mine − theirs* except the two row sums, which have a weight each.
+/// The defaults are the evaluation the levels were calibrated with
+/// (`SCALE × store difference + own seeds − their seeds`), so they play exactly as before the
+/// weights existed (`bots/tests/eval_pin.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Eval {
+    /// Store difference.
+    pub store: i32,
+    /// Seeds in the mover's own pits.
+    pub own_seeds: i32,
+    /// Seeds in the opponent's pits (subtracted).
+    pub their_seeds: i32,
+    /// Seeds in the pit next to the store (pit N), mine − theirs.
+    pub near_store: i32,
+    /// Empty pits of mine whose opposite pit holds seeds (a capture target), mine − theirs.
+    pub capture: i32,
+    /// Pits whose sow ends exactly in the store (an extra turn), mine − theirs.
+    pub extra_turn: i32,
+    /// Non-empty pits (moves available), mine − theirs.
+    pub mobility: i32,
+}
+
+impl Default for Eval {
+    fn default() -> Self {
+        Eval {
+            store: SCALE,
+            own_seeds: 1,
+            their_seeds: 1,
+            near_store: 0,
+            capture: 0,
+            extra_turn: 0,
+            mobility: 0,
+        }
+    }
+}
+
+/// Range of every `Eval...` option.
+pub const EVAL_MIN: i64 = -64;
+/// Range of every `Eval...` option.
+pub const EVAL_MAX: i64 = 64;
+
+impl Eval {
+    /// The option names with their defaults, in declaration order.
+    pub fn options(&self) -> [(&'static str, i32); 7] {
+        [
+            ("EvalStore", self.store),
+            ("EvalOwnSeeds", self.own_seeds),
+            ("EvalTheirSeeds", self.their_seeds),
+            ("EvalNearStore", self.near_store),
+            ("EvalCapture", self.capture),
+            ("EvalExtraTurn", self.extra_turn),
+            ("EvalMobility", self.mobility),
+        ]
+    }
+
+    /// The weight behind option `name` (case-insensitive), if it is one.
+    fn slot(&mut self, name: &str) -> Option<&mut i32> {
+        Some(match name.to_ascii_lowercase().as_str() {
+            "evalstore" => &mut self.store,
+            "evalownseeds" => &mut self.own_seeds,
+            "evaltheirseeds" => &mut self.their_seeds,
+            "evalnearstore" => &mut self.near_store,
+            "evalcapture" => &mut self.capture,
+            "evalextraturn" => &mut self.extra_turn,
+            "evalmobility" => &mut self.mobility,
+            _ => return None,
+        })
+    }
+
+    /// Only the weights the defaults use are non-zero: the board-shape features can be skipped.
+    #[inline]
+    fn simple(&self) -> bool {
+        self.near_store == 0 && self.capture == 0 && self.extra_turn == 0 && self.mobility == 0
+    }
+}
+
+/// The board-shape features of one side, as *(pit N seeds, capture targets, store-ending
+/// sows, non-empty pits)*; pits are numbered toward the side's own store (docs/rules.md), so
+/// pit `k` (index `k-1`) with `N+1-k` seeds ends its sow in the store, and is opposite the
+/// other side's pit `N+1-k`.
+#[inline]
+fn shape(mine: &[u8], theirs: &[u8]) -> [i32; 4] {
+    let n = mine.len();
+    let mut capture = 0;
+    let mut extra = 0;
+    let mut mobility = 0;
+    for (i, &c) in mine.iter().enumerate() {
+        if c == 0 {
+            if theirs.get(n - 1 - i).is_some_and(|&o| o > 0) {
+                capture += 1;
+            }
+        } else {
+            mobility += 1;
+            if c as usize == n - i {
+                extra += 1;
+            }
+        }
+    }
+    [
+        mine.last().map_or(0, |&c| c as i32),
+        capture,
+        extra,
+        mobility,
+    ]
+}
+
 /// The search settings a `go` runs with (after options and the `go` limits are combined).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Settings {
@@ -122,6 +230,8 @@ pub struct Settings {
     pub noise: f64,
     /// Node budget (besides `go nodes`): see [`Level::nodes`].
     pub nodes: Option<u64>,
+    /// The horizon evaluation's weights.
+    pub eval: Eval,
 }
 
 /// One TT slot (16 bytes packed, see [`Tt`]).
@@ -253,14 +363,26 @@ struct Searcher<'s, 'a> {
     abort: bool,
     /// Extra-turn sows cost no depth (Kalah, Oware); in Congkak they cost a ply like any sow.
     free_extra: bool,
+    eval: Eval,
 }
 
-/// The static evaluation of `pos` (not over) from its mover's view.
+/// The static evaluation of `pos` (not over) from its mover's view, weighted by `w`.
 #[inline]
-fn evaluate<S: State>(pos: &S) -> i32 {
+fn evaluate<S: State>(pos: &S, w: &Eval) -> i32 {
     let Some(me) = pos.mover() else { return 0 };
     let them = me.other();
-    SCALE * pos.store_diff(me) + pos.row_sum(me) - pos.row_sum(them)
+    let base = w.store * pos.store_diff(me) + w.own_seeds * pos.row_sum(me)
+        - w.their_seeds * pos.row_sum(them);
+    if w.simple() {
+        return base;
+    }
+    let (mine, theirs) = (pos.pits(me), pos.pits(them));
+    let a = shape(mine, theirs);
+    let b = shape(theirs, mine);
+    base + w.near_store * (a[0] - b[0])
+        + w.capture * (a[1] - b[1])
+        + w.extra_turn * (a[2] - b[2])
+        + w.mobility * (a[3] - b[3])
 }
 
 /// The value of a finished game for the player who moved into it from `parent`.
@@ -369,7 +491,7 @@ impl Searcher<'_, '_> {
         }
         if depth == 0 || ply >= MAX_PLY {
             self.heuristic += 1;
-            return evaluate(pos);
+            return evaluate(pos, &self.eval);
         }
         let alpha0 = alpha;
         let h0 = self.heuristic;
@@ -517,6 +639,7 @@ impl WithState for Deepen<'_, '_> {
                 heuristic,
                 abort: false,
                 free_extra,
+                eval: settings.eval,
             };
             let it = s.root(&root, depth, settings.noise > 0.0);
             nodes = s.nodes;
@@ -601,6 +724,8 @@ pub struct AlphaBetaBot {
     depth: u32,
     /// `Noise` option: `None` = the level's.
     noise: Option<f64>,
+    /// `Eval...` options.
+    eval: Eval,
     hash_mb: usize,
     tt: Tt,
     rng: ChaCha8Rng,
@@ -612,6 +737,7 @@ impl Default for AlphaBetaBot {
             level: Level::Hard,
             depth: 0,
             noise: None,
+            eval: Eval::default(),
             hash_mb: 16,
             tt: Tt::new(16),
             rng: ChaCha8Rng::seed_from_u64(0),
@@ -639,6 +765,7 @@ impl AlphaBetaBot {
             depth: depth.clamp(1, MAX_DEPTH),
             noise: self.noise.unwrap_or(self.level.noise()),
             nodes,
+            eval: self.eval,
         }
     }
 
@@ -662,7 +789,15 @@ impl Bot for AlphaBetaBot {
     }
 
     fn options(&self) -> Vec<OptionDecl> {
-        vec![
+        let eval = Eval::default().options().map(|(name, default)| OptionDecl {
+            name: name.into(),
+            kind: OptionKind::Spin {
+                default: default.into(),
+                min: EVAL_MIN,
+                max: EVAL_MAX,
+            },
+        });
+        let mut decls = vec![
             OptionDecl {
                 name: "Level".into(),
                 kind: OptionKind::Combo {
@@ -692,7 +827,9 @@ impl Bot for AlphaBetaBot {
                     max: 4096,
                 },
             },
-        ]
+        ];
+        decls.extend(eval);
+        decls
     }
 
     fn set_option(&mut self, name: &str, value: &str) -> Result<(), String> {
@@ -734,7 +871,18 @@ impl Bot for AlphaBetaBot {
                     self.tt = Tt::new(mb);
                 }
             }
-            _ => return Err(format!("unknown option `{name}`")),
+            _ => {
+                let Some(slot) = self.eval.slot(name) else {
+                    return Err(format!("unknown option `{name}`"));
+                };
+                *slot = value
+                    .trim()
+                    .parse::<i64>()
+                    .ok()
+                    .filter(|w| (EVAL_MIN..=EVAL_MAX).contains(w))
+                    .ok_or_else(|| format!("`{value}`: expected {EVAL_MIN}..={EVAL_MAX}"))?
+                    as i32;
+            }
         }
         Ok(())
     }
@@ -786,6 +934,7 @@ mod tests {
             depth: MAX_DEPTH,
             noise: 0.0,
             nodes: None,
+            eval: Eval::default(),
         }
     }
 
@@ -899,6 +1048,56 @@ mod tests {
     }
 
     #[test]
+    fn evaluation_features_count_what_they_say() {
+        // South to move: pits 1.0.0.0.0.2 against North's 0.0.0.0.9.0, stores 20-16.
+        let pos = kalah("s/1.0.0.0.0.2/0.0.0.0.9.0/20.16/0");
+        let board = *pos.board();
+        let base = 4 * (20 - 16) + 3 - 9;
+        assert_eq!(evaluate(&board, &Eval::default()), base);
+        let with = |f: fn(&mut Eval)| {
+            let mut w = Eval::default();
+            f(&mut w);
+            evaluate(&board, &w) - base
+        };
+        // Pit 6: 2 seeds against North's 0.
+        assert_eq!(with(|w| w.near_store = 3), 3 * 2);
+        // South's empty pit 2 faces North's 9 (pit 5); North's empty pits 1 and 6 face South's
+        // pits 6 and 1.
+        assert_eq!(with(|w| w.capture = 1), 1 - 2);
+        // No sow of either side ends in its store; South's pit 6 with 1 seed would.
+        assert_eq!(with(|w| w.extra_turn = 1), 0);
+        let pos = kalah("s/1.0.0.0.0.1/0.0.0.0.9.0/20.17/0");
+        assert_eq!(
+            evaluate(
+                pos.board(),
+                &Eval {
+                    extra_turn: 5,
+                    ..Eval::default()
+                }
+            ) - evaluate(pos.board(), &Eval::default()),
+            5
+        );
+        assert_eq!(with(|w| w.mobility = 1), 2 - 1);
+        assert_eq!(with(|w| w.store = 5), 4);
+    }
+
+    #[test]
+    fn eval_options_are_declared_and_set() {
+        let mut bot = AlphaBetaBot::default();
+        let names: Vec<String> = bot.options().into_iter().map(|d| d.name).collect();
+        for (name, _) in Eval::default().options() {
+            assert!(names.iter().any(|n| n == name), "{name}");
+        }
+        bot.set_option("EvalCapture", "7").unwrap();
+        bot.set_option("evalstore", "-3").unwrap();
+        assert_eq!(bot.eval.capture, 7);
+        assert_eq!(bot.eval.store, -3);
+        assert!(bot.set_option("EvalMobility", "65").is_err());
+        assert!(bot.set_option("EvalMobility", "x").is_err());
+        assert_eq!(bot.settings(&GoLimits::default()).eval, bot.eval);
+    }
+
+    #[test]
     fn noise_is_reproducible_and_zero_noise_is_the_best_move() {
         let pos = Position::new("kalah".parse().unwrap());
         let scores = run(
@@ -907,6 +1106,7 @@ mod tests {
                 depth: 3,
                 noise: 1.0,
                 nodes: None,
+                eval: Eval::default(),
             },
         )
         .last

@@ -34,6 +34,7 @@ pub fn value(pos: &Position, depth: u32, tt_mib: usize) -> Option<f64> {
         depth,
         noise: 0.0,
         nodes: None,
+        eval: alphabeta::Eval::default(),
     };
     let mut tt = alphabeta::Tt::new(tt_mib);
     let last = alphabeta::search(pos, settings, &mut tt, &mut ctx).last?;

@@ -170,7 +170,20 @@ fn alphabeta_options_and_levels() {
         .collect();
     assert_eq!(
         names,
-        ["Level combo", "Depth spin", "Noise string", "Hash spin"]
+        [
+            "Level combo",
+            "Depth spin",
+            "Noise string",
+            "Hash spin",
+            // The evaluation's weights, for `arena tune` (#31).
+            "EvalStore spin",
+            "EvalOwnSeeds spin",
+            "EvalTheirSeeds spin",
+            "EvalNearStore spin",
+            "EvalCapture spin",
+            "EvalExtraTurn spin",
+            "EvalMobility spin",
+        ]
     );
     for level in ["Easy", "Normal", "Hard"] {
         bot.send(&format!("setoption name Level value {level}"));

@@ -40,6 +40,7 @@ mod serve;
 mod solve;
 mod sprt;
 mod tournament;
+mod tune;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -77,6 +78,10 @@ pub enum Command {
     Gate(gate::GateArgs),
     /// Find the knob value at which a bot rates at each target Elo against a fixed reference pool.
     Calibrate(calibrate::CalibrateArgs),
+    /// Tune a bot's numeric options with SPSA (fishtest's schedule), then verify the tuned
+    /// values with an SPRT (exit 0 verified or not asked, 3 H0, 4 inconclusive).
+    #[command(mut_arg("opening_plies", |a| a.help("Random legal sows from the start that make each pair's opening [default: on Kalah(6,4) the bundled opening suite, otherwise 2]")))]
+    Tune(tune::TuneArgs),
     /// Run a bot through the whole protocol and report what it does wrong.
     CheckBot(check_bot::CheckBotArgs),
     /// Combine shard folders (`run --shard I/N`) into one run folder.
@@ -116,6 +121,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Merge(args) => merge::run(&args).map(|()| ExitCode::SUCCESS),
         Command::CheckBot(args) => check_bot::run(&args),
         Command::Calibrate(args) => calibrate::run(&args).map(|()| ExitCode::SUCCESS),
+        Command::Tune(args) => tune::run(&args),
         Command::Serve(args) => serve::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Run(args) => tournament::main(&args).map(|()| ExitCode::SUCCESS),
     }

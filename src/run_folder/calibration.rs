@@ -170,7 +170,7 @@ pub fn read_matchmaking(dir: &Path) -> Result<Option<MatchmakingFile>> {
 
 /// Writes `path` through `path.tmp` in the same folder, renamed over it: a reader sees the old
 /// file or the new one, never a part of one.
-fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+pub(super) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(".tmp");
     let tmp = std::path::PathBuf::from(tmp);

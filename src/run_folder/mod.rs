@@ -37,6 +37,7 @@ pub mod ratings;
 pub mod run_file;
 pub mod sprt;
 pub mod state;
+pub mod tune;
 
 pub use games::{GameRecord, GameRow, ResultsWriter, Termination};
 pub use run_file::{RunFile, RunKind};

@@ -36,6 +36,8 @@ pub enum RunKind {
     Merge,
     /// `arena gate` (the folder also holds `gate.json` once the gate ended).
     Gate,
+    /// One iteration of `arena tune` (`iter-NNNN/`): θ+ against θ−.
+    TuneIteration,
 }
 
 impl RunKind {
@@ -48,6 +50,7 @@ impl RunKind {
             RunKind::CalibrationStep => "calibration-step",
             RunKind::Merge => "merge",
             RunKind::Gate => "gate",
+            RunKind::TuneIteration => "tune-iteration",
         }
     }
 }

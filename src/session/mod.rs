@@ -10,6 +10,7 @@
 pub mod calibration;
 pub mod gate;
 pub mod sprt;
+pub mod tune;
 
 use std::path::Path;
 

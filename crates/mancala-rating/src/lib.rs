@@ -39,6 +39,7 @@ pub mod pairwise;
 pub mod posterior;
 pub mod rows;
 pub mod sprt;
+pub mod spsa;
 
 mod linalg;
 

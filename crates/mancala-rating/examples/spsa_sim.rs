@@ -1,0 +1,75 @@
+//! The SPSA simulation benchmark (docs/tuning.md): on a simulated bot whose Elo is a known
+//! quadratic of its parameters (`mancala_rating::spsa::sim::problem`), how many game pairs a
+//! tune needs to end within 5 Elo of the optimum, for 2 and 8 parameters, with fishtest's
+//! default settings and with `arena tune`'s. Run it in release:
+//!
+//! ```sh
+//! cargo run --release -p mancala-rating --example spsa_sim
+//! ```
+//!
+//! "Within 5 Elo at B pairs" means at least 80 % of 20 seeded tunes, each planned for B pairs
+//! (the schedule depends on B), ended within 5 Elo of the optimum; the table also gives the
+//! median deficit at every budget. Every parameter has c_end 4 on a 0..100 range; the rows
+//! differ by r_end (fishtest's usual 0.002, then larger gains). `spsa_sim "K,TAIL;K,TAIL"`
+//! compares other settings (pairs per iteration, averaged tail fraction).
+
+use mancala_rating::spsa::sim::{problem, success, Variant};
+
+fn main() {
+    let seeds = 20;
+    let tolerance = 5.0;
+    let budgets = [500u64, 1000, 2000, 4000, 8000, 16000, 32000, 64000];
+    let variants: Vec<(&str, Variant)> = std::env::args()
+        .nth(1)
+        .map(|spec| {
+            spec.split(';')
+                .map(|v| {
+                    let (k, t) = v.split_once(',').expect("K,TAIL;K,TAIL");
+                    let variant = Variant {
+                        pairs_per_iteration: k.parse().expect("K"),
+                        tail: t.parse().expect("TAIL"),
+                    };
+                    (
+                        &*Box::leak(format!("K={k} tail={t}").into_boxed_str()),
+                        variant,
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_else(|| {
+            vec![
+                ("fishtest defaults", Variant::FISHTEST),
+                ("arena tune defaults", Variant::ARENA),
+            ]
+        });
+    println!(
+        "r_end | dims | settings | pairs to within {tolerance} Elo (80% of {seeds}) | median deficit (Elo) at {budgets:?}"
+    );
+    for (r_end, dims) in [
+        (0.002, 2usize),
+        (0.002, 8),
+        (0.03, 2),
+        (0.03, 8),
+        (0.1, 2),
+        (0.1, 8),
+    ] {
+        let (bot, params) = problem(dims, r_end);
+        let start = -bot.elo(&params.iter().map(|p| p.start).collect::<Vec<_>>());
+        for (label, variant) in &variants {
+            let mut reached = None;
+            let mut medians = Vec::new();
+            for &b in &budgets {
+                let (within, median) = success(&bot, &params, b, *variant, seeds, tolerance);
+                if reached.is_none() && within >= 0.8 {
+                    reached = Some(b);
+                }
+                medians.push(format!("{median:.1}"));
+            }
+            println!(
+                "{r_end} | {dims} | {label} | {} | start {start:.1}: {}",
+                reached.map_or("> 64000".to_string(), |b| b.to_string()),
+                medians.join(" ")
+            );
+        }
+    }
+}

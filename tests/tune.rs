@@ -1,0 +1,273 @@
+//! `arena tune` end to end (issue #31), with the bundled alpha-beta at fixed depths so that every
+//! game, and so the whole trajectory, is deterministic: a tune cut by `kill -9` and resumed ends
+//! with the same trajectory, files and result as one that ran through; the verification SPRT
+//! reports its verdict; parameters can come from the bot's own declarations.
+
+mod util;
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use util::*;
+
+const PARAMS: &str = "# two evaluation weights of the bundled alpha-beta\n\
+                      EvalCapture, 0, -16, 16, 2, 0.05\n\
+                      EvalMobility, int, 0, -16, 16, 2, 0.05\n";
+
+fn tune_args(out: &Path, params: &Path, iterations: &str) -> Vec<String> {
+    [
+        "tune",
+        "--quiet",
+        "--no-plots",
+        "--bot",
+        &bot("alphabeta"),
+        "--params",
+        params.to_str().unwrap(),
+        "--iterations",
+        iterations,
+        "--pairs-per-iteration",
+        "2",
+        "--depth",
+        "2",
+        "--concurrency",
+        "2",
+        "--seed",
+        "5",
+        "--no-verify",
+        "--out",
+        out.to_str().unwrap(),
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect()
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[test]
+fn a_tune_cut_by_kill_9_resumes_on_the_same_trajectory() {
+    let dir = Dir::new("tune-resume");
+    let params = dir.join("params.txt");
+    std::fs::write(&params, PARAMS).unwrap();
+    let full = dir.join("full");
+    let cut = dir.join("cut");
+    let iterations = "30";
+
+    let args = tune_args(&full, &params, iterations);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    arena_ok(&args);
+    let trajectory = read(&full.join("tune.csv"));
+    assert_eq!(trajectory.lines().count(), 31, "{trajectory}");
+    // The tune moved: some iteration had a decisive result.
+    assert!(
+        trajectory
+            .lines()
+            .skip(1)
+            .any(|l| l.split(',').nth(2) != Some("0")),
+        "{trajectory}"
+    );
+
+    let args = tune_args(&cut, &params, iterations);
+    bin_dir();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
+        .args(&args)
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    // Kill it in the middle of an iteration: once iteration 8 has a game on disk.
+    loop {
+        let n = std::fs::read_to_string(cut.join("iter-0008/games.csv"))
+            .map(|t| t.lines().count())
+            .unwrap_or(0);
+        if n >= 2 || started.elapsed() > Duration::from_secs(120) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    child.kill().unwrap(); // SIGKILL: no chance to tidy up
+    child.wait().unwrap();
+    let so_far = read(&cut.join("tune.json"));
+    assert!(
+        so_far.contains("\"finished\": false"),
+        "the tune must have been cut short"
+    );
+
+    let o = arena(&[
+        "tune",
+        "--quiet",
+        "--no-plots",
+        "--resume",
+        cut.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert_eq!(read(&cut.join("tune.csv")), trajectory);
+    assert_eq!(read(&cut.join("tuned.txt")), read(&full.join("tuned.txt")));
+    assert_eq!(
+        read(&cut.join("tuned.toml")),
+        read(&full.join("tuned.toml"))
+    );
+    // Every iteration played the same games.
+    for it in 0..30 {
+        let name = format!("iter-{it:04}");
+        let strip = |rows: Vec<std::collections::BTreeMap<String, String>>| {
+            let mut rows: Vec<_> = rows
+                .into_iter()
+                .map(|mut r| {
+                    r.retain(|k, _| !k.contains("ms"));
+                    r
+                })
+                .collect();
+            rows.sort_by_key(|r| r["game_id"].parse::<u64>().unwrap());
+            rows
+        };
+        assert_eq!(
+            strip(games(&cut.join(&name))),
+            strip(games(&full.join(&name))),
+            "{name}"
+        );
+    }
+    // A resume of a finished tune replays it from disk and changes nothing.
+    let o = arena(&["tune", "--no-plots", "--resume", cut.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("(from disk)"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert_eq!(read(&cut.join("tune.csv")), trajectory);
+}
+
+#[test]
+fn the_verification_reports_its_verdict_and_can_be_run_again() {
+    let dir = Dir::new("tune-verify");
+    let params = dir.join("params.txt");
+    std::fs::write(&params, PARAMS).unwrap();
+    let out = dir.join("t");
+    let mut args = tune_args(&out, &params, "4");
+    args.retain(|a| a != "--no-verify");
+    args.extend(
+        [
+            "--verify-depth",
+            "3",
+            "--verify-max-pairs",
+            "6",
+            "--elo0",
+            "0",
+            "--elo1",
+            "5",
+        ]
+        .map(String::from),
+    );
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = arena(&args);
+    let code = o.status.code();
+    assert!(
+        matches!(code, Some(0 | 3 | 4)),
+        "{code:?} {}",
+        text(&o.stderr)
+    );
+    let stdout = text(&o.stdout);
+    assert!(stdout.contains("verified"), "{stdout}");
+    let json: serde_json::Value = serde_json::from_str(&read(&out.join("tune.json"))).unwrap();
+    let verdict = json["verify"]["verdict"].as_str().unwrap().to_string();
+    let expected = match code {
+        Some(0) => "H1",
+        Some(3) => "H0",
+        _ => "inconclusive",
+    };
+    assert_eq!(verdict, expected);
+    assert!(json["verify"]["pairs"].as_u64().unwrap() <= 6);
+    assert_eq!(json["finished"], true);
+    // The verification's games are a run folder of its own, played at depth 3.
+    let run: serde_json::Value = serde_json::from_str(&read(&out.join("verify/run.json"))).unwrap();
+    assert_eq!(run["config"]["time"]["depth"], 3, "{run}");
+    // `--verify DIR` runs it again, into verify-2/, without playing the tune.
+    let o = arena(&[
+        "tune",
+        "--quiet",
+        "--no-plots",
+        "--verify",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), code, "{}", text(&o.stderr));
+    assert!(out.join("verify-2/games.csv").exists());
+    assert!(!out.join("iter-0004").exists());
+}
+
+#[test]
+fn parameters_come_from_the_bots_declarations() {
+    let dir = Dir::new("tune-declared");
+    let out = dir.join("t");
+    let o = arena(&[
+        "tune",
+        "--quiet",
+        "--no-plots",
+        "--no-verify",
+        "--bot",
+        &bot("alphabeta"),
+        "--tune-options",
+        "EvalCapture,evalstore",
+        "--iterations",
+        "2",
+        "--pairs-per-iteration",
+        "1",
+        "--depth",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let params = read(&out.join("params.txt"));
+    assert!(
+        params.contains("EvalCapture, int, 0, -64, 64, 6.4, 0.002"),
+        "{params}"
+    );
+    assert!(
+        params.contains("EvalStore, int, 4, -64, 64, 6.4, 0.002"),
+        "{params}"
+    );
+    let tuned = read(&out.join("tuned.txt"));
+    assert!(tuned.starts_with("EvalCapture,"), "{tuned}");
+    // Not a spin option, or not an option at all: refused before a game.
+    for (names, says) in [
+        ("Noise", "not a spin option"),
+        ("Nope", "declares no option"),
+    ] {
+        let o = arena(&[
+            "tune",
+            "--quiet",
+            "--no-verify",
+            "--bot",
+            &bot("alphabeta"),
+            "--tune-options",
+            names,
+            "--iterations",
+            "1",
+            "--depth",
+            "1",
+            "--out",
+            dir.join(names).to_str().unwrap(),
+        ]);
+        assert!(!o.status.success());
+        assert!(text(&o.stderr).contains(says), "{}", text(&o.stderr));
+    }
+}
+
+#[test]
+fn a_bad_parameters_file_is_refused_with_its_line() {
+    let dir = Dir::new("tune-bad");
+    let params = dir.join("p.txt");
+    std::fs::write(
+        &params,
+        "EvalCapture, 0, -16, 16, 2, 0.05\nEvalStore, 40, 0, 16, 1, 0.002\n",
+    )
+    .unwrap();
+    let args = tune_args(&dir.join("t"), &params, "2");
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = arena(&args);
+    assert!(!o.status.success());
+    assert!(text(&o.stderr).contains("line 2"), "{}", text(&o.stderr));
+    assert!(!dir.join("t/iter-0000").exists());
+}
