@@ -830,6 +830,34 @@ impl Objective {
     }
 }
 
+/// The minimum of a unimodal `f` on `[a, b]` by golden-section search: the middle of the
+/// bracket once it is `tol` wide or after `max_iter` steps.
+fn golden_min(f: impl Fn(f64) -> f64, mut a: f64, mut b: f64, tol: f64, max_iter: usize) -> f64 {
+    let ratio = (5f64.sqrt() - 1.0) / 2.0;
+    let mut c = b - ratio * (b - a);
+    let mut d = a + ratio * (b - a);
+    let (mut fc, mut fd) = (f(c), f(d));
+    for _ in 0..max_iter {
+        if b - a <= tol {
+            break;
+        }
+        if fc < fd {
+            b = d;
+            d = c;
+            fd = fc;
+            c = b - ratio * (b - a);
+            fc = f(c);
+        } else {
+            a = c;
+            c = d;
+            fc = fd;
+            d = a + ratio * (b - a);
+            fd = f(d);
+        }
+    }
+    0.5 * (a + b)
+}
+
 /// Prior standard deviation of the advantage, in raw units (1000 Elo).
 const ADV_PRIOR_SD: f64 = 1000.0 * ELO_SCALE;
 
@@ -1059,28 +1087,27 @@ impl Layout {
                 .map(|j| e[j] * e[j] / games[j])
                 .sum()
         };
-        let ratio = (5f64.sqrt() - 1.0) / 2.0;
-        let (mut a, mut b) = (-3.0, 3.0);
-        let mut c = b - ratio * (b - a);
-        let mut d = a + ratio * (b - a);
-        let (mut fc, mut fd) = (misfit(c), misfit(d));
-        while b - a > 1e-12 {
-            if fc < fd {
-                b = d;
-                d = c;
-                fd = fc;
-                c = b - ratio * (b - a);
-                fc = misfit(c);
-            } else {
-                a = c;
-                c = d;
-                fc = fd;
-                d = a + ratio * (b - a);
-                fd = misfit(d);
+        let best = shifted(golden_min(misfit, -3.0, 3.0, 1e-12, usize::MAX));
+        q.copy_from_slice(&best);
+    }
+
+    /// `Σ_c w_c a_c a_cᵀ` over the real cells (`weights` parallel to `table.cells()`,
+    /// `a_c = ∂x/∂q`), `dim × dim` row-major: an information matrix for the weights given.
+    pub(crate) fn weighted_outer_sum(&self, table: &GameTable, weights: &[f64]) -> Vec<f64> {
+        let m = self.dim;
+        let mut out = vec![0.0; m * m];
+        for (c, &w) in table.cells().iter().zip(weights) {
+            let a = self.grad_x(c.first, c.second);
+            for &(u, su) in &a {
+                let Some(u) = u else { continue };
+                for &(v, sv) in &a {
+                    if let Some(v) = v {
+                        out[u * m + v] += su * sv * w;
+                    }
+                }
             }
         }
-        let best = shifted(0.5 * (a + b));
-        q.copy_from_slice(&best);
+        out
     }
 
     /// Each cell's leverage at `q`: `n p (1 − p) · aᵀ I⁻¹ a`, `I` the information of the real
@@ -1095,18 +1122,7 @@ impl Layout {
                 c.counts.iter().sum::<u64>() as f64 * p * (1.0 - p)
             })
             .collect();
-        let mut info = vec![0.0; m * m];
-        for (c, &w) in cells.iter().zip(&weights) {
-            let a = self.grad_x(c.first, c.second);
-            for &(u, su) in &a {
-                let Some(u) = u else { continue };
-                for &(v, sv) in &a {
-                    if let Some(v) = v {
-                        info[u * m + v] += su * sv * w;
-                    }
-                }
-            }
-        }
+        let mut info = self.weighted_outer_sum(table, &weights);
         // A tiny ridge for directions the real games leave free (the advantage of one-coloured
         // encounters): their leverage is then near 0.
         for k in 0..m {
@@ -1461,30 +1477,7 @@ impl Model {
                 .map(|c| obj.cell(c, self.layout.x(q, c.first, c.second), true).0)
                 .sum::<f64>()
         };
-        let ratio = (5f64.sqrt() - 1.0) / 2.0;
-        let (mut a, mut b) = (1e-9, 1.0 - 1e-9);
-        let mut c = b - ratio * (b - a);
-        let mut d = a + ratio * (b - a);
-        let (mut fc, mut fd) = (value(c), value(d));
-        for _ in 0..200 {
-            if (b - a) < 1e-14 {
-                break;
-            }
-            if fc > fd {
-                b = d;
-                d = c;
-                fd = fc;
-                c = b - ratio * (b - a);
-                fc = value(c);
-            } else {
-                a = c;
-                c = d;
-                fc = fd;
-                d = a + ratio * (b - a);
-                fd = value(d);
-            }
-        }
-        nu_of(0.5 * (a + b))
+        nu_of(golden_min(|d0| -value(d0), 1e-9, 1.0 - 1e-9, 1e-14, 200))
     }
 
     /// Fits resampled `counts` (parallel to `table.cells()`) from the raw point `start`; returns

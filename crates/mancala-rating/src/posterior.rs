@@ -62,24 +62,15 @@ fn magnitude(model: &Model, table: &GameTable, raw: &[f64], nu: f64) -> f64 {
         return 1.0;
     }
     let q = layout.free(raw);
-    let mut h = vec![0.0; m * m];
-    let mut j = vec![0.0; m * m];
+    let (mut info, mut var) = (Vec::new(), Vec::new());
     for c in table.cells() {
-        let n: u64 = c.counts.iter().sum();
+        let n = c.counts.iter().sum::<u64>() as f64;
         let p = expected(layout.x(&q, c.first, c.second));
-        let info = n as f64 * p * (1.0 - p);
-        let var = n as f64 * (p * (1.0 - p) - 0.25 * draw_probability(p, nu)).max(0.0);
-        let a = layout.grad_x(c.first, c.second);
-        for &(u, su) in &a {
-            let Some(u) = u else { continue };
-            for &(v, sv) in &a {
-                if let Some(v) = v {
-                    h[u * m + v] += su * sv * info;
-                    j[u * m + v] += su * sv * var;
-                }
-            }
-        }
+        info.push(n * p * (1.0 - p));
+        var.push(n * (p * (1.0 - p) - 0.25 * draw_probability(p, nu)).max(0.0));
     }
+    let mut h = layout.weighted_outer_sum(table, &info);
+    let j = layout.weighted_outer_sum(table, &var);
     // A tiny ridge keeps H invertible where the real games leave a direction free (the
     // advantage when every encounter was played in one colour only).
     for k in 0..m {
