@@ -17,6 +17,7 @@ use crate::rating::{analyse, RatedGame, RatingConfig, RatingReport};
 use crate::run_folder::anchor_file::NamedAnchor;
 use crate::run_folder::games::{
     player_names, rated_games, read_games_checked, schedule_warnings, termination_counts,
+    Termination,
 };
 use crate::run_folder::pgn::{write_pgn, GAMES_PGN};
 use crate::run_folder::pgn_in::{read_pgn, PgnPool};
@@ -199,7 +200,17 @@ pub fn rate_dir(dir: &Path, opts: &RateOptions) -> Result<Rated> {
     if !dir.join(GAMES_PGN).exists() {
         write_pgn(dir)?;
     }
-    let summary = Summary::new(&report, termination_counts(&rows));
+    write_rated(dir, report, termination_counts(&rows), warnings)
+}
+
+/// Writes the rating files of `report` into `dir` and formats its table.
+fn write_rated(
+    dir: &Path,
+    report: RatingReport,
+    terminations: Vec<(Termination, usize)>,
+    warnings: Vec<String>,
+) -> Result<Rated> {
+    let summary = Summary::new(&report, terminations);
     write_rating_files(dir, &report, &summary)?;
     let table = format_table(&summary);
     Ok(Rated {
@@ -241,15 +252,7 @@ pub fn rate_pgn(paths: &[std::path::PathBuf], out: &Path, opts: &RateOptions) ->
     let report = rate_games(&pool.names, &pool.games, &opts, opts.seed.unwrap_or(1))?;
     std::fs::create_dir_all(out)
         .with_context(|| format!("cannot create the folder {}", out.display()))?;
-    let summary = Summary::new(&report, Vec::new());
-    write_rating_files(out, &report, &summary)?;
-    let table = format_table(&summary);
-    Ok(Rated {
-        report,
-        summary,
-        table,
-        warnings,
-    })
+    write_rated(out, report, Vec::new(), warnings)
 }
 
 fn show_paths(paths: &[std::path::PathBuf]) -> String {
