@@ -23,9 +23,9 @@ use mancala_arena::report::rate::{rate_dir, RateOptions};
 use mancala_arena::rules::Move;
 use mancala_arena::run_folder::analysis::{write_analysis, MistakeRow, ANALYSIS_CSV};
 use mancala_arena::run_folder::games::{read_records, GameRecord};
-use mancala_arena::solver::{db, BoardSpec, Db, Solver};
+use mancala_arena::solver::{BoardSpec, Db, Solver};
 
-use super::solve::load_db;
+use super::solve::database;
 
 #[derive(Debug, Args)]
 pub struct AnalyseArgs {
@@ -65,13 +65,8 @@ pub fn run(args: &AnalyseArgs) -> anyhow::Result<()> {
     for rec in &records {
         let ruleset = rec.row.rules;
         if let Ok(spec) = BoardSpec::from_ruleset(&ruleset) {
-            dbs.entry(spec).or_insert_with(|| {
-                let total = 2 * ruleset.pits() * ruleset.seeds() as usize;
-                let k = args
-                    .db_seeds
-                    .unwrap_or_else(|| db::solve_db_seeds(spec.pits, total));
-                load_db(spec, k, true).map(|(db, _)| db)
-            });
+            dbs.entry(spec)
+                .or_insert_with(|| database(&ruleset, args.db_seeds));
         }
     }
     let threads = args
