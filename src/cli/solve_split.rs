@@ -5,7 +5,9 @@
 //! The folder: `plan.json` (the rules, the root position, the depth and the guess; every step
 //! rebuilds the same split from it), `leaves/N.json` (one per solved leaf, written whole under
 //! a temporary name, so a killed or requeued shard resumes where it stopped), `result.json`
-//! (the merge's). A shard takes leaves `I, I + N, ...`; any N works with the same folder.
+//! (the merge's). A shard takes leaves `I, I + N, ...` (any N works with the same folder), in
+//! rounds of growing node budgets, and skips those the results so far (all shards') make
+//! unneeded.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -222,80 +224,117 @@ fn solve_shard(args: &SolveArgs, dir: &Path, shard: &str) -> anyhow::Result<()> 
     let mine: Vec<usize> = (index as usize..split.leaves.len())
         .step_by(count as usize)
         .collect();
-    let mut todo = Vec::new();
-    for &i in &mine {
-        if read_leaf(dir, i, &split.leaves[i])?.is_none() {
-            todo.push(i);
-        }
-    }
     let mut out = std::io::stdout().lock();
     writeln!(
         out,
-        "shard     {index}/{count}: {} subproblems, {} already solved; {}",
+        "shard     {index}/{count}: {} of {} subproblems; {}",
         mine.len(),
-        mine.len() - todo.len(),
+        split.leaves.len(),
         setup.describe(&spec)
     )?;
-    if todo.is_empty() {
-        return Ok(());
-    }
     let db = load_db(spec, &setup, !args.no_db_cache).map(|(db, _)| db);
     let mut solver = Solver::new(spec, setup.tt_mib, db);
     solver.set_threads(setup.threads);
     let started = Instant::now();
-    for i in todo {
-        let leaf = &split.leaves[i];
-        let (before, t) = (solver.nodes, Instant::now());
-        let (lo, hi) = solver
-            .bounds_within(&leaf.board, leaf.alpha, leaf.beta, leaf.alpha + 1, &mut |_| false)
-            .expect("never aborted");
-        let r = LeafResult {
-            leaf: i,
-            key: key_hex(&leaf.board),
-            lo,
-            hi,
-            nodes: solver.nodes - before,
-            secs: t.elapsed().as_secs_f64(),
-        };
-        write_json(&leaf_path(dir, i), &r)?;
-        writeln!(
-            out,
-            "leaf      {i}  seeds {}  window ({}, {})  -> [{lo}, {hi}]  {} nodes  {:.2}s",
-            leaf.board.seeds(),
-            leaf.alpha,
-            leaf.beta,
-            r.nodes,
-            r.secs
-        )?;
+    // Rounds with a node budget growing 4× per round: cheap subproblems are solved first, and
+    // their results (this shard's and the others', read from the folder) spare the siblings
+    // they make unneeded. An unfinished subproblem keeps its proven bounds in the TT.
+    let mut budget: u64 = 1 << 20;
+    let mut solved = 0;
+    // Nodes and seconds of each subproblem's unfinished rounds, added to its result.
+    let mut spent = std::collections::HashMap::<usize, (u64, f64)>::new();
+    loop {
+        let mut open = 0;
+        for &i in &mine {
+            let results = read_results(dir, &split)?;
+            if !split.needed(&results)[i] {
+                continue;
+            }
+            open += 1;
+            let leaf = &split.leaves[i];
+            let (before, t) = (solver.nodes, Instant::now());
+            let limit = before + budget;
+            let Some((lo, hi)) = solver.bounds_within(
+                &leaf.board,
+                leaf.alpha,
+                leaf.beta,
+                leaf.alpha + 1,
+                &mut |n| n > limit,
+            ) else {
+                let e = spent.entry(i).or_default();
+                e.0 += solver.nodes - before;
+                e.1 += t.elapsed().as_secs_f64();
+                continue;
+            };
+            let (n0, s0) = spent.get(&i).copied().unwrap_or_default();
+            let r = LeafResult {
+                leaf: i,
+                key: key_hex(&leaf.board),
+                lo,
+                hi,
+                nodes: n0 + solver.nodes - before,
+                secs: s0 + t.elapsed().as_secs_f64(),
+            };
+            write_json(&leaf_path(dir, i), &r)?;
+            solved += 1;
+            writeln!(
+                out,
+                "leaf      {i}  seeds {}  window ({}, {})  -> [{lo}, {hi}]  {} nodes  {:.2}s  (budget {budget})",
+                leaf.board.seeds(),
+                leaf.alpha,
+                leaf.beta,
+                r.nodes,
+                r.secs
+            )?;
+        }
+        if open == 0 {
+            break;
+        }
+        budget = budget.saturating_mul(4);
     }
+    let results = read_results(dir, &split)?;
+    let skipped = mine.iter().filter(|&&i| results[i].is_none()).count();
     writeln!(
         out,
-        "done      {} nodes in {:.1}s",
+        "done      {solved} solved here, {skipped} not needed; {} nodes in {:.1}s",
         solver.nodes,
         started.elapsed().as_secs_f64()
     )?;
     Ok(())
 }
 
+/// Every leaf's stored result so far.
+fn read_results(dir: &Path, split: &Split) -> anyhow::Result<Vec<Option<(i32, i32)>>> {
+    split
+        .leaves
+        .iter()
+        .enumerate()
+        .map(|(i, leaf)| Ok(read_leaf(dir, i, leaf)?.map(|r| (r.lo, r.hi))))
+        .collect()
+}
+
 fn merge(dir: &Path) -> anyhow::Result<()> {
     let (file, rules, spec, pos, split) = load_plan(dir)?;
+    let (mut nodes, mut secs, mut longest, mut solved) = (0u64, 0f64, 0f64, 0);
     let mut results = Vec::new();
-    let mut missing = Vec::new();
-    let (mut nodes, mut secs, mut longest) = (0u64, 0f64, 0f64);
     for (i, leaf) in split.leaves.iter().enumerate() {
-        match read_leaf(dir, i, leaf)? {
-            Some(r) => {
-                nodes += r.nodes;
-                secs += r.secs;
-                longest = longest.max(r.secs);
-                results.push((r.lo, r.hi));
-            }
-            None => missing.push(i.to_string()),
+        let r = read_leaf(dir, i, leaf)?;
+        if let Some(r) = &r {
+            nodes += r.nodes;
+            secs += r.secs;
+            longest = longest.max(r.secs);
+            solved += 1;
         }
+        results.push(r.map(|r| (r.lo, r.hi)));
     }
-    if !missing.is_empty() {
+    let (lo, hi) = split.merge(&results);
+    if !split.root_decided((lo, hi)) {
+        let missing: Vec<String> = (0..split.leaves.len())
+            .filter(|&i| split.needed(&results)[i])
+            .map(|i| i.to_string())
+            .collect();
         bail!(
-            "{}: {} of {} subproblems are not solved yet: {}{}",
+            "{}: {} of {} subproblems are still needed: {}{} (run the shards that hold them)",
             dir.join("leaves").display(),
             missing.len(),
             split.leaves.len(),
@@ -303,13 +342,12 @@ fn merge(dir: &Path) -> anyhow::Result<()> {
             if missing.len() > 20 { " ..." } else { "" }
         );
     }
-    let (lo, hi) = split.merge(&results);
     let (_, diff) = board(&spec, &pos)?;
     let mut out = std::io::stdout().lock();
     writeln!(out, "rules     {rules}")?;
     writeln!(
         out,
-        "split     {} subproblems {} sows deep; {nodes} nodes, {secs:.1}s of solving in all, the longest {longest:.1}s",
+        "split     {} subproblems {} sows deep, {solved} solved (the rest not needed); {nodes} nodes, {secs:.1}s of solving in all, the longest {longest:.1}s",
         split.leaves.len(),
         file.depth
     )?;
@@ -337,7 +375,8 @@ fn merge(dir: &Path) -> anyhow::Result<()> {
         &serde_json::json!({
             "rules": file.rules, "position": file.position, "lo": lo, "hi": hi,
             "value": value, "margin": value.map(|v| v + diff),
-            "subproblems": split.leaves.len(), "nodes": nodes, "solve_secs": secs,
+            "subproblems": split.leaves.len(), "solved": solved, "nodes": nodes,
+            "solve_secs": secs,
         }),
     )
 }

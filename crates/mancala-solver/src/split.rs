@@ -133,36 +133,92 @@ impl Split {
         To::Node(me)
     }
 
-    /// The root's proven `[lo, hi]` from every leaf's `[lo, hi]` (in leaf order, each from its
-    /// mover's view): exact when `lo == hi`.
-    pub fn merge(&self, results: &[(i32, i32)]) -> (i32, i32) {
+    /// The root's proven `[lo, hi]` from the leaves' results so far (in leaf order, each from
+    /// its mover's view; `None`: not solved, bounded by its seeds). Exact when `lo == hi`;
+    /// decided (see [`Split::root_decided`]) once every needed leaf is solved.
+    pub fn merge(&self, results: &[Option<(i32, i32)>]) -> (i32, i32) {
+        self.interval(self.top, &self.intervals(results), results)
+    }
+
+    /// Whether the root's bounds `(lo, hi)` answer the split: exact, or outside its window.
+    pub fn root_decided(&self, (lo, hi): (i32, i32)) -> bool {
+        lo == hi || lo >= self.beta || hi <= self.alpha
+    }
+
+    /// The leaves that can still change the root's bounds' decision: not solved, and below no
+    /// decided node (exact, or proven outside its window) on some path. Why: once a sibling
+    /// refutes a move, the other replies need no search (the cutoffs a single alpha-beta gets);
+    /// a node only ever becomes more decided as results come in, so a leaf once not needed
+    /// stays so.
+    pub fn needed(&self, results: &[Option<(i32, i32)>]) -> Vec<bool> {
+        let nodes = self.intervals(results);
+        let mut need = vec![false; self.leaves.len()];
+        self.mark(self.top, self.alpha, self.beta, &nodes, results, &mut need);
+        need
+    }
+
+    /// Every interior node's `[lo, hi]` (children come after their parent, so backwards).
+    fn intervals(&self, results: &[Option<(i32, i32)>]) -> Vec<(i32, i32)> {
         assert_eq!(results.len(), self.leaves.len(), "one result per leaf");
-        match self.top {
-            To::Node(n) => self.value(n, results),
-            To::Leaf(l) => results[l],
-            To::Over => unreachable!("the root has a legal move"),
+        let mut out = vec![(0, 0); self.nodes.len()];
+        for n in (0..self.nodes.len()).rev() {
+            let mut best = (i32::MIN, i32::MIN);
+            for e in &self.nodes[n] {
+                let (lo, hi) = self.edge(e, self.interval(e.to, &out, results));
+                best = (best.0.max(lo), best.1.max(hi));
+            }
+            out[n] = best;
+        }
+        out
+    }
+
+    /// The `[lo, hi]` of what `to` leads to, from its mover's view.
+    fn interval(&self, to: To, nodes: &[(i32, i32)], results: &[Option<(i32, i32)>]) -> (i32, i32) {
+        match to {
+            To::Node(n) => nodes[n],
+            To::Leaf(l) => results[l].unwrap_or_else(|| {
+                let s = self.leaves[l].board.seeds();
+                (-s, s)
+            }),
+            To::Over => (0, 0),
         }
     }
 
-    fn value(&self, node: usize, results: &[(i32, i32)]) -> (i32, i32) {
-        let mut best = (i32::MIN, i32::MIN);
-        for e in &self.nodes[node] {
-            let (lo, hi) = match e.to {
-                To::Over => (e.gain, e.gain),
-                To::Node(n) => self.edge(e, self.value(n, results)),
-                To::Leaf(l) => self.edge(e, results[l]),
-            };
-            best = (best.0.max(lo), best.1.max(hi));
+    fn mark(
+        &self,
+        to: To,
+        alpha: i32,
+        beta: i32,
+        nodes: &[(i32, i32)],
+        results: &[Option<(i32, i32)>],
+        need: &mut [bool],
+    ) {
+        match to {
+            To::Over => {}
+            To::Leaf(l) => need[l] |= results[l].is_none(),
+            To::Node(n) => {
+                let (lo, hi) = nodes[n];
+                if lo == hi || lo >= beta || hi <= alpha {
+                    return;
+                }
+                for e in &self.nodes[n] {
+                    let (a, b) = if e.extra {
+                        (alpha - e.gain, beta - e.gain)
+                    } else {
+                        (e.gain - beta, e.gain - alpha)
+                    };
+                    self.mark(e.to, a, b, nodes, results, need);
+                }
+            }
         }
-        best
     }
 
-    /// A sow's value interval from its child's.
+    /// A sow's value interval from its child's (a finished game: its gain).
     fn edge(&self, e: &Edge, (lo, hi): (i32, i32)) -> (i32, i32) {
-        if e.extra {
-            (e.gain + lo, e.gain + hi)
-        } else {
-            (e.gain - hi, e.gain - lo)
+        match e.to {
+            To::Over => (e.gain, e.gain),
+            _ if e.extra => (e.gain + lo, e.gain + hi),
+            _ => (e.gain - hi, e.gain - lo),
         }
     }
 
@@ -182,23 +238,27 @@ mod tests {
         BoardSpec::from_ruleset(&rules.parse::<Ruleset>().unwrap()).unwrap()
     }
 
-    /// Solves every leaf within its window with a fresh solver (as separate jobs would) and
-    /// merges.
+    /// Solves the needed leaves within their windows, each with a fresh solver (as separate
+    /// jobs would), in leaf order, and merges.
     fn split_value(sp: &BoardSpec, root: SBoard, depth: usize, guess: Option<i32>) -> (i32, i32) {
         let split = Split::new(sp, root, depth, guess);
-        let results: Vec<(i32, i32)> = split
-            .leaves
-            .iter()
-            .map(|l| {
-                let mut s = Solver::new(*sp, 1, None);
-                let r = s
-                    .bounds_within(&l.board, l.alpha, l.beta, 0, &mut |_| false)
-                    .unwrap();
-                assert!(Split::decided(l, r), "leaf not decided: {r:?} in {l:?}");
-                r
-            })
-            .collect();
-        split.merge(&results)
+        let mut results = vec![None; split.leaves.len()];
+        for i in 0..split.leaves.len() {
+            if !split.needed(&results)[i] {
+                continue;
+            }
+            let l = &split.leaves[i];
+            let mut s = Solver::new(*sp, 1, None);
+            let r = s
+                .bounds_within(&l.board, l.alpha, l.beta, 0, &mut |_| false)
+                .unwrap();
+            assert!(Split::decided(l, r), "leaf not decided: {r:?} in {l:?}");
+            results[i] = Some(r);
+        }
+        assert!(split.needed(&results).iter().all(|&n| !n));
+        let root = split.merge(&results);
+        assert!(split.root_decided(root), "{root:?}");
+        root
     }
 
     #[test]
@@ -229,5 +289,25 @@ mod tests {
         keys.sort_unstable();
         keys.dedup();
         assert_eq!(keys.len(), split.leaves.len());
+    }
+
+    #[test]
+    fn a_refuted_move_needs_no_more_replies() {
+        // Kalah(3,2) is +4: with the guess +4, once one reply holds a bad first move below its
+        // window, that move's other replies are not needed; and all leaves solved is a superset.
+        let sp = spec("kalah:pits=3,seeds=2");
+        let split = Split::new(&sp, sp.start(2), 2, Some(4));
+        let mut results = vec![None; split.leaves.len()];
+        let mut solved = 0;
+        for i in 0..split.leaves.len() {
+            if split.needed(&results)[i] {
+                let l = &split.leaves[i];
+                let mut s = Solver::new(sp, 1, None);
+                results[i] = s.bounds_within(&l.board, l.alpha, l.beta, 0, &mut |_| false);
+                solved += 1;
+            }
+        }
+        assert!(solved < split.leaves.len(), "{solved} of {}", split.leaves.len());
+        assert_eq!(split.merge(&results), (4, 4));
     }
 }
