@@ -198,8 +198,14 @@ fn value_line(out: &str) -> String {
 /// and checks the value against the unsplit solve's and `known`.
 fn split_solve_on_slurm(name: &str, rules: &str, db: &str, depth: &str, shards: &str, known: &str) {
     if !cluster_up() {
-        assert!(!in_ci(), "CI must run the Slurm test (scripts/slurm/local-cluster.sh)");
-        skipped(name, "no Slurm cluster (start one as root with scripts/slurm/local-cluster.sh)");
+        assert!(
+            !in_ci(),
+            "CI must run the Slurm test (scripts/slurm/local-cluster.sh)"
+        );
+        skipped(
+            name,
+            "no Slurm cluster (start one as root with scripts/slurm/local-cluster.sh)",
+        );
         return;
     }
     let dir = Dir::new("slurm-solve");
@@ -208,7 +214,15 @@ fn split_solve_on_slurm(name: &str, rules: &str, db: &str, depth: &str, shards: 
     let whole = arena_ok(&["solve", "--rules", rules, "--db-seeds", db, "--value-only"]);
     assert_eq!(value_line(&whole), format!("value     {known}"), "{whole}");
     let made = arena_ok(&[
-        "solve", "--rules", rules, "--db-seeds", db, "--split", depth, "--plan", plan_s,
+        "solve",
+        "--rules",
+        rules,
+        "--db-seeds",
+        db,
+        "--split",
+        depth,
+        "--plan",
+        plan_s,
     ]);
     assert!(made.contains("subproblems"), "{made}");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/slurm/solve.sh");
@@ -218,7 +232,12 @@ fn split_solve_on_slurm(name: &str, rules: &str, db: &str, depth: &str, shards: 
         .env("ARENA", env!("CARGO_BIN_EXE_arena"))
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}{}", text(&out.stdout), text(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
     wait_for(&plan.join("result.json"), 1200);
     let merged = arena_ok(&["solve", "--plan", plan_s, "--merge"]);
     assert_eq!(value_line(&merged), value_line(&whole), "{merged}");

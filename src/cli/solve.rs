@@ -57,6 +57,10 @@ pub struct SolveArgs {
     /// Find every optimal move, whatever the game's size.
     #[arg(long)]
     pub all_best: bool,
+    /// Print the setup line (which database, TT, threads and guess the solve would take, and
+    /// whether the database must be built) and stop.
+    #[arg(long)]
+    pub dry_run: bool,
     #[command(flatten)]
     pub split: super::solve_split::SplitArgs,
 }
@@ -126,6 +130,9 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<()> {
     setup.all_best = (setup.all_best || args.all_best) && !args.value_only;
     let mut out = std::io::stdout().lock();
     writeln!(out, "setup     {}", setup.describe(&spec))?;
+    if args.dry_run {
+        return Ok(());
+    }
     let db = load_db(spec, &setup, !args.no_db_cache);
     if let Some((db, dir)) = &db {
         writeln!(
@@ -209,11 +216,7 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<()> {
 /// The endgame database of `setup` (none for K = 0), from the cache folder when `cache` and
 /// it is there, else built (saying so on stderr with the expected time, and a progress bar on
 /// a terminal) and saved. Also returns the cache folder used.
-pub fn load_db(
-    spec: BoardSpec,
-    setup: &Setup,
-    cache: bool,
-) -> Option<(Arc<Db>, Option<PathBuf>)> {
+pub fn load_db(spec: BoardSpec, setup: &Setup, cache: bool) -> Option<(Arc<Db>, Option<PathBuf>)> {
     let k = setup.db_seeds;
     if k == 0 {
         return None;

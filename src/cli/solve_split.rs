@@ -82,7 +82,10 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<()> {
         (Some(depth), None, false) => plan(args, dir, depth),
         (None, Some(shard), false) => solve_shard(args, dir, shard),
         (None, None, true) => merge(dir),
-        _ => bail!("--plan {}: say what to do with it: --split DEPTH, --shard I/N or --merge", dir.display()),
+        _ => bail!(
+            "--plan {}: say what to do with it: --split DEPTH, --shard I/N or --merge",
+            dir.display()
+        ),
     }
 }
 
@@ -352,8 +355,15 @@ fn merge(dir: &Path) -> anyhow::Result<()> {
         file.depth
     )?;
     let value = if lo == hi {
-        writeln!(out, "value     {lo:+}  (exact, merged from the subproblems)")?;
-        writeln!(out, "margin    {:+}  (final store difference, mover's view)", diff + lo)?;
+        writeln!(
+            out,
+            "value     {lo:+}  (exact, merged from the subproblems)"
+        )?;
+        writeln!(
+            out,
+            "margin    {:+}  (final store difference, mover's view)",
+            diff + lo
+        )?;
         Some(lo)
     } else if lo >= split.beta {
         writeln!(

@@ -28,11 +28,7 @@ fn main() {
     let progress = |done: u64, todo: u64| {
         let pct = done * 20 / todo.max(1);
         if shown.fetch_max(pct, Relaxed) < pct {
-            eprintln!(
-                "{:>3} %  {:.0}s",
-                pct * 5,
-                started.elapsed().as_secs_f64()
-            );
+            eprintln!("{:>3} %  {:.0}s", pct * 5, started.elapsed().as_secs_f64());
         }
     };
     let db = Db::load_or_build_with(spec, k, Some(&dir), threads, &progress);

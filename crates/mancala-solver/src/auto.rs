@@ -88,9 +88,21 @@ pub const BUILD_NS_PER_ENTRY: f64 = 300.0;
 pub const KNOWN: [(usize, u32, bool, i32, &str); 6] = [
     (6, 3, false, 2, "Kalah(6,3)"),
     (6, 4, false, 8, "Kalah(6,4), Irving et al. 2000"),
-    (6, 4, true, 10, "Kalah(6,4) empty capture, Irving et al. 2000"),
+    (
+        6,
+        4,
+        true,
+        10,
+        "Kalah(6,4) empty capture, Irving et al. 2000",
+    ),
     (6, 5, false, 10, "Kalah(6,5), Rawlings 2015"),
-    (6, 5, true, 12, "Kalah(6,5) empty capture, Irving et al. 2000"),
+    (
+        6,
+        5,
+        true,
+        12,
+        "Kalah(6,5) empty capture, Irving et al. 2000",
+    ),
     (5, 4, false, 10, "Kalah(5,4)"),
 ];
 
@@ -200,7 +212,8 @@ impl Setup {
             DbSource::Build { from } => format!(
                 "database K={} to build{} (about {:.0}s on {} threads)",
                 self.db_seeds,
-                from.map(|f| format!(" from cached K={f}")).unwrap_or_default(),
+                from.map(|f| format!(" from cached K={f}"))
+                    .unwrap_or_default(),
                 build_secs(spec.pits, from, self.db_seeds, self.build_threads),
                 self.build_threads
             ),
@@ -267,7 +280,10 @@ mod tests {
         let s = pick("kalah:seeds=3", 24, &[28], Purpose::Solve);
         assert_eq!((s.db_seeds, s.db_source), (16, DbSource::Cached(28)));
         // Tiny games: the whole game's database (one of at most 4 M entries always pays).
-        assert_eq!(pick("kalah:pits=3,seeds=2", 24, &[], Purpose::Solve).db_seeds, 12);
+        assert_eq!(
+            pick("kalah:pits=3,seeds=2", 24, &[], Purpose::Solve).db_seeds,
+            12
+        );
         // No known value: guess 0.
         let s = pick("kalah:seeds=6", 24, &[], Purpose::Solve);
         assert_eq!((s.guess, s.guess_from), (0, "none known"));
@@ -276,7 +292,10 @@ mod tests {
     #[test]
     fn the_bot_builds_small_and_loads_larger_cached_files() {
         let s = pick("kalah", 24, &[], Purpose::Bot);
-        assert_eq!((s.db_seeds, s.db_source), (12, DbSource::Build { from: None }));
+        assert_eq!(
+            (s.db_seeds, s.db_source),
+            (12, DbSource::Build { from: None })
+        );
         assert_eq!(s.threads, 1);
         let s = pick("kalah", 24, &[28], Purpose::Bot);
         assert_eq!((s.db_seeds, s.db_source), (22, DbSource::Cached(28)));

@@ -324,7 +324,10 @@ impl Db {
             .rev()
             .filter(|&&k| k < max_seeds)
             .find_map(|&k| Db::load(dir, spec, k, k))
-            .map(|db| Db { loaded: false, ..db })
+            .map(|db| Db {
+                loaded: false,
+                ..db
+            })
             .unwrap_or_else(|| Db::empty(spec));
         let db = base.extend(max_seeds, threads, progress);
         let _ = db.save(&dir.join(Db::file_name(&spec, max_seeds)));

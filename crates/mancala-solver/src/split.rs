@@ -120,9 +120,23 @@ impl Split {
             let to = if s.over {
                 To::Over
             } else if s.extra {
-                self.expand(spec, &s.next, left - 1, alpha - s.gain, beta - s.gain, index)
+                self.expand(
+                    spec,
+                    &s.next,
+                    left - 1,
+                    alpha - s.gain,
+                    beta - s.gain,
+                    index,
+                )
             } else {
-                self.expand(spec, &s.next, left - 1, s.gain - beta, s.gain - alpha, index)
+                self.expand(
+                    spec,
+                    &s.next,
+                    left - 1,
+                    s.gain - beta,
+                    s.gain - alpha,
+                    index,
+                )
             };
             self.nodes[me].push(Edge {
                 gain: s.gain,
@@ -265,18 +279,31 @@ mod tests {
     fn split_solves_agree_with_plain_minimax() {
         // Kalah(3,2) (+4) and Kalah(2,3) with empty capture (−2), by plain minimax at the root;
         // every depth, guesses right, too low, too high, and none.
-        for rules in ["kalah:pits=3,seeds=2", "kalah:pits=2,seeds=3,empty_capture=true"] {
+        for rules in [
+            "kalah:pits=3,seeds=2",
+            "kalah:pits=2,seeds=3,empty_capture=true",
+        ] {
             let sp = spec(rules);
             let seeds = rules.split("seeds=").nth(1).unwrap()[..1].parse().unwrap();
             let root = sp.start(seeds);
             let v = minimax(&sp, &root);
             for depth in 0..=5 {
-                assert_eq!(split_value(&sp, root, depth, None), (v, v), "{rules} depth {depth}");
+                assert_eq!(
+                    split_value(&sp, root, depth, None),
+                    (v, v),
+                    "{rules} depth {depth}"
+                );
                 assert_eq!(split_value(&sp, root, depth, Some(v)), (v, v));
                 let (lo, _) = split_value(&sp, root, depth, Some(v - 2));
-                assert!(lo >= v - 1 && lo <= v, "{rules} depth {depth}: guess low, lo {lo}");
+                assert!(
+                    lo >= v - 1 && lo <= v,
+                    "{rules} depth {depth}: guess low, lo {lo}"
+                );
                 let (_, hi) = split_value(&sp, root, depth, Some(v + 2));
-                assert!(hi <= v + 1 && hi >= v, "{rules} depth {depth}: guess high, hi {hi}");
+                assert!(
+                    hi <= v + 1 && hi >= v,
+                    "{rules} depth {depth}: guess high, hi {hi}"
+                );
             }
         }
     }
@@ -307,7 +334,11 @@ mod tests {
                 solved += 1;
             }
         }
-        assert!(solved < split.leaves.len(), "{solved} of {}", split.leaves.len());
+        assert!(
+            solved < split.leaves.len(),
+            "{solved} of {}",
+            split.leaves.len()
+        );
         assert_eq!(split.merge(&results), (4, 4));
     }
 }
