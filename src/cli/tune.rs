@@ -12,6 +12,7 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
 use mancala_arena::rating::spsa::{parse_params, Schedule};
+use mancala_arena::report::plots::{write_figure, TunePlot};
 use mancala_arena::run_folder::check_new_folder;
 use mancala_arena::run_folder::tune::{
     write_params, TuneFile, TuneSetup, VerifySetup, TUNED_TOML, TUNED_TXT, TUNE_CSV,
@@ -178,6 +179,22 @@ fn new_setup(args: &TuneArgs, dir: &std::path::Path) -> Result<TuneSetup> {
     })
 }
 
+/// Draws `trajectory.svg` and `trajectory.png` (the parameters over the pairs, normalised as
+/// fishtest's chart) into the tune folder; a figure not drawn is a warning, not an error.
+fn write_trajectory(dir: &std::path::Path, file: &TuneFile, quiet: bool) -> Result<()> {
+    let missing = match TunePlot::new(file) {
+        Ok(plot) => write_figure(dir, &plot)
+            .with_context(|| format!("cannot write the trajectory plot into {}", dir.display()))?,
+        Err(why) => vec![format!("no trajectory plot: {why}")],
+    };
+    if !quiet {
+        for m in missing {
+            eprintln!("warning: {m}");
+        }
+    }
+    Ok(())
+}
+
 pub fn run(args: &TuneArgs) -> Result<ExitCode> {
     let (dir, mut file, play) = match (&args.resume, &args.verify) {
         (Some(dir), _) | (None, Some(dir)) => {
@@ -266,6 +283,9 @@ pub fn run(args: &TuneArgs) -> Result<ExitCode> {
             )?;
         }
         outln!("trajectory: {}", dir.join(TUNE_CSV).display())?;
+        if !args.output.no_plots {
+            write_trajectory(&dir, &file, quiet)?;
+        }
     }
     if file.setup.verify.is_none() {
         return Ok(ExitCode::SUCCESS);

@@ -223,7 +223,8 @@ fn sentence(reason: &str) -> String {
     text
 }
 
-fn figure<P: Plot>(plot: Result<P, PlotError>) -> String {
+/// A figure as inline SVG with its caption, or a line saying why it was not drawn.
+pub fn figure<P: Plot>(plot: Result<P, PlotError>) -> String {
     match plot.and_then(|p| render_svg(&p).map(|svg| (p.caption(), svg))) {
         Ok((caption, svg)) => format!(
             "<figure>{}<figcaption>{}</figcaption></figure>\n",
@@ -237,7 +238,8 @@ fn figure<P: Plot>(plot: Result<P, PlotError>) -> String {
     }
 }
 
-fn table(columns: &[(&'static str, Align)], rows: Vec<Vec<String>>) -> Table {
+/// A [`Table`] of these columns and rows, without notes.
+pub fn table(columns: &[(&'static str, Align)], rows: Vec<Vec<String>>) -> Table {
     Table {
         columns: columns
             .iter()
@@ -451,7 +453,7 @@ fn recent(id: &str, v: &RunView<'_>) -> String {
 }
 
 /// The run page (also a calibration's, with `kind` `calibration`); `sections` as
-/// [`run_sections`] or [`calibration_curve`] and [`calibration_runs`] made them.
+/// [`run_sections`] or [`calibration_curve`] and [`run_folders`] made them.
 pub fn run_page(
     id: &str,
     kind: &str,
@@ -541,8 +543,9 @@ pub fn count(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
-/// A calibration page's run folders (reference, steps).
-pub fn calibration_runs(runs: &[RunLine]) -> String {
+/// The run folders of a calibration (reference, steps) or of a tune (verifications, the latest
+/// iterations), on its page.
+pub fn run_folders(runs: &[RunLine]) -> String {
     format!("<h2>Run folders</h2>\n{}", runs_table(runs))
 }
 
