@@ -147,4 +147,3 @@ pub fn matchmaking_text(file: &MatchmakingFile) -> String {
     }
     s
 }
-

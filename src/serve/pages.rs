@@ -22,12 +22,14 @@ use crate::report::text::escape_html as escape;
 use crate::report::viewer::{json_for_script, GameView};
 use crate::run_folder::calibration::MatchmakingFile;
 
-/// A whole page: the shared style sheet and script, `body` inside.
+/// A whole page: the shared style sheet and script, `body` inside. The empty icon keeps the
+/// browser from asking for `/favicon.ico` (a 404 in its console).
 pub fn layout(title: &str, body: &str) -> String {
     format!(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
          <title>{} – arena serve</title>\n<link rel=\"stylesheet\" href=\"/static/style.css\">\n\
+         <link rel=\"icon\" href=\"data:,\">\n\
          <script src=\"/static/app.js\" defer></script>\n</head>\n<body>\n\
          <nav><a href=\"/\">all runs</a></nav>\n{body}</body>\n</html>\n",
         escape(title)

@@ -137,9 +137,8 @@ impl App {
             .and_then(|(_, e)| self.progress(e, now).started);
         let done = 2 * tf.and_then(|f| f.steps.last()).map_or(0, |s| s.pairs) + playing;
         let total = tf.map_or(0, |f| 2 * f.setup.schedule.pairs);
-        let complete = tf.is_some_and(|f| {
-            f.finished && (f.setup.verify.is_none() || f.verify.is_some())
-        });
+        let complete =
+            tf.is_some_and(|f| f.finished && (f.setup.verify.is_none() || f.verify.is_some()));
         let last_write = written.and_then(|w| w.1).unwrap_or(now);
         let fresh = live::quiet_since(now, last_write) < live::MIN_QUIET;
         let state = if runs.iter().any(|r| r.progress.state == RunState::Running) {
@@ -285,7 +284,9 @@ pub fn trajectory(file: Option<&Result<TuneFile, String>>) -> String {
         .iter()
         .enumerate()
         .map(|(i, p)| {
-            let theta = last.and_then(|l| l.theta.get(i).copied()).unwrap_or(p.start);
+            let theta = last
+                .and_then(|l| l.theta.get(i).copied())
+                .unwrap_or(p.start);
             let mut row = vec![
                 p.name.clone(),
                 p.format(p.start),

@@ -128,10 +128,13 @@ mod tests {
     use crate::run_folder::tune::{TuneSetup, TuneStep};
 
     fn file(steps: usize) -> TuneFile {
-        let params: Vec<Param> = ["EvalStore, 4, 0, 16, 2, 0.03", "EvalMobility, 0, -8, 8, 1, 0.03"]
-            .iter()
-            .map(|l| Param::parse_line(l).unwrap())
-            .collect();
+        let params: Vec<Param> = [
+            "EvalStore, 4, 0, 16, 2, 0.03",
+            "EvalMobility, 0, -8, 8, 1, 0.03",
+        ]
+        .iter()
+        .map(|l| Param::parse_line(l).unwrap())
+        .collect();
         TuneFile {
             setup: TuneSetup {
                 bot: "bot".into(),
