@@ -105,7 +105,7 @@ impl App {
             .filter(|e| e.kind == FolderKind::Run)
             .filter_map(|e| Some((child_of(&entry.dir, &e.dir)?, e)))
             .collect();
-        children.sort_by(|a, b| b.0.cmp(&a.0));
+        children.sort_by_key(|c| std::cmp::Reverse(c.0));
         let line = |e: &Entry| {
             let progress = self.progress(e, now);
             RunLine {
@@ -133,7 +133,7 @@ impl App {
             .map_or(0, |(_, e)| self.progress(e, now).done);
         let started = iterations
             .clone()
-            .last()
+            .next_back()
             .and_then(|(_, e)| self.progress(e, now).started);
         let done = 2 * tf.and_then(|f| f.steps.last()).map_or(0, |s| s.pairs) + playing;
         let total = tf.map_or(0, |f| 2 * f.setup.schedule.pairs);

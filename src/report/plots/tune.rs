@@ -21,6 +21,7 @@ pub struct TunePlot {
     pub series: Vec<Vec<(u64, f64)>>,
     /// The planned pairs (the x axis runs to them, so a running tune shows how far it is).
     pub planned: u64,
+    /// Iterations done and planned.
     pub iterations: (usize, u64),
 }
 
