@@ -143,7 +143,7 @@ impl TuneArgs {
 
     /// The flags that set up a tune, given with `--resume` or `--verify` (which go on as the
     /// tune's `tune.json` says): each with the value given and the tune's own.
-    fn setup_flags_given(&self, s: &TuneSetup) -> Vec<String> {
+    fn setup_flags_given(&self, s: &TuneSetup, dir: &std::path::Path) -> Vec<String> {
         fn opt<T: ToString>(v: &Option<T>) -> String {
             v.as_ref().map_or_else(|| "none".to_string(), T::to_string)
         }
@@ -235,7 +235,7 @@ impl TuneArgs {
             (
                 "--out",
                 self.output.out.as_ref().map(|p| p.display().to_string()),
-                "the folder given".to_string(),
+                dir.display().to_string(),
             ),
         ];
         given
@@ -286,11 +286,14 @@ fn new_setup(args: &TuneArgs, dir: &std::path::Path) -> Result<TuneSetup> {
         params,
         iterations,
         pairs_per_iteration,
-        schedule: Schedule {
-            alpha: args.alpha.unwrap_or(0.602),
-            gamma: args.gamma.unwrap_or(0.101),
-            a_ratio: args.a_ratio.unwrap_or(0.1),
-            pairs: iterations * u64::from(pairs_per_iteration),
+        schedule: {
+            let fishtest = Schedule::fishtest(iterations * u64::from(pairs_per_iteration));
+            Schedule {
+                alpha: args.alpha.unwrap_or(fishtest.alpha),
+                gamma: args.gamma.unwrap_or(fishtest.gamma),
+                a_ratio: args.a_ratio.unwrap_or(fishtest.a_ratio),
+                ..fishtest
+            }
         },
         tail,
         seed: args.seed.unwrap_or(1),
@@ -321,7 +324,7 @@ pub fn run(args: &TuneArgs) -> Result<ExitCode> {
             let mut file = TuneFile::read(dir)?.with_context(|| {
                 format!("{} holds no tune.json: not a tune folder", dir.display())
             })?;
-            let given = args.setup_flags_given(&file.setup);
+            let given = args.setup_flags_given(&file.setup, dir);
             if !given.is_empty() {
                 bail!(
                     "{} goes on with the tune as {} says: {} would be ignored; drop {}",
