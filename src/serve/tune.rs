@@ -22,7 +22,7 @@ use crate::report::text::escape_html as escape;
 use crate::run_folder::sprt::{read_trace, SprtFile, TracePoint, SPRT_CSV, SPRT_JSON};
 use crate::run_folder::tune::{TuneFile, ITER_PREFIX, TUNE_JSON, VERIFY_DIR};
 use crate::run_folder::RunKind;
-use crate::vocab::shell_word;
+use crate::vocab::{shell_word, GameFlags};
 
 /// The page lists this many of the latest iteration folders (all are on the runs page's API
 /// and on disk; a tune has hundreds).
@@ -67,6 +67,19 @@ pub fn is_iteration(tunes: &[&Path], e: &Entry) -> bool {
 fn program(cmd: &str) -> &str {
     let first = cmd.split_whitespace().next().unwrap_or(cmd);
     first.rsplit('/').next().unwrap_or(first)
+}
+
+/// The rules and time control of a tune's games in words (`kalah · 30 s a sow, depth 3`), from
+/// its recorded flags (the openings file is not read).
+fn games_words(game: &GameFlags) -> String {
+    let game = GameFlags {
+        openings: None,
+        ..game.clone()
+    };
+    game.settings().map_or_else(
+        |e| format!("game settings not readable: {e:#}"),
+        |g| format!("{} · {}", g.rules, g.time),
+    )
 }
 
 /// The verification SPRT as its folder shows it.
@@ -170,9 +183,15 @@ impl App {
             kind: RunKind::TuneIteration,
             name: tf.map_or_else(String::new, |f| {
                 format!(
-                    "{} of {}",
+                    "{} of {} · {} · {}",
                     count(f.setup.params.len(), "parameter", "parameters"),
-                    program(&f.setup.bot)
+                    program(&f.setup.bot),
+                    games_words(&f.setup.game),
+                    count(
+                        f.setup.pairs_per_iteration as usize,
+                        "pair per iteration",
+                        "pairs per iteration"
+                    )
                 )
             }),
             setup: None,
@@ -356,16 +375,11 @@ pub fn verification(file: Option<&Result<TuneFile, String>>, v: Option<&VerifyVi
              <code>arena tune --verify DIR</code> plays one.</p>\n",
         ),
         Some(s) => {
-            let mut game = s.game.clone();
-            game.openings = None;
-            let time = game
-                .settings()
-                .map_or_else(|_| "the tune's time control".into(), |g| g.time.to_string());
             let _ = writeln!(
                 h,
-                "<p>An SPRT of the tuned values (test) against the start values (base) at {}: \
-                 H0 {} Elo, H1 {} Elo, α = {}, β = {}, at most {} pairs.</p>",
-                escape(&time),
+                "<p>An SPRT of the tuned values (test) against the start values (base), games \
+                 {}: H0 {} Elo, H1 {} Elo, α = {}, β = {}, at most {} pairs.</p>",
+                escape(&games_words(&s.game)),
                 s.elo0,
                 s.elo1,
                 s.alpha,
