@@ -127,12 +127,48 @@ fn mistake_meter_on_a_real_run() {
         let again = std::fs::read_to_string(out.join("analysis.csv")).unwrap();
         assert_eq!(again, csv, "--threads {threads}");
     }
+    // The arena's own PGN export of the same games, analysed as PGN, judges them the same
+    // (game ids are the export's order, which is the run's).
+    let pgn_out = dir.join("from-pgn");
+    let pgn_out_s = pgn_out.display().to_string();
+    let games_pgn = out.join("games.pgn").display().to_string();
+    arena_with_cache(
+        &dir,
+        &["analyse", &games_pgn, "--out", &pgn_out_s, "--no-report"],
+    );
+    for file in ["analysis.csv", "analysis-worst.csv", "analysis-games.csv"] {
+        let read = |d: &std::path::Path| std::fs::read_to_string(d.join(file)).expect(file);
+        // The folder's games carry the fitted ratings; the PGN export has no Elo tags.
+        let unrated = |text: String| -> Vec<String> {
+            text.lines()
+                .map(|l| {
+                    let mut cells: Vec<&str> = l.split(',').collect();
+                    if file == "analysis-games.csv" {
+                        cells[4] = "";
+                    }
+                    cells.join(",")
+                })
+                .collect()
+        };
+        assert_eq!(unrated(read(&pgn_out)), unrated(read(&out)), "{file}");
+    }
+    // Every player of a results folder is a level at its fitted rating.
+    let brackets = std::fs::read_to_string(out.join("analysis-brackets.csv")).unwrap();
+    assert!(
+        brackets.contains("perfect,player,") && brackets.contains("random,player,"),
+        "{brackets}"
+    );
     // The report shows the table.
     let html = std::fs::read_to_string(out.join("report.html")).expect("report.html");
     assert!(
         html.contains("id=\"mistakes\""),
         "report.html lacks the mistake meter"
     );
+    assert!(
+        html.contains("id=\"worst-sows\"") && html.contains("href=\"#game="),
+        "report.html lacks the costliest sows with their viewer links"
+    );
+    assert!(html.contains("id=\"plot-mistakes_by_rating\""));
     let md = std::fs::read_to_string(out.join("summary.md")).expect("summary.md");
     assert!(
         md.contains("Mistake meter"),

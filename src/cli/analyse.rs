@@ -40,7 +40,7 @@ use mancala_arena::rules::{Move, Ruleset};
 use mancala_arena::run_folder::analysis::{
     write_analysis, Analysis, ANALYSIS_BRACKETS_CSV, ANALYSIS_CSV,
 };
-use mancala_arena::run_folder::games::{read_records, GameRecord, ResultsWriter};
+use mancala_arena::run_folder::games::{has_games, read_records, GameRecord, ResultsWriter};
 use mancala_arena::run_folder::mistakes::{
     bracket_rows, game_rows, player_rows, worst_sows, JudgedGame, JudgedSow, Verdict,
 };
@@ -228,6 +228,12 @@ fn input_folder(args: &AnalyseArgs) -> anyhow::Result<(PathBuf, Option<Tags>)> {
         .out
         .clone()
         .unwrap_or_else(|| default_out(&args.paths[0]));
+    if has_games(&out) {
+        bail!(
+            "{} already holds games: give another --out, or remove it to analyse afresh",
+            out.display()
+        );
+    }
     check_new_folder(&out)?;
     std::fs::create_dir_all(&out)
         .with_context(|| format!("cannot create the folder {}", out.display()))?;
@@ -471,15 +477,25 @@ pub fn sow_verdict(solver: &mut Solver, b: &SBoard, i: usize, budget: u64) -> Op
     let start = solver.nodes;
     let mut abort = |n: u64| n - start > budget;
     let v = solver.solve(b, 0, &mut abort)?;
-    let best = solver.tt_move(b).map(|m| m as u8 + 1);
-    let loss = if solver.move_at_least(b, i, v, &mut abort)? {
-        0
-    } else {
-        v - solver.move_value(b, i, v, &mut abort)?
+    let tt_best = solver.tt_move(b);
+    if solver.move_at_least(b, i, v, &mut abort)? {
+        return Some(Verdict {
+            value: v,
+            loss: 0,
+            best: Some(i as u8 + 1),
+        });
+    }
+    let loss = v - solver.move_value(b, i, v, &mut abort)?;
+    // Positions the database values have no TT move: find an optimal sow (cheap there).
+    let best = match tt_best {
+        Some(m) => Some(m),
+        None => (0..b.c.len().min(solver.spec().pits))
+            .filter(|&m| m != i && b.c[m] != 0)
+            .find(|&m| solver.move_at_least(b, m, v, &mut abort) == Some(true)),
     };
     Some(Verdict {
         value: v,
         loss,
-        best: if loss == 0 { Some(i as u8 + 1) } else { best },
+        best: best.map(|m| m as u8 + 1),
     })
 }

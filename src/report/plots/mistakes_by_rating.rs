@@ -58,6 +58,7 @@ impl MistakesByRatingPlot {
         chart
             .configure_mesh()
             .x_desc("rating (Elo)")
+            .x_label_formatter(&|x| format!("{x:.0}"))
             .y_label_formatter(&|v| {
                 if percent {
                     format!("{:.0}%", v * 100.0)
