@@ -128,15 +128,18 @@ fn a_hand_written_pgn_is_judged_as_plain_minimax_judges_it() {
     // The report: the costliest sows link to the viewer at the position before them, and the
     // rating plot is drawn.
     let worst = csv_rows(&out.join("analysis-worst.csv"));
-    assert!(!worst.is_empty());
+    // A sow past the start of a game other than the first, so that the viewer's default (the
+    // first game at its start) cannot pass for it.
+    let sow = worst
+        .iter()
+        .find(|w| w["game_id"] != "0" && w["ply"] != "0")
+        .expect("a costly sow past the start of game 1 or 2");
     let html = std::fs::read_to_string(out.join("report.html")).unwrap();
-    let link = format!(
-        "href=\"#game={}&amp;ply={}\"",
-        worst[0]["game_id"], worst[0]["ply"]
-    );
+    let link = format!("href=\"#game={}&amp;ply={}\"", sow["game_id"], sow["ply"]);
     assert!(html.contains(&link), "no {link} in report.html");
     assert!(html.contains("id=\"plot-mistakes_by_rating\"") && html.contains("<svg"));
     assert!(out.join("mistakes_by_rating.png").exists());
+    link_opens_the_viewer_there(&out.join("report.html"), &dir, sow);
     // The PGN games became a results folder: analysing it again gives the same table.
     let before = std::fs::read_to_string(out.join("analysis-games.csv")).unwrap();
     succeeded(
@@ -159,6 +162,59 @@ fn a_hand_written_pgn_is_judged_as_plain_minimax_judges_it() {
         .map(|r| r.unwrap())
         .collect();
     assert_eq!(strip(&again), strip(&before_rows));
+}
+
+/// Follows a costliest sow's link in headless Chromium (if installed): the viewer shows that
+/// game at that position (`data-ply`, and the game's own move count in the counter).
+fn link_opens_the_viewer_there(report: &Path, dir: &Dir, worst: &Row) {
+    let chromium = Path::new("/usr/bin/chromium");
+    if !chromium.exists() {
+        assert!(!in_ci(), "CI must run the browser check: install chromium");
+        skipped(
+            "a_hand_written_pgn_is_judged_as_plain_minimax_judges_it (browser part)",
+            "/usr/bin/chromium is not installed (apt-get install -y chromium)",
+        );
+        return;
+    }
+    let url = format!(
+        "file://{}#game={}&ply={}",
+        report.display(),
+        worst["game_id"],
+        worst["ply"]
+    );
+    let o = std::process::Command::new(chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            &format!("--user-data-dir={}", dir.join("profile").display()),
+            "--dump-dom",
+            &url,
+        ])
+        .output()
+        .expect("run chromium");
+    let dom = text(&o.stdout);
+    let ply = &worst["ply"];
+    assert!(
+        dom.contains(&format!("data-ply=\"{ply}\"")),
+        "the viewer is not at position {ply}: {}",
+        text(&o.stderr)
+    );
+    // The game's length: the linked game, not the first one, is shown.
+    let games = parse_pgn(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/analyse/hand-written.pgn"),
+        )
+        .unwrap(),
+        "x.pgn",
+    )
+    .unwrap();
+    let game: usize = worst["game_id"].parse().unwrap();
+    let counter = format!("sow {ply} of {}", games[game].moves.len());
+    assert!(dom.contains(&counter), "no `{counter}` in the page");
 }
 
 #[test]
