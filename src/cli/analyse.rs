@@ -62,7 +62,7 @@ pub struct AnalyseArgs {
     pub out: Option<PathBuf>,
     /// PGN input: the games' ruleset (docs/rules.md), instead of their Variant tags.
     #[arg(long)]
-    pub rules: Option<String>,
+    pub rules: Option<Ruleset>,
     /// A player (a bot level) drawn at its own rating in the mistakes-against-rating table
     /// rather than pooled into a bracket; repeatable. Every player of a results folder is one.
     #[arg(long = "level", value_name = "NAME")]
@@ -197,14 +197,7 @@ fn input_folder(args: &AnalyseArgs) -> anyhow::Result<(PathBuf, Option<Tags>)> {
             }
         }
     }
-    let rules = args
-        .rules
-        .as_deref()
-        .map(|r| {
-            r.parse::<Ruleset>()
-                .map_err(|e| anyhow::anyhow!("--rules {r}: {e}"))
-        })
-        .transpose()?;
+    let rules = args.rules;
     let mut tags = Tags::new();
     let mut records = Vec::new();
     let mut unfinished = 0;

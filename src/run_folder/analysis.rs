@@ -112,7 +112,8 @@ pub struct Analysis {
 }
 
 impl MistakeRow {
-    /// Fills in the derived columns (`unproven`, the rates) from the counts.
+    /// Fills in the derived columns (`unproven`, the rates; not the accuracies, which
+    /// [`super::mistakes::player_rows`] sets) from the counts.
     pub fn finish(mut self) -> MistakeRow {
         self.unproven = self.sows - self.proven;
         self.mistake_rate = if self.proven == 0 {
@@ -125,16 +126,6 @@ impl MistakeRow {
         } else {
             self.seeds_lost as f64 / self.games as f64
         };
-        let t = super::mistakes::Tally {
-            sows: self.sows,
-            proven: self.proven,
-            mistakes: self.mistakes,
-            seeds_lost: self.seeds_lost,
-            stake: self.stake,
-            worst_loss: self.worst_loss,
-        };
-        self.accuracy = t.accuracy();
-        self.weighted_accuracy = t.weighted_accuracy();
         self
     }
 

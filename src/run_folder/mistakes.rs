@@ -138,6 +138,8 @@ pub fn player_rows(games: &[JudgedGame], node_budget: u64) -> Vec<MistakeRow> {
                 stake: t.stake,
                 worst_loss: t.worst_loss,
                 node_budget,
+                accuracy: t.accuracy(),
+                weighted_accuracy: t.weighted_accuracy(),
                 ..Default::default()
             }
             .finish()
@@ -194,23 +196,14 @@ pub fn worst_sows(games: &[JudgedGame], per_player: usize) -> Vec<WorstSow> {
             });
         }
     }
-    all.sort_by(|a, b| {
-        (&a.player, -a.loss, a.game_id, a.ply).cmp(&(&b.player, -b.loss, b.game_id, b.ply))
+    all.sort_by_key(|w| (-w.loss, w.game_id, w.ply));
+    let mut kept: BTreeMap<String, usize> = BTreeMap::new();
+    all.retain(|w| {
+        let n = kept.entry(w.player.clone()).or_default();
+        *n += 1;
+        *n <= per_player
     });
-    let mut out = Vec::new();
-    let mut last: Option<(String, usize)> = None;
-    for w in all {
-        let n = match &last {
-            Some((p, n)) if *p == w.player => n + 1,
-            _ => 1,
-        };
-        last = Some((w.player.clone(), n));
-        if n <= per_player {
-            out.push(w);
-        }
-    }
-    out.sort_by(|a, b| (-a.loss, a.game_id, a.ply).cmp(&(-b.loss, b.game_id, b.ply)));
-    out
+    all
 }
 
 /// Mistakes against rating. Each game side with a rating goes to its `width`-Elo bracket
