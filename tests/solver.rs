@@ -158,6 +158,51 @@ fn mistake_meter_on_a_real_run() {
         brackets.contains("perfect,player,") && brackets.contains("random,player,"),
         "{brackets}"
     );
+    // People from a PGN with Elo tags beside the run's bots at the run's ratings (--ratings).
+    let people = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/analyse/hand-written.pgn")
+        .display()
+        .to_string();
+    let mixed = dir.join("mixed");
+    let mixed_s = mixed.display().to_string();
+    arena_with_cache(
+        &dir,
+        &[
+            "analyse",
+            &people,
+            &games_pgn,
+            "--ratings",
+            &out_s,
+            "--out",
+            &mixed_s,
+            "--no-report",
+        ],
+    );
+    let mut reader = csv::Reader::from_path(mixed.join("analysis-brackets.csv")).unwrap();
+    let groups: Vec<std::collections::BTreeMap<String, String>> =
+        reader.deserialize().map(|r| r.unwrap()).collect();
+    let mut reader = csv::Reader::from_path(out.join("ratings.csv")).unwrap();
+    let ratings: Vec<std::collections::BTreeMap<String, String>> =
+        reader.deserialize().map(|r| r.unwrap()).collect();
+    let elo = |name: &str| -> f64 {
+        ratings.iter().find(|r| r["name"] == name).unwrap()["elo"]
+            .parse()
+            .unwrap()
+    };
+    let got: Vec<(&str, &str)> = groups
+        .iter()
+        .map(|r| (r["group"].as_str(), r["kind"].as_str()))
+        .collect();
+    assert_eq!(
+        got[..2],
+        [("1100–1200", "bracket"), ("1400–1500", "bracket")]
+    );
+    for level in ["perfect", "random"] {
+        let row = groups.iter().find(|r| r["group"] == level).expect(level);
+        let at: f64 = row["rating"].parse().unwrap();
+        assert!((at - elo(level)).abs() < 1e-6, "{level}: {at}");
+        assert_eq!(row["games"], "8");
+    }
     // The report shows the table.
     let html = std::fs::read_to_string(out.join("report.html")).expect("report.html");
     assert!(

@@ -46,6 +46,7 @@ use mancala_arena::run_folder::mistakes::{
 };
 use mancala_arena::run_folder::pgn_games::pgn_record;
 use mancala_arena::run_folder::pgn_in::{pgn_files, read_pgn};
+use mancala_arena::run_folder::ratings::RatingsFile;
 use mancala_arena::run_folder::{check_new_folder, not_a_run_folder};
 use mancala_arena::solver::{db, BoardSpec, Db, SBoard, Solver};
 
@@ -67,6 +68,11 @@ pub struct AnalyseArgs {
     /// rather than pooled into a bracket; repeatable. Every player of a results folder is one.
     #[arg(long = "level", value_name = "NAME")]
     pub levels: Vec<String>,
+    /// A ratings.csv (or a folder holding one: a results folder, an `arena rate` output) whose
+    /// players are levels at its Elos, before any Elo tag: put a run's bots beside the people
+    /// of a PGN file, on the scale of that rating.
+    #[arg(long, value_name = "PATH")]
+    pub ratings: Option<PathBuf>,
     /// The width of the rating brackets, in Elo.
     #[arg(long, default_value_t = 100.0)]
     pub bracket: f64,
@@ -100,32 +106,40 @@ pub fn run(args: &AnalyseArgs) -> anyhow::Result<()> {
         bail!("{}: no games (games.jsonl missing or empty)", dir.display());
     }
     // A results folder's players are bots at their fitted ratings; PGN players have the
-    // ratings of their Elo tags, game by game.
+    // ratings of their Elo tags, game by game; a --ratings file's players (levels) have its.
     let rated = match &tags {
         None => Some(rate_dir(&dir, &RateOptions::default())),
         Some(_) => None,
     };
-    let fitted: HashMap<&str, f64> = match &rated {
+    let mut levels: HashMap<String, f64> = match &rated {
         Some(Ok(r)) => r
             .summary
             .ratings
             .iter()
-            .map(|row| (row.name.as_str(), row.elo))
+            .map(|row| (row.name.clone(), row.elo))
             .collect(),
         _ => HashMap::new(),
     };
+    if let Some(path) = &args.ratings {
+        let file = RatingsFile::read(path)?;
+        eprintln!("levels' ratings from {}", file.source());
+        levels.extend(file.players);
+    }
     let started = Instant::now();
     let (mut games, skipped_games, nodes) = judge(&records, args)?;
     for g in &mut games {
-        g.ratings = match &tags {
-            Some(tags) => tags.get(&g.game_id).copied().unwrap_or([None, None]),
-            None => g.players.clone().map(|p| fitted.get(p.as_str()).copied()),
-        };
+        let tagged = tags
+            .as_ref()
+            .and_then(|t| t.get(&g.game_id).copied())
+            .unwrap_or([None, None]);
+        for ((rating, player), tag) in g.ratings.iter_mut().zip(&g.players).zip(tagged) {
+            *rating = levels.get(player).copied().or(tag);
+        }
     }
-    let levels: BTreeSet<String> = match &tags {
-        Some(_) => args.levels.iter().cloned().collect(),
-        None => fitted.keys().map(|k| k.to_string()).collect(),
-    };
+    let levels: BTreeSet<String> = levels
+        .into_keys()
+        .chain(args.levels.iter().cloned())
+        .collect();
     let analysis = Analysis {
         players: player_rows(&games, args.nodes),
         games: game_rows(&games),
