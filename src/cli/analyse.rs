@@ -1,15 +1,3 @@
-//! `arena analyse DIR`: the mistake meter. Replays every game of a results folder with the exact
-//! solver and reports, per player, the share of their sows that lose value against perfect play
-//! and the seeds lost per game (the exact analogue of chess's average centipawn loss), into
-//! `DIR/analysis.csv` and a terminal table, then redraws the folder's report (which shows it).
-//!
-//! A sow's *loss* is `v(best) - v(played)` from the mover's view, both exact. Opening sows (the
-//! run's `opening`, not chosen by the players) and `swap` are not counted. Each position gets a
-//! node budget; a position the solver cannot prove within it is counted as *unproven* and left
-//! out of the rates, and the table says how many there were. Games are dealt to worker threads
-//! (one per core); each keeps one solver (TT) per ruleset for all its games, so positions seen
-//! again are solved once, and the endgame databases are shared by all threads.
-
 //! `arena analyse DIR | FILE.pgn...`: the mistake meter. Replays every game of a results folder,
 //! or of PGN files (the arena's export or any program's, movetext in pit numbers), with the exact
 //! solver and reports, per player and per game, the share of their sows that lose value against
@@ -211,13 +199,12 @@ fn input_folder(args: &AnalyseArgs) -> anyhow::Result<(PathBuf, Option<Tags>)> {
             }
         }
     }
-    let rules = args.rules;
     let mut tags = Tags::new();
     let mut records = Vec::new();
     let mut unfinished = 0;
     for game in read_pgn(&args.paths)? {
         let id = records.len() as u64;
-        match pgn_record(&game, id, rules)? {
+        match pgn_record(&game, id, args.rules)? {
             Some(r) => {
                 tags.insert(id, r.elos);
                 records.push(r.record);
@@ -297,11 +284,7 @@ fn print_tables(a: &Analysis) -> anyhow::Result<()> {
         )?;
     }
     if !a.worst.is_empty() {
-        writeln!(
-            out,
-            "
-costliest sows (position before the sow):"
-        )?;
+        writeln!(out, "\ncostliest sows (position before the sow):")?;
         for w in a.worst.iter().take(10) {
             writeln!(
                 out,
@@ -320,9 +303,7 @@ costliest sows (position before the sow):"
     if !a.brackets.is_empty() {
         writeln!(
             out,
-            "
-mistakes against rating ({ANALYSIS_BRACKETS_CSV}):
-{:<16} {:>7} {:>6} {:>7} {:>15} {:>13}",
+            "\nmistakes against rating ({ANALYSIS_BRACKETS_CSV}):\n{:<16} {:>7} {:>6} {:>7} {:>15} {:>13}",
             "group", "rating", "games", "sows", "mistake % (se)", "seeds lost/g"
         )?;
         for b in &a.brackets {
@@ -455,12 +436,8 @@ fn analyse_games<'a>(
                     ply,
                     mover,
                     pit: k,
-                    seeds: pos
-                        .pits(mancala_arena::rules::Side::South)
-                        .iter()
-                        .chain(pos.pits(mancala_arena::rules::Side::North))
-                        .map(|&c| u32::from(c))
-                        .sum(),
+                    // Only proven sows use it: those have a solver board.
+                    seeds: board.map_or(0, |(b, _)| b.seeds() as u32),
                     position: pos.to_state_string(),
                     verdict: board
                         .and_then(|(b, _)| sow_verdict(solver, &b, usize::from(k) - 1, args.nodes)),
