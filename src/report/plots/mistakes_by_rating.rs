@@ -69,13 +69,18 @@ impl MistakesByRatingPlot {
             .house_style()
             .draw()
             .drawn()?;
-        let grey = GREY.stroke_width(2);
-        chart
-            .draw_series(LineSeries::new(
-                self.brackets.iter().map(|r| (r.rating, y(r).0)),
-                grey,
-            ))
-            .drawn()?;
+        // The line joins neighbouring brackets only: across an empty one it would show a
+        // trend no player supports.
+        for pair in self.brackets.windows(2) {
+            if adjacent(&pair[0], &pair[1]) {
+                chart
+                    .draw_series(LineSeries::new(
+                        pair.iter().map(|r| (r.rating, y(r).0)),
+                        GREY.stroke_width(2),
+                    ))
+                    .drawn()?;
+            }
+        }
         for (rows, colour_of) in [
             (&self.brackets, &(|_| GREY) as &dyn Fn(usize) -> RGBColor),
             (&self.levels, &colour),
@@ -108,6 +113,15 @@ impl MistakesByRatingPlot {
         }
         Ok(())
     }
+}
+
+/// Whether bracket `b` starts where `a` ends (`1400–1500`, `1500–1600`).
+fn adjacent(a: &BracketRow, b: &BracketRow) -> bool {
+    let bounds = |r: &BracketRow| -> Option<(String, String)> {
+        let (lo, hi) = r.group.split_once('–')?;
+        Some((lo.to_string(), hi.to_string()))
+    };
+    matches!((bounds(a), bounds(b)), (Some((_, a_hi)), Some((b_lo, _))) if a_hi == b_lo)
 }
 
 impl Plot for MistakesByRatingPlot {
@@ -191,6 +205,13 @@ mod tests {
             svg.matches("<circle").count() >= 6,
             "three points in each panel"
         );
+        // The grey line joins neighbouring brackets only.
+        let rows = [
+            row("1000–1100", "bracket", 1050.0, 0.4),
+            row("1100–1200", "bracket", 1150.0, 0.3),
+            row("1400–1500", "bracket", 1450.0, 0.2),
+        ];
+        assert!(adjacent(&rows[0], &rows[1]) && !adjacent(&rows[1], &rows[2]));
         let none = MistakesByRatingPlot::new(&[BracketRow::default()]);
         assert!(matches!(none, Err(PlotError::NoData(_))));
     }
