@@ -140,6 +140,17 @@ fn a_hand_written_pgn_is_judged_as_plain_minimax_judges_it() {
     assert!(html.contains("id=\"plot-mistakes_by_rating\"") && html.contains("<svg"));
     assert!(out.join("mistakes_by_rating.png").exists());
     link_opens_the_viewer_there(&out.join("report.html"), &dir, sow);
+    // A results folder goes on its own, not among PGN files; a missing file is called missing.
+    let mixed = analyse(&cache, &[&fixture_s, &out_s]);
+    assert!(!mixed.status.success());
+    let err = text(&mixed.stderr);
+    assert!(
+        err.contains("is a results folder: analyse it on its own"),
+        "{err}"
+    );
+    let missing = dir.join("missing.pgn").display().to_string();
+    let err = text(&analyse(&cache, &[&missing]).stderr);
+    assert!(err.contains(&format!("{missing} does not exist")), "{err}");
     // The PGN games became a results folder: analysing it again gives the same table.
     let before = std::fs::read_to_string(out.join("analysis-games.csv")).unwrap();
     succeeded(

@@ -16,7 +16,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::Instant;
@@ -33,7 +33,7 @@ use mancala_arena::run_folder::mistakes::{
     bracket_rows, game_rows, player_rows, worst_sows, JudgedGame, JudgedSow, Verdict,
 };
 use mancala_arena::run_folder::pgn_games::pgn_record;
-use mancala_arena::run_folder::pgn_in::{pgn_files, read_pgn};
+use mancala_arena::run_folder::pgn_in::read_pgn;
 use mancala_arena::run_folder::ratings::RatingsFile;
 use mancala_arena::run_folder::{check_new_folder, not_a_run_folder};
 use mancala_arena::solver::{db, BoardSpec, Db, SBoard, Solver};
@@ -178,27 +178,7 @@ fn input_folder(args: &AnalyseArgs) -> anyhow::Result<(PathBuf, Option<Tags>)> {
             return Ok((one.clone(), None));
         }
     }
-    for path in &args.paths {
-        if path.is_dir() && not_a_run_folder(path).is_none() {
-            bail!(
-                "{} is a results folder: analyse it on its own (arena analyse {0}), or give PGN files",
-                path.display()
-            );
-        }
-        let pgn = if path.is_dir() {
-            pgn_files(path).is_ok()
-        } else {
-            path.is_file()
-                && path
-                    .extension()
-                    .is_some_and(|e| e.to_string_lossy().eq_ignore_ascii_case("pgn"))
-        };
-        if !pgn {
-            if let Some(why) = not_a_run_folder(path) {
-                bail!("{why}; or give PGN files (*.pgn) or folders of them");
-            }
-        }
-    }
+    super::rate::check_pgn_paths(&args.paths, "analyse")?;
     let mut tags = Tags::new();
     let mut records = Vec::new();
     let mut unfinished = 0;
@@ -221,7 +201,7 @@ fn input_folder(args: &AnalyseArgs) -> anyhow::Result<(PathBuf, Option<Tags>)> {
     let out = args
         .out
         .clone()
-        .unwrap_or_else(|| default_out(&args.paths[0]));
+        .unwrap_or_else(|| super::rate::default_out(&args.paths[0], "analysis"));
     if has_games(&out) {
         bail!(
             "{} already holds games: give another --out, or remove it to analyse afresh",
@@ -237,17 +217,6 @@ fn input_folder(args: &AnalyseArgs) -> anyhow::Result<(PathBuf, Option<Tags>)> {
     }
     eprintln!("{} PGN games written to {}", records.len(), out.display());
     Ok((out, Some(tags)))
-}
-
-/// `NAME-analysis` in the current folder, NAME the PGN file's or folder's name without its
-/// extension.
-fn default_out(first: &Path) -> PathBuf {
-    let stem = first
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .filter(|s| !s.is_empty() && s != "." && s != "..")
-        .unwrap_or_else(|| "pgn".to_string());
-    PathBuf::from(format!("{stem}-analysis"))
 }
 
 /// The per-player table, the costliest sows and the rating table on stdout.
