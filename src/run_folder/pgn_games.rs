@@ -3,7 +3,7 @@
 //! engine and every sow checked, and a malformed game is an error naming its file, line and ply.
 //!
 //! What a game must carry: its ruleset, from `--rules` or else from the `Variant` tag (the
-//! arena writes its ruleset string there, `kalah(6,4)` style names and `kalah:seeds=3` alike),
+//! arena writes its ruleset string there: `kalah`, `kalah:pits=4,seeds=3`, docs/rules.md),
 //! and movetext of pit numbers (1..N, the mover's own pits, as the arena writes them) and
 //! `swap`. An `Opening` tag (the arena's export) marks the first moves as the opening's, not the
 //! players'; its moves must begin the movetext. A finished game's `Result` must agree with the
