@@ -12,8 +12,8 @@ use anyhow::Result;
 
 use super::input::{Figure, ReportInput};
 use super::plots::{
-    render_png, render_svg, ConvergencePlot, LadderPlot, MatrixPlot, Plot, PlotError, RatingsPlot,
-    SprtPlot, ThinkTimePlot,
+    render_png, render_svg, ConvergencePlot, LadderPlot, MatrixPlot, MistakesByRatingPlot, Plot,
+    PlotError, RatingsPlot, SprtPlot, ThinkTimePlot,
 };
 use super::rate::{RateOptions, Rated};
 use super::viewer::ViewerGames;
@@ -163,6 +163,18 @@ pub fn write_report(
         &mut out,
     ));
 
+    let analysis = read_analysis(dir)?;
+    if let Some(a) = analysis.as_ref().filter(|a| !a.brackets.is_empty()) {
+        figures.push(figure(
+            dir,
+            "Mistakes against rating",
+            "mistakes_by_rating",
+            MistakesByRatingPlot::new(&a.brackets),
+            opts,
+            &mut out,
+        ));
+    }
+
     let input = ReportInput {
         dir,
         summary,
@@ -172,7 +184,7 @@ pub fn write_report(
         gate: GateFile::read(dir)?,
         figures,
         terminations: summary.terminations.clone(),
-        analysis: read_analysis(dir)?,
+        analysis,
         viewer: records
             .ok()
             .filter(|r| !r.is_empty())

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use super::viewer::ViewerGames;
-use crate::run_folder::analysis::MistakeRow;
+use crate::run_folder::analysis::Analysis;
 use crate::run_folder::games::Termination;
 use crate::run_folder::gate::GateFile;
 use crate::run_folder::ratings::Summary;
@@ -36,8 +36,8 @@ pub struct ReportInput<'a> {
     pub figures: Vec<Figure>,
     /// How often each termination occurred, most frequent first.
     pub terminations: Vec<(Termination, usize)>,
-    /// `analysis.csv` (the mistake meter), if `arena analyse` wrote one.
-    pub analysis: Option<Vec<MistakeRow>>,
+    /// The mistake meter's files, if `arena analyse` wrote them.
+    pub analysis: Option<Analysis>,
     /// The games for the viewer (from `games.jsonl`), if the folder has move lists.
     pub viewer: Option<ViewerGames>,
 }
