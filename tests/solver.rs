@@ -119,6 +119,13 @@ fn mistake_meter_on_a_real_run() {
     assert!((rate - num(&rand, "mistakes") / num(&rand, "proven")).abs() < 1e-9);
     // Exact values: the split of the games over worker threads changes nothing.
     let csv = std::fs::read_to_string(out.join("analysis.csv")).unwrap();
+    // A folder rated on another scale (here anchored by `arena rate`) keeps its ratings.csv:
+    // the analysis reads it for the players' ratings and does not rate the folder again.
+    arena_with_cache(
+        &dir,
+        &["rate", &out_s, "--anchor", "random=900", "--bootstrap", "0"],
+    );
+    let anchored = std::fs::read_to_string(out.join("ratings.csv")).unwrap();
     for threads in ["1", "3"] {
         arena_with_cache(
             &dir,
@@ -127,6 +134,15 @@ fn mistake_meter_on_a_real_run() {
         let again = std::fs::read_to_string(out.join("analysis.csv")).unwrap();
         assert_eq!(again, csv, "--threads {threads}");
     }
+    assert_eq!(
+        std::fs::read_to_string(out.join("ratings.csv")).unwrap(),
+        anchored
+    );
+    let mut reader = csv::Reader::from_path(out.join("analysis-brackets.csv")).unwrap();
+    let brackets: Vec<std::collections::BTreeMap<String, String>> =
+        reader.deserialize().map(|r| r.expect("row")).collect();
+    let random_row = brackets.iter().find(|r| r["group"] == "random").unwrap();
+    assert_eq!(num(random_row, "rating"), 900.0, "{brackets:?}");
     // The arena's own PGN export of the same games, analysed as PGN, judges them the same
     // (game ids are the export's order, which is the run's).
     let pgn_out = dir.join("from-pgn");

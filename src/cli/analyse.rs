@@ -73,7 +73,8 @@ pub struct AnalyseArgs {
     /// Endgame database size (seeds in the pits); default as `arena solve` (cached).
     #[arg(long)]
     pub db_seeds: Option<usize>,
-    /// Do not redraw report.html / summary.md (which show the mistake meter).
+    /// Do not redraw report.html / summary.md (which show the mistake meter). Redrawing them
+    /// re-rates a results folder with the default options, as `arena plot` does.
     #[arg(long)]
     pub no_report: bool,
     /// Worker threads (default: one per core); games are dealt out in turn.
@@ -93,21 +94,29 @@ pub fn run(args: &AnalyseArgs) -> anyhow::Result<()> {
     if records.is_empty() {
         bail!("{}: no games (games.jsonl missing or empty)", dir.display());
     }
-    // A results folder's players are bots at their fitted ratings; PGN players have the
-    // ratings of their Elo tags, game by game; a --ratings file's players (levels) have its.
-    let rated = match &tags {
-        None => Some(rate_dir(&dir, &RateOptions::default())),
-        Some(_) => None,
-    };
-    let mut levels: HashMap<String, f64> = match &rated {
-        Some(Ok(r)) => r
-            .summary
-            .ratings
-            .iter()
-            .map(|row| (row.name.clone(), row.elo))
-            .collect(),
-        _ => HashMap::new(),
-    };
+    // A results folder's players are bots at the folder's ratings: its ratings.csv as last
+    // written (perhaps anchored by `arena rate`, so it is read, not rewritten), or a fresh
+    // rating when it has none. PGN players have the ratings of their Elo tags, game by game; a
+    // --ratings file's players (levels) have its.
+    let mut levels: HashMap<String, f64> = HashMap::new();
+    let mut rated = None;
+    if tags.is_none() {
+        match RatingsFile::read(&dir) {
+            Ok(file) => levels.extend(file.players),
+            Err(_) => {
+                let fresh = rate_dir(&dir, &RateOptions::default());
+                if let Ok(r) = &fresh {
+                    levels.extend(
+                        r.summary
+                            .ratings
+                            .iter()
+                            .map(|row| (row.name.clone(), row.elo)),
+                    );
+                }
+                rated = Some(fresh);
+            }
+        }
+    }
     if let Some(path) = &args.ratings {
         let file = RatingsFile::read(path)?;
         eprintln!("levels' ratings from {}", file.source());
