@@ -18,8 +18,9 @@ pub struct RateArgs {
     #[arg(required = true, value_name = "PATH")]
     pub paths: Vec<PathBuf>,
     /// PGN input: the folder for ratings.csv, pairwise.csv, ladder.csv, summary.json and the
-    /// report (report.html, summary.md, the figures; default: NAME-ratings in the current folder, NAME the first PGN file's or folder's
-    /// name without extension). A results folder gets its files in itself.
+    /// report (report.html, summary.md, the figures; default: NAME-ratings in the current
+    /// folder, NAME the first PGN file's or folder's name without extension). A results folder
+    /// gets its files in itself.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// PGN input: each player's latest WhiteElo/BlackElo tag becomes a loose anchor with this

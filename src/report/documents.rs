@@ -102,7 +102,7 @@ pub fn write_report(
 ) -> Result<ReportOutcome> {
     let rows = read_games(dir)?;
     let games = rated_games(&rows, &rated.summary.players, rate.exclude_forfeits)
-        .map_err(|e| PlotError::NoData(format!("{e:#}")));
+        .map_err(|e| format!("{e:#}"));
     let records = read_records(dir);
     let think = records
         .as_ref()
@@ -112,7 +112,13 @@ pub fn write_report(
         .ok()
         .filter(|r| !r.is_empty())
         .map(|r| ViewerGames::new(&r));
-    write_documents(dir, rated, rate, opts, games, think, viewer, None)
+    let material = Material {
+        games: games.as_deref().map_err(Clone::clone),
+        think,
+        viewer,
+        pgn: None,
+    };
+    write_documents(dir, rated, rate, opts, material)
 }
 
 /// The report of games rated from PGN files (`arena rate FILE.pgn --out DIR`), written into
@@ -128,34 +134,35 @@ pub fn write_pgn_report(
     games: &[RatedGame],
     sources: &[PathBuf],
 ) -> Result<ReportOutcome> {
-    let think = Err(PlotError::NoData(
-        "the games were read from PGN, which carries no think times".into(),
-    ));
-    let sources: Vec<String> = sources.iter().map(|p| p.display().to_string()).collect();
-    write_documents(
-        dir,
-        rated,
-        rate,
-        opts,
-        Ok(games.to_vec()),
-        think,
-        None,
-        Some(sources),
-    )
+    let material = Material {
+        games: Ok(games),
+        think: Err(PlotError::NoData(
+            "the games were read from PGN, which carries no think times".into(),
+        )),
+        viewer: None,
+        pgn: Some(sources.iter().map(|p| p.display().to_string()).collect()),
+    };
+    write_documents(dir, rated, rate, opts, material)
 }
 
-/// The figures and both documents, from the games (for the convergence figure) and what the
-/// caller could find of think times and move lists.
-#[allow(clippy::too_many_arguments)]
+/// What a report is drawn from besides the rating.
+struct Material<'a> {
+    /// The rated games, for the convergence figure (or why there are none).
+    games: Result<&'a [RatedGame], String>,
+    think: Result<ThinkTimePlot, PlotError>,
+    /// The game viewer's games, where there are move lists.
+    viewer: Option<ViewerGames>,
+    /// PGN input: the files read.
+    pgn: Option<Vec<String>>,
+}
+
+/// The figures and both documents.
 fn write_documents(
     dir: &Path,
     rated: &Rated,
     rate: &RateOptions,
     opts: &ReportOptions,
-    games: Result<Vec<RatedGame>, PlotError>,
-    think: Result<ThinkTimePlot, PlotError>,
-    viewer: Option<ViewerGames>,
-    pgn: Option<Vec<String>>,
+    material: Material<'_>,
 ) -> Result<ReportOutcome> {
     let summary = &rated.summary;
     let names = &summary.players;
@@ -177,7 +184,10 @@ fn write_documents(
         opts,
         &mut out,
     ));
-    let convergence = games.and_then(|games| ConvergencePlot::new(names, &games, rate));
+    let convergence = material
+        .games
+        .map_err(PlotError::NoData)
+        .and_then(|games| ConvergencePlot::new(names, games, rate));
     figures.push(figure(
         dir,
         "Convergence",
@@ -209,7 +219,7 @@ fn write_documents(
         dir,
         "Think time",
         "think_time",
-        think,
+        material.think,
         opts,
         &mut out,
     ));
@@ -224,8 +234,8 @@ fn write_documents(
         figures,
         terminations: summary.terminations.clone(),
         analysis: read_analysis(dir)?,
-        viewer,
-        pgn,
+        viewer: material.viewer,
+        pgn: material.pgn,
     };
     let html_path = dir.join(REPORT_HTML);
     files::write(&html_path, html::render(&input))?;

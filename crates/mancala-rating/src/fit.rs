@@ -1332,7 +1332,7 @@ pub(crate) struct Model {
     draw_law: bool,
     /// Two or more fixed anchors and no loose one: Ordo's descent ([`Layout::ordo_point`])
     /// after maximising `Q` (which places the groups without an anchor).
-    mobile_centre: bool,
+    ordo_descent: bool,
     /// No prior: a fit exists only where every group conceded and scored (Ford's condition).
     plain: bool,
 }
@@ -1343,7 +1343,7 @@ impl Model {
             layout: Layout::new(table, config.first_move_advantage, &config.anchor),
             prior: PriorDraws::new(table, config.prior),
             draw_law: matches!(&config.anchor, Anchor::Set(set) if !set.loose.is_empty()),
-            mobile_centre: matches!(
+            ordo_descent: matches!(
                 &config.anchor,
                 Anchor::Set(set) if set.loose.is_empty() && set.fixed.len() >= 2
             ),
@@ -1388,7 +1388,7 @@ impl Model {
     /// at the optimum. With the draw law, ν and the rest are maximised in turn (Ordo does the
     /// same, `ratingb.c`) until ν moves by less than 1e-10.
     fn solve(&self, cells: &[FitCell], q: &mut [f64]) -> Result<(usize, Objective), RatingError> {
-        if self.mobile_centre {
+        if self.ordo_descent {
             let obj = Objective::ExpectedScore;
             let newton = self.layout.maximize(obj, cells, q)?;
             self.layout.ordo_point(cells, q);
