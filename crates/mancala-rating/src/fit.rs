@@ -65,6 +65,8 @@ pub enum Anchor {
 ///
 /// - A *fixed* anchor holds its player at its value: the player is not a parameter of the fit
 ///   and its standard error is 0.
+///   With two or more, the other players are where Ordo's own step-size descent leaves them
+///   ([`crate::ordo_descent`]), as Ordo's `-m` has them.
 /// - A *loose* anchor `(A, σ)` adds the Gaussian penalty `−(r − A)²/(2σ²)` to the objective on
 ///   the player's absolute rating `r`: a normal prior on that rating.
 ///
