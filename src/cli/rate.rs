@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Result};
 use mancala_arena::rating::bootstrap::IntervalMethod;
+use mancala_arena::report::documents::{write_pgn_report, ReportOptions};
 use mancala_arena::report::rate::{rate_dir, rate_pgn, RateOptions};
 use mancala_arena::run_folder::anchor_file::read_anchors;
 use mancala_arena::run_folder::not_a_run_folder;
@@ -16,15 +17,19 @@ pub struct RateArgs {
     /// files (rated together).
     #[arg(required = true, value_name = "PATH")]
     pub paths: Vec<PathBuf>,
-    /// PGN input: the folder for ratings.csv, pairwise.csv, ladder.csv and summary.json
-    /// (default: NAME-ratings in the current folder, NAME the first PGN file's or folder's
-    /// name without extension). A results folder gets its files in itself.
+    /// PGN input: the folder for ratings.csv, pairwise.csv, ladder.csv, summary.json and the
+    /// report (report.html, summary.md, the figures; default: NAME-ratings in the current
+    /// folder, NAME the first PGN file's or folder's name without extension). A results folder
+    /// gets its files in itself.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// PGN input: each player's latest WhiteElo/BlackElo tag becomes a loose anchor with this
     /// uncertainty (Elo), like --loose-anchors.
     #[arg(long, value_name = "SD")]
     pub anchor_tags: Option<f64>,
+    /// PGN input: write the report's figures as SVG only (no PNG copies).
+    #[arg(long)]
+    pub no_png: bool,
     #[command(flatten)]
     pub rating: RatingFlags,
 }
@@ -148,13 +153,22 @@ pub fn run(args: &RateArgs) -> Result<()> {
         .out
         .clone()
         .unwrap_or_else(|| default_out(&args.paths[0], "ratings"));
-    let rated = rate_pgn(&args.paths, &out, &opts)?;
-    say_warnings(&rated);
-    out!("{}", rated.table)?;
+    let pgn = rate_pgn(&args.paths, &out, &opts)?;
+    say_warnings(&pgn.rated);
+    out!("{}", pgn.rated.table)?;
     outln!(
         "\nwrote ratings.csv, pairwise.csv, ladder.csv and summary.json in {}",
         out.display()
     )?;
+    let outcome = write_pgn_report(
+        &out,
+        &pgn.rated,
+        &pgn.opts,
+        &ReportOptions { png: !args.no_png },
+        &pgn.games,
+        &args.paths,
+    )?;
+    super::plot::say_report(&out, &outcome);
     Ok(())
 }
 

@@ -78,10 +78,7 @@ pub fn pairwise_html(s: &Summary) -> String {
 pub fn render(input: &ReportInput<'_>) -> String {
     let s = input.summary;
     let mut h = String::new();
-    let name = input
-        .run
-        .as_ref()
-        .map_or_else(|| "results".to_string(), |r| r.config.name.clone());
+    let name = input.name();
     let _ = write!(
         h,
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
@@ -199,8 +196,17 @@ pub fn render(input: &ReportInput<'_>) -> String {
 
     // Configuration.
     h.push_str("<section id=\"configuration\">\n<h2>Configuration</h2>\n");
-    match &input.run_json {
-        Some(json) => {
+    match (&input.run_json, &input.pgn) {
+        (None, Some(files)) => {
+            let _ = writeln!(
+                h,
+                "<p>The games were read from PGN: <code>{}</code>. PGN carries results and \
+                 (optionally) moves, not think times, so this report has no think-time figure \
+                 and no game viewer.</p>",
+                escape(&files.join(", "))
+            );
+        }
+        (Some(json), _) => {
             let _ = writeln!(
                 h,
                 "<details><summary>The run's <code>run.json</code> (players, rules, time \
@@ -208,7 +214,7 @@ pub fn render(input: &ReportInput<'_>) -> String {
                 escape(json)
             );
         }
-        None => h.push_str("<p>This folder has no readable <code>run.json</code>.</p>\n"),
+        (None, None) => h.push_str("<p>This folder has no readable <code>run.json</code>.</p>\n"),
     }
     h.push_str("</section>\n");
 
@@ -228,12 +234,24 @@ pub fn render(input: &ReportInput<'_>) -> String {
             escape(&in_release(&command_line(run)))
         );
     }
-    let _ = writeln!(
-        h,
-        "<p>Rate the folder again and redraw this report (<code>plot</code> rates it \
-         first):</p>\n<pre>target/release/arena plot {d}</pre>",
-        d = escape(&dir)
-    );
+    match input.pgn_command() {
+        Some(command) => {
+            let _ = writeln!(
+                h,
+                "<p>Rate the PGN files again and redraw this report (with the rating options \
+                 used the first time):</p>\n<pre>{}</pre>",
+                escape(&in_release(&command))
+            );
+        }
+        None => {
+            let _ = writeln!(
+                h,
+                "<p>Rate the folder again and redraw this report (<code>plot</code> rates it \
+                 first):</p>\n<pre>target/release/arena plot {d}</pre>",
+                d = escape(&dir)
+            );
+        }
+    }
     h.push_str("</section>\n</body>\n</html>\n");
     h
 }

@@ -15,10 +15,7 @@ use super::text::escape_markdown as escape;
 pub fn render(input: &ReportInput<'_>) -> String {
     let s = input.summary;
     let mut m = String::new();
-    let name = input
-        .run
-        .as_ref()
-        .map_or_else(|| "results".to_string(), |r| r.config.name.clone());
+    let name = input.name();
     let _ = writeln!(m, "### mancala-arena: {}\n", escape(&name));
     let _ = writeln!(
         m,
@@ -86,11 +83,11 @@ pub fn render(input: &ReportInput<'_>) -> String {
     if !s.warnings.is_empty() {
         m.push('\n');
     }
-    if let Some(run) = &input.run {
+    if let Some(command) = input.run.as_ref().map(command_line).or(input.pgn_command()) {
         let _ = writeln!(
             m,
             "<details><summary>command</summary>\n\n```sh\n{}\n```\n</details>",
-            command_line(run).replace("```", "` ` `")
+            command.replace("```", "` ` `")
         );
     }
     m
