@@ -2,9 +2,10 @@
 //! rating of the site's games between rated humans and the AI levels, its matchmaking table over
 //! those humans, and `arena gate` holding the calibrated levels to their bands on that scale.
 //!
-//! The scale is `tests/fixtures/human-scale/ratings.csv`: Ordo's loose-anchor rating of the
-//! shared `ratings-anchors` fixture (hard 1685.44, normal 1261.08, easy 897.78, 30 humans; its
-//! README says where every number comes from). Fast bundled bots stand in for the site's levels
+//! The scale is the arena's own rating of the shared `ratings-anchors` fixture's games, made in
+//! the test: `arena rate site.pgn --loose-anchors loose.csv` (every human a loose anchor at its
+//! site rating, sd 60; Ordo's `-y`, which it matches within 0.01 Elo, `tests/ratings.rs`:
+//! hard 1685.44, normal 1261.08, easy 897.78, 30 humans). Fast bundled bots stand in for the site's levels
 //! (random for easy, greedy for normal, alpha-beta at Normal without noise, depth 4, for hard), so
 //! the pool's real strengths are not those Elos: the test checks the plumbing end to end, not
 //! that the stand-ins play like the site's levels.
@@ -15,9 +16,29 @@ use std::path::{Path, PathBuf};
 
 use util::*;
 
-fn scale() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/human-scale")
+/// The site's scale: `arena rate site.pgn --loose-anchors loose.csv --prior 0` (Ordo's setting)
+/// of the shared anchors fixture, written into `dir/site-ratings` (well under a second).
+fn site_scale(dir: &Dir) -> PathBuf {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/ratings-anchors");
+    let out = dir.join("site-ratings");
+    arena_ok(&[
+        "rate",
+        &fixture.join("site.pgn").display().to_string(),
+        "--loose-anchors",
+        &fixture.join("loose.csv").display().to_string(),
+        "--prior",
+        "0",
+        "--bootstrap",
+        "0",
+        "--no-png",
+        "--out",
+        &out.display().to_string(),
+    ]);
+    out
 }
+
+/// Ordo's `-y` Elos of the levels (`ordo-loose.csv`), which the arena's rating matches.
+const ORDO_LEVELS: [f64; 3] = [897.78, 1261.08, 1685.44];
 
 /// The reference pool: the site's level names, played by fast bundled bots.
 fn pool_args() -> Vec<String> {
@@ -43,7 +64,8 @@ fn json(path: &Path) -> serde_json::Value {
 fn calibrate_and_gate_on_the_site_human_scale() {
     let dir = Dir::new("human-scale");
     let cal_dir = dir.join("cal");
-    let ratings = scale().join("ratings.csv");
+    let scale = site_scale(&dir);
+    let ratings = scale.join("ratings.csv");
     let mut args: Vec<String> = [
         "calibrate",
         "--quiet",
@@ -92,9 +114,23 @@ fn calibrate_and_gate_on_the_site_human_scale() {
         .iter()
         .map(|v| v.as_f64().unwrap())
         .collect();
-    assert_eq!(opponents, [897.78, 1261.08, 1685.44]);
+    assert_eq!(opponents.len(), 3);
+    for (ours, ordo) in opponents.iter().zip(ORDO_LEVELS) {
+        assert!(
+            (ours - ordo).abs() < 0.02,
+            "{opponents:?} vs Ordo {ORDO_LEVELS:?}"
+        );
+    }
+    let anchor = json(&scale.join("summary.json"))["anchor"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        anchor.starts_with("loose human00 = 1644 ± 60, "),
+        "{anchor}"
+    );
     let source = format!(
-        "reference Elos from {} (anchor: loose anchors: the 30 humans at their site ratings, sd 60 (Ordo 1.2.6, ordo-loose.csv); 1200 games)",
+        "reference Elos from {} (anchor: {anchor}; 1200 games)",
         ratings.display()
     );
     assert!(stdout.contains(&source), "{stdout}");
@@ -175,7 +211,7 @@ fn calibrate_and_gate_on_the_site_human_scale() {
     bands.remove("reference_source");
     bands.insert(
         "reference_ratings".into(),
-        toml::Value::String(scale().display().to_string()),
+        toml::Value::String(scale.display().to_string()),
     );
     bands.insert("max_pairs".into(), toml::Value::Integer(60));
     let bands_file = dir.join("bands-on-the-site-scale.toml");
@@ -212,9 +248,9 @@ fn calibrate_and_gate_on_the_site_human_scale() {
     assert_eq!(
         pool,
         [
-            ("ref-easy".to_string(), 897.78),
-            ("ref-normal".to_string(), 1261.08),
-            ("ref-hard".to_string(), 1685.44)
+            ("ref-easy".to_string(), opponents[0]),
+            ("ref-normal".to_string(), opponents[1]),
+            ("ref-hard".to_string(), opponents[2])
         ]
     );
     assert_eq!(gate["reference_source"].as_str(), Some(source.as_str()));
@@ -274,7 +310,8 @@ fn served_page(root: &Path, path: &str) -> String {
 #[test]
 fn a_reference_player_missing_from_the_ratings_is_an_error_naming_it() {
     let dir = Dir::new("human-scale-missing");
-    let ratings = scale().join("ratings.csv");
+    let scale = site_scale(&dir);
+    let ratings = scale.join("ratings.csv");
     let mut args: Vec<String> = [
         "calibrate",
         "--quiet",
@@ -315,7 +352,7 @@ fn a_reference_player_missing_from_the_ratings_is_an_error_naming_it() {
         format!(
             "reference_ratings = \"{}\"\n[[reference.bot]]\nname = \"expert\"\ncmd = \"{}\"\n\
              [[bot]]\nname = \"easy\"\ncmd = \"{}\"\nband = \"1000 ± 100\"\n",
-            scale().display(),
+            scale.display(),
             bot("greedy"),
             bot("alphabeta")
         ),

@@ -415,6 +415,11 @@ fn report_renders_in_a_headless_browser() {
     }
     let dir = Dir::new("report-browser");
     let out = run_folder("run", &dir, &[]);
+    render_in_chromium(chromium, &out.join("report.html"), &dir);
+}
+
+/// Screenshots `report` with headless Chromium into `dir` and checks the picture is not blank.
+fn render_in_chromium(chromium: &Path, report: &Path, dir: &Dir) {
     let shot = dir.join("shot.png");
     let profile = dir.join("profile");
     let o = std::process::Command::new(chromium)
@@ -430,7 +435,7 @@ fn report_renders_in_a_headless_browser() {
             &format!("--user-data-dir={}", profile.display()),
             &format!("--screenshot={}", shot.display()),
             "--window-size=1200,2000",
-            &format!("file://{}", out.join("report.html").display()),
+            &format!("file://{}", report.display()),
         ])
         .output()
         .expect("run chromium");
@@ -445,4 +450,66 @@ fn report_renders_in_a_headless_browser() {
         inked > 20_000,
         "the rendered report looks blank ({inked} dark pixels)"
     );
+}
+
+/// `arena rate FILE.pgn --out DIR` writes the report beside the rating files (issue 29): every
+/// section and every figure a folder gets except those made of think times and move lists,
+/// which PGN does not carry (the think-time figure marked as not drawn, no game viewer), and
+/// every player of the games named in it.
+#[test]
+fn pgn_input_gets_the_report_without_the_move_sections() {
+    let dir = Dir::new("report-pgn");
+    let out = dir.join("site-ratings");
+    let pgn = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/ratings-anchors/site.pgn");
+    let o = arena(&[
+        "rate",
+        pgn.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--bootstrap",
+        "0",
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("no think_time plot: the games were read from PGN"),
+        "{}",
+        text(&o.stderr)
+    );
+    for stem in ["ratings", "matrix", "convergence", "ladder"] {
+        check_figure(&out, stem, true);
+    }
+    assert!(!out.join("think_time.svg").exists());
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    for section in SECTIONS {
+        assert!(html.contains(section), "report.html lacks {section}");
+    }
+    assert!(
+        !html.contains("id=\"games\""),
+        "a game viewer without moves"
+    );
+    assert!(html.contains("Not drawn: the games were read from PGN"));
+    assert!(html.contains(&format!(
+        "The games were read from PGN: <code>{}</code>",
+        pgn.display()
+    )));
+    // Every player of the games (30 humans, 3 levels), in the ratings table at least.
+    let ratings = std::fs::read_to_string(out.join("ratings.csv")).unwrap();
+    let names: Vec<&str> = ratings
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(1).unwrap())
+        .collect();
+    assert_eq!(names.len(), 33);
+    for name in names {
+        assert!(
+            html.contains(&format!(">{name}<")),
+            "report.html does not name {name}"
+        );
+    }
+    let md = std::fs::read_to_string(out.join("summary.md")).unwrap();
+    assert!(md.contains("### mancala-arena: PGN games"), "{md}");
+    let chromium = Path::new("/usr/bin/chromium");
+    if chromium.exists() {
+        render_in_chromium(chromium, &out.join("report.html"), &dir);
+    }
 }

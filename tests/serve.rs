@@ -292,7 +292,9 @@ impl Driver {
             );
             std::thread::sleep(Duration::from_millis(100));
         }
-        let caps = json!({"capabilities": {"alwaysMatch": {"goog:chromeOptions": {
+        let caps = json!({"capabilities": {"alwaysMatch": {
+            "goog:loggingPrefs": {"browser": "ALL"},
+            "goog:chromeOptions": {
             "binary": "/usr/bin/chromium",
             "args": ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
                      "--no-first-run", "--disable-background-networking",
@@ -367,6 +369,18 @@ impl Driver {
         );
     }
 
+    /// The browser console's errors so far (uncaught exceptions, failed loads, refused
+    /// scripts or styles), as chromedriver collected them.
+    fn console_errors(&self) -> Vec<String> {
+        let log = self.cmd("POST", "/se/log", json!({ "type": "browser" }));
+        log.as_array()
+            .expect("log entries")
+            .iter()
+            .filter(|e| e["level"] == "SEVERE")
+            .map(|e| e["message"].as_str().unwrap_or_default().to_string())
+            .collect()
+    }
+
     /// Waits until `script` returns something truthy; returns it.
     fn wait(&self, script: &str, what: &str) -> Value {
         let started = Instant::now();
@@ -406,8 +420,8 @@ const BOARD_JS: &str = "
     return {south: side('south'), north: side('north'), stores: [store('south'), store('north')],
             ply: +root.dataset.ply, end: document.querySelector('.viewer-end').textContent};";
 
-#[test]
-fn a_browser_watches_a_run_and_steps_through_a_game() {
+/// Whether the browser is installed (in CI it must be); says why `test` skips if not.
+fn have_browser(test: &str) -> bool {
     let have =
         Path::new("/usr/bin/chromium").exists() && Path::new("/usr/bin/chromedriver").exists();
     if !have {
@@ -416,10 +430,17 @@ fn a_browser_watches_a_run_and_steps_through_a_game() {
             "CI must run the browser test: install chromium and chromium-driver"
         );
         skipped(
-            "a_browser_watches_a_run_and_steps_through_a_game",
+            test,
             "/usr/bin/chromium or /usr/bin/chromedriver is missing \
              (apt-get install -y chromium chromium-driver)",
         );
+    }
+    have
+}
+
+#[test]
+fn a_browser_watches_a_run_and_steps_through_a_game() {
+    if !have_browser("a_browser_watches_a_run_and_steps_through_a_game") {
         return;
     }
     let dir = Dir::new("serve-browser");
@@ -612,6 +633,8 @@ fn a_browser_watches_a_run_and_steps_through_a_game() {
         end.contains(record["termination"].as_str().unwrap()),
         "{end}"
     );
+    let errors = driver.console_errors();
+    assert!(errors.is_empty(), "console errors: {errors:?}");
 
     // The same viewer in report.html, opened from the file.
     driver.goto(&format!("file://{}", out.join("report.html").display()));
@@ -1035,4 +1058,216 @@ fn r32_an_endless_last_line_is_not_read_whole() {
     let peak = peak_rss_mib(server.0.id());
     assert!(peak < 256, "the server grew to {peak} MiB");
     assert!(took < Duration::from_secs(5), "four pages took {took:?}");
+}
+
+/// A tune's page (issue 31) in a real browser while `arena tune` plays and once it has ended:
+/// it loads without a console error, moves on its own as iterations complete, draws one line
+/// per parameter through every iteration, and its numbers are `tune.json`'s and `tuned.txt`'s.
+#[test]
+fn a_browser_watches_a_tune_and_its_numbers_are_tune_json() {
+    if !have_browser("a_browser_watches_a_tune_and_its_numbers_are_tune_json") {
+        return;
+    }
+    let dir = Dir::new("serve-tune");
+    let root = dir.join("results");
+    std::fs::create_dir_all(&root).unwrap();
+    let params = dir.join("params.txt");
+    std::fs::write(
+        &params,
+        "EvalCapture, 0, -16, 16, 2, 0.05\nEvalMobility, int, 0, -16, 16, 2, 0.05\n\
+         EvalStore, 4, 0, 16, 1, 0.05\n",
+    )
+    .unwrap();
+    let (_server, addr) = serve(&root, "127.0.0.1:0");
+    let out = root.join("tune");
+    // Fixed depth 8, one game at a time: an iteration of two pairs takes about a second here,
+    // slow enough to watch the page move; the verification at depth 2 is quick.
+    let mut tune = Killed(
+        Command::new(env!("CARGO_BIN_EXE_arena"))
+            .args([
+                "tune",
+                "--quiet",
+                "--bot",
+                &bot("alphabeta"),
+                "--params",
+                &params.display().to_string(),
+                "--iterations",
+                "10",
+                "--pairs-per-iteration",
+                "2",
+                "--depth",
+                "8",
+                "--concurrency",
+                "1",
+                "--seed",
+                "3",
+                "--verify-depth",
+                "2",
+                "--verify-max-pairs",
+                "4",
+                "--out",
+                &out.display().to_string(),
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start arena tune"),
+    );
+    let driver = Driver::start(&dir.join("profile"));
+    let base = format!("http://{addr}");
+    driver.goto(&format!("{base}/"));
+    driver.wait(
+        "return document.querySelector('#runs a[href=\"/run?id=tune\"]') !== null",
+        "the runs page lists the tune",
+    );
+    driver.click("#runs a[href=\"/run?id=tune\"]");
+    let count = "const c = document.getElementById('tune-count'); \
+                 return c && +c.dataset.iterations";
+    let first = driver
+        .wait(
+            &format!(
+                "{count} >= 1 && document.querySelector('#progress .state.running') !== null \
+                 && +c.dataset.iterations"
+            ),
+            "the tune page shows an iteration done while the tune runs",
+        )
+        .as_u64()
+        .unwrap();
+    assert!(
+        first < 10,
+        "the tune ended before the page showed it running"
+    );
+    // The page moves on its own: the iteration count, then the end and the verdict.
+    driver.wait(
+        &format!("{count} > {first}"),
+        "the iteration count rises while the tune runs",
+    );
+    driver.wait(
+        "return document.querySelector('#progress .state.finished') !== null \
+         && document.getElementById('tune-verdict') !== null",
+        "the tune page shows the tune finished with its verdict",
+    );
+    let status = tune.0.wait().unwrap();
+    let mut stderr = String::new();
+    use std::io::Read;
+    tune.0
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    assert!(
+        matches!(status.code(), Some(0 | 3 | 4)),
+        "arena tune failed: {stderr}"
+    );
+    let shown = driver.js(
+        "const cells = t => [...t.rows].map(r => [...r.cells].map(c => c.textContent));
+         const lines = [...document.querySelectorAll('#trajectory svg polyline')]
+             .filter(p => p.getAttribute('stroke-width') === '3')
+             .map(p => p.getAttribute('points').trim().split(/\\s+/).length)
+             .filter(n => n > 2);
+         const c = document.getElementById('tune-count');
+         return {iterations: +c.dataset.iterations, pairs: +c.dataset.pairs,
+                 params: cells(document.querySelector('#tune-params table')),
+                 steps: cells(document.getElementById('tune-steps')),
+                 lines: lines,
+                 verdict: document.getElementById('tune-verdict').dataset.verdict,
+                 games: document.getElementById('games-done').textContent};",
+    );
+    let errors = driver.console_errors();
+    assert!(errors.is_empty(), "console errors: {errors:?}");
+
+    let file: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("tune.json")).unwrap()).unwrap();
+    let steps = file["steps"].as_array().unwrap();
+    let last = steps.last().unwrap();
+    let setup_params = file["setup"]["params"].as_array().unwrap();
+    assert_eq!(shown["iterations"], json!(steps.len()));
+    assert_eq!(shown["pairs"], last["pairs"]);
+    assert_eq!(
+        shown["games"],
+        json!((2 * last["pairs"].as_u64().unwrap()).to_string())
+    );
+    assert_eq!(shown["verdict"], file["verify"]["verdict"]);
+    // One line per parameter, from the start through every iteration.
+    assert_eq!(
+        shown["lines"],
+        json!(vec![steps.len() + 1; setup_params.len()]),
+        "{shown}"
+    );
+    // The parameters' table: θ after the last iteration, moved in units of c_end, the tuned
+    // value a bot gets.
+    let tuned = std::fs::read_to_string(out.join("tuned.txt")).unwrap();
+    let table = shown["params"].as_array().unwrap();
+    let heads: Vec<&str> = table[0]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| h.as_str().unwrap())
+        .collect();
+    let col = |name: &str| heads.iter().position(|h| *h == name).unwrap();
+    assert_eq!(table.len() - 1, setup_params.len(), "{shown}");
+    for (i, p) in setup_params.iter().enumerate() {
+        let row = &table[i + 1];
+        let theta = last["theta"][i].as_f64().unwrap();
+        let moved = (theta - p["start"].as_f64().unwrap()) / p["c_end"].as_f64().unwrap();
+        assert_eq!(row[col("parameter")], p["name"]);
+        assert_eq!(row[col("θ")], json!(format!("{theta:.4}")));
+        assert_eq!(
+            row[col("(θ − start) / c_end")],
+            json!(format!("{moved:+.2}"))
+        );
+        assert_eq!(
+            row[col("c_k")],
+            json!(format!("{:.4}", last["c"][i].as_f64().unwrap()))
+        );
+        let name = p["name"].as_str().unwrap();
+        let value = tuned
+            .lines()
+            .find_map(|l| l.strip_prefix(&format!("{name},")))
+            .unwrap();
+        assert_eq!(row[col("tuned")], json!(value));
+    }
+    // The latest iterations, the latest first, with their raw θ.
+    let rows = &shown["steps"].as_array().unwrap()[1..];
+    assert_eq!(rows.len(), steps.len());
+    for (row, step) in rows.iter().zip(steps.iter().rev()) {
+        assert_eq!(row[0], json!(step["iteration"].to_string()));
+        assert_eq!(row[1], json!(step["pairs"].to_string()));
+        for i in 0..setup_params.len() {
+            assert_eq!(
+                row[3 + i],
+                json!(format!("{:.4}", step["theta"][i].as_f64().unwrap()))
+            );
+        }
+    }
+    // The runs page lists the tune once, finished, with its games; its iteration folders are
+    // on its page (the verification stays a run of its own, listed once the server has walked
+    // the folders again: every 2 s at most).
+    let started = Instant::now();
+    let runs = loop {
+        let runs: Value = serde_json::from_str(&get(&addr, "/api/runs").body).unwrap();
+        let runs = runs["html"].as_str().unwrap().to_string();
+        if runs.contains("href=\"/run?id=tune%2Fverify\"")
+            || started.elapsed() > Duration::from_secs(10)
+        {
+            break runs;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    let row = runs
+        .lines()
+        .find(|l| l.contains("href=\"/run?id=tune\""))
+        .unwrap_or_else(|| panic!("no tune line: {runs}"));
+    assert!(
+        row.contains("finished") && row.contains(&format!("<td>{0} / {0}</td>", 2 * 10 * 2)),
+        "{row}"
+    );
+    assert!(!runs.contains("iter-0000"), "{runs}");
+    assert!(runs.contains("href=\"/run?id=tune%2Fverify\""), "{runs}");
+    // arena tune drew the same trajectory into its folder.
+    assert!(std::fs::read_to_string(out.join("trajectory.svg"))
+        .unwrap()
+        .contains("SPSA trajectory"));
+    assert!(out.join("trajectory.png").exists());
 }

@@ -119,6 +119,13 @@ fn mistake_meter_on_a_real_run() {
     assert!((rate - num(&rand, "mistakes") / num(&rand, "proven")).abs() < 1e-9);
     // Exact values: the split of the games over worker threads changes nothing.
     let csv = std::fs::read_to_string(out.join("analysis.csv")).unwrap();
+    // A folder rated on another scale (here anchored by `arena rate`) keeps its ratings.csv:
+    // the analysis reads it for the players' ratings and does not rate the folder again.
+    arena_with_cache(
+        &dir,
+        &["rate", &out_s, "--anchor", "random=900", "--bootstrap", "0"],
+    );
+    let anchored = std::fs::read_to_string(out.join("ratings.csv")).unwrap();
     for threads in ["1", "3"] {
         arena_with_cache(
             &dir,
@@ -127,12 +134,102 @@ fn mistake_meter_on_a_real_run() {
         let again = std::fs::read_to_string(out.join("analysis.csv")).unwrap();
         assert_eq!(again, csv, "--threads {threads}");
     }
+    assert_eq!(
+        std::fs::read_to_string(out.join("ratings.csv")).unwrap(),
+        anchored
+    );
+    let mut reader = csv::Reader::from_path(out.join("analysis-brackets.csv")).unwrap();
+    let brackets: Vec<std::collections::BTreeMap<String, String>> =
+        reader.deserialize().map(|r| r.expect("row")).collect();
+    let random_row = brackets.iter().find(|r| r["group"] == "random").unwrap();
+    assert_eq!(num(random_row, "rating"), 900.0, "{brackets:?}");
+    // The arena's own PGN export of the same games, analysed as PGN, judges them the same
+    // (game ids are the export's order, which is the run's).
+    let pgn_out = dir.join("from-pgn");
+    let pgn_out_s = pgn_out.display().to_string();
+    let games_pgn = out.join("games.pgn").display().to_string();
+    arena_with_cache(
+        &dir,
+        &["analyse", &games_pgn, "--out", &pgn_out_s, "--no-report"],
+    );
+    for file in ["analysis.csv", "analysis-worst.csv", "analysis-games.csv"] {
+        let read = |d: &std::path::Path| std::fs::read_to_string(d.join(file)).expect(file);
+        // The folder's games carry the fitted ratings; the PGN export has no Elo tags.
+        let unrated = |text: String| -> Vec<String> {
+            text.lines()
+                .map(|l| {
+                    let mut cells: Vec<&str> = l.split(',').collect();
+                    if file == "analysis-games.csv" {
+                        cells[4] = "";
+                    }
+                    cells.join(",")
+                })
+                .collect()
+        };
+        assert_eq!(unrated(read(&pgn_out)), unrated(read(&out)), "{file}");
+    }
+    // Every player of a results folder is a level at its fitted rating.
+    let brackets = std::fs::read_to_string(out.join("analysis-brackets.csv")).unwrap();
+    assert!(
+        brackets.contains("perfect,player,") && brackets.contains("random,player,"),
+        "{brackets}"
+    );
+    // People from a PGN with Elo tags beside the run's bots at the run's ratings (--ratings).
+    let people = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/analyse/hand-written.pgn")
+        .display()
+        .to_string();
+    let mixed = dir.join("mixed");
+    let mixed_s = mixed.display().to_string();
+    arena_with_cache(
+        &dir,
+        &[
+            "analyse",
+            &people,
+            &games_pgn,
+            "--ratings",
+            &out_s,
+            "--out",
+            &mixed_s,
+            "--no-report",
+        ],
+    );
+    let mut reader = csv::Reader::from_path(mixed.join("analysis-brackets.csv")).unwrap();
+    let groups: Vec<std::collections::BTreeMap<String, String>> =
+        reader.deserialize().map(|r| r.unwrap()).collect();
+    let mut reader = csv::Reader::from_path(out.join("ratings.csv")).unwrap();
+    let ratings: Vec<std::collections::BTreeMap<String, String>> =
+        reader.deserialize().map(|r| r.unwrap()).collect();
+    let elo = |name: &str| -> f64 {
+        ratings.iter().find(|r| r["name"] == name).unwrap()["elo"]
+            .parse()
+            .unwrap()
+    };
+    let got: Vec<(&str, &str)> = groups
+        .iter()
+        .map(|r| (r["group"].as_str(), r["kind"].as_str()))
+        .collect();
+    assert_eq!(
+        got[..2],
+        [("1100–1200", "bracket"), ("1400–1500", "bracket")]
+    );
+    for level in ["perfect", "random"] {
+        let row = groups.iter().find(|r| r["group"] == level).expect(level);
+        let at: f64 = row["rating"].parse().unwrap();
+        assert!((at - elo(level)).abs() < 1e-6, "{level}: {at}");
+        assert_eq!(row["games"], "8");
+    }
     // The report shows the table.
     let html = std::fs::read_to_string(out.join("report.html")).expect("report.html");
     assert!(
         html.contains("id=\"mistakes\""),
         "report.html lacks the mistake meter"
     );
+    assert!(
+        html.contains("id=\"worst-sows\"") && html.contains("href=\"#game="),
+        "report.html lacks the costliest sows with their viewer links"
+    );
+    assert!(html.contains("id=\"plot-mistakes_by_rating\""));
     let md = std::fs::read_to_string(out.join("summary.md")).expect("summary.md");
     assert!(
         md.contains("Mistake meter"),

@@ -271,3 +271,98 @@ fn a_bad_parameters_file_is_refused_with_its_line() {
     assert!(text(&o.stderr).contains("line 2"), "{}", text(&o.stderr));
     assert!(!dir.join("t/iter-0000").exists());
 }
+
+/// `--resume` and `--verify DIR` go on as the tune's `tune.json` says: a flag that sets up a tune
+/// is refused, naming it with its value and the tune's own, before anything is played or
+/// written; `--concurrency`, the output flags and the verification's flags apply, and the
+/// verification's are recorded.
+#[test]
+fn resume_refuses_setup_flags_and_takes_the_verifications() {
+    let dir = Dir::new("tune-resume-flags");
+    let params = dir.join("params.txt");
+    std::fs::write(&params, PARAMS).unwrap();
+    let out = dir.join("t");
+    let mut args = tune_args(&out, &params, "2");
+    // Depth 1, one pair an iteration, and no verification: quick.
+    for (flag, value) in [("--depth", "1"), ("--pairs-per-iteration", "1")] {
+        let at = args.iter().position(|a| a == flag).unwrap();
+        args[at + 1] = value.to_string();
+    }
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    arena_ok(&args);
+    let before = read(&out.join("tune.json"));
+    let out_s = out.to_str().unwrap();
+
+    for mode in ["--resume", "--verify"] {
+        let o = arena(&[
+            "tune",
+            "--quiet",
+            mode,
+            out_s,
+            "--iterations",
+            "5",
+            "--depth",
+            "3",
+            "--seed",
+            "9",
+            "--concurrency",
+            "1",
+        ]);
+        assert_eq!(o.status.code(), Some(1), "{mode}: {}", text(&o.stderr));
+        let err = text(&o.stderr);
+        for says in [
+            "--iterations 5 (the tune's: 2)",
+            "--depth 3 (the tune's: 1)",
+            "--seed 9 (the tune's: 5)",
+            "would be ignored; drop them",
+        ] {
+            assert!(err.contains(says), "{mode}: no `{says}` in {err}");
+        }
+        assert!(!err.contains("--concurrency"), "{err}");
+        assert_eq!(read(&out.join("tune.json")), before, "{mode} changed it");
+        assert!(!out.join("iter-0002").exists() && !out.join("verify").exists());
+    }
+
+    // Allowed: --concurrency and the output flags (the finished tune is replayed from disk).
+    let o = arena(&[
+        "tune",
+        "--quiet",
+        "--no-plots",
+        "--resume",
+        out_s,
+        "--concurrency",
+        "1",
+    ]);
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert_eq!(read(&out.join("tune.json")), before);
+
+    // The verification's flags apply to a resumed tune that had none, and are recorded.
+    let o = arena(&[
+        "tune",
+        "--quiet",
+        "--no-plots",
+        "--resume",
+        out_s,
+        "--verify-depth",
+        "1",
+        "--verify-max-pairs",
+        "2",
+        "--elo1",
+        "50",
+    ]);
+    assert!(
+        matches!(o.status.code(), Some(0 | 3 | 4)),
+        "{}",
+        text(&o.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_str(&read(&out.join("tune.json"))).unwrap();
+    let verify = &json["setup"]["verify"];
+    assert_eq!(verify["max_pairs"], 2, "{json}");
+    assert_eq!(verify["elo1"], 50.0);
+    assert_eq!(verify["elo0"], 0.0);
+    assert_eq!(verify["game"]["depth"], 1);
+    assert!(json["verify"]["pairs"].as_u64().unwrap() <= 2);
+    let run: serde_json::Value = serde_json::from_str(&read(&out.join("verify/run.json"))).unwrap();
+    assert_eq!(run["config"]["time"]["depth"], 1, "{run}");
+    assert_eq!(json["steps"].as_array().unwrap().len(), 2);
+}

@@ -1,7 +1,11 @@
-//! `arena analyse DIR`: the mistake meter. Replays every game of a results folder with the exact
-//! solver and reports, per player, the share of their sows that lose value against perfect play
-//! and the seeds lost per game (the exact analogue of chess's average centipawn loss), into
-//! `DIR/analysis.csv` and a terminal table, then redraws the folder's report (which shows it).
+//! `arena analyse DIR | FILE.pgn...`: the mistake meter. Replays every game of a results folder,
+//! or of PGN files (the arena's export or any program's, movetext in pit numbers), with the exact
+//! solver and reports, per player and per game, the share of their sows that lose value against
+//! perfect play, the seeds lost (the exact analogue of chess's average centipawn loss), two
+//! accuracy figures and the costliest sows, and mistakes against rating in brackets; into the
+//! folder's `analysis*.csv` files and a terminal table, then redraws the folder's report (which
+//! shows them). PGN games are first written as a results folder (`--out`) so that the report,
+//! its game viewer and `arena serve` read them as any run.
 //!
 //! A sow's *loss* is `v(best) - v(played)` from the mover's view, both exact. Opening sows (the
 //! run's `opening`, not chosen by the players) and `swap` are not counted. Each position gets a
@@ -10,7 +14,7 @@
 //! (one per core); each keeps one solver (TT) per ruleset for all its games, so positions seen
 //! again are solved once, and the endgame databases are shared by all threads.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeSet, HashMap};
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
@@ -20,24 +24,57 @@ use std::time::Instant;
 use anyhow::{bail, Context};
 use clap::Args;
 use mancala_arena::report::rate::{rate_dir, RateOptions};
-use mancala_arena::rules::Move;
-use mancala_arena::run_folder::analysis::{write_analysis, MistakeRow, ANALYSIS_CSV};
-use mancala_arena::run_folder::games::{read_records, GameRecord};
-use mancala_arena::solver::{BoardSpec, Db, Solver};
+use mancala_arena::rules::{Move, Ruleset};
+use mancala_arena::run_folder::analysis::{
+    write_analysis, Analysis, ANALYSIS_BRACKETS_CSV, ANALYSIS_CSV,
+};
+use mancala_arena::run_folder::games::{has_games, read_records, GameRecord, ResultsWriter};
+use mancala_arena::run_folder::mistakes::{
+    bracket_rows, game_rows, player_rows, worst_sows, JudgedGame, JudgedSow, Verdict,
+};
+use mancala_arena::run_folder::pgn_games::pgn_record;
+use mancala_arena::run_folder::pgn_in::read_pgn;
+use mancala_arena::run_folder::ratings::RatingsFile;
+use mancala_arena::run_folder::{check_new_folder, not_a_run_folder};
+use mancala_arena::solver::{BoardSpec, Db, SBoard, Solver};
 
 use super::solve::database;
 
 #[derive(Debug, Args)]
 pub struct AnalyseArgs {
-    /// The results folder (its games.jsonl).
-    pub dir: PathBuf,
+    /// A results folder (its games.jsonl), or PGN files and folders of *.pgn.
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// PGN input: the folder the games and the analysis are written to (default NAME-analysis
+    /// here, NAME the first file's name); it must not hold a run yet.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// PGN input: the games' ruleset (docs/rules.md), instead of their Variant tags.
+    #[arg(long)]
+    pub rules: Option<Ruleset>,
+    /// A player (a bot level) drawn at its own rating in the mistakes-against-rating table
+    /// rather than pooled into a bracket; repeatable. Every player of a results folder is one.
+    #[arg(long = "level", value_name = "NAME")]
+    pub levels: Vec<String>,
+    /// A ratings.csv (or a folder holding one: a results folder, an `arena rate` output) whose
+    /// players are levels at its Elos, before any Elo tag: put a run's bots beside the people
+    /// of a PGN file, on the scale of that rating.
+    #[arg(long, value_name = "PATH")]
+    pub ratings: Option<PathBuf>,
+    /// The width of the rating brackets, in Elo.
+    #[arg(long, default_value_t = 100.0)]
+    pub bracket: f64,
+    /// How many of each player's costliest sows to list.
+    #[arg(long, default_value_t = 5)]
+    pub worst: usize,
     /// Node budget per position; positions not proven within it are reported as unproven.
     #[arg(long, default_value_t = 20_000_000)]
     pub nodes: u64,
     /// Endgame database size (seeds in the pits); default as `arena solve` (cached).
     #[arg(long)]
     pub db_seeds: Option<usize>,
-    /// Do not redraw report.html / summary.md (which show the mistake meter).
+    /// Do not redraw report.html / summary.md (which show the mistake meter). Redrawing them
+    /// re-rates a results folder with the default options, as `arena plot` does.
     #[arg(long)]
     pub no_report: bool,
     /// Worker threads (default: one per core); games are dealt out in turn.
@@ -49,20 +86,231 @@ pub struct AnalyseArgs {
 }
 
 pub fn run(args: &AnalyseArgs) -> anyhow::Result<()> {
-    if let Some(why) = mancala_arena::run_folder::not_a_run_folder(&args.dir) {
-        bail!("{why}");
+    if !(args.bracket > 0.0 && args.bracket.is_finite()) {
+        bail!("--bracket {}: the width must be above 0", args.bracket);
     }
-    let records = read_records(&args.dir)?;
+    let (dir, tags) = input_folder(args)?;
+    let records = read_records(&dir)?;
     if records.is_empty() {
+        bail!("{}: no games (games.jsonl missing or empty)", dir.display());
+    }
+    // A results folder's players are bots at the folder's ratings: its ratings.csv as last
+    // written (perhaps anchored by `arena rate`, so it is read, not rewritten), or a fresh
+    // rating when it has none. PGN players have the ratings of their Elo tags, game by game; a
+    // --ratings file's players (levels) have its.
+    let mut levels: HashMap<String, f64> = HashMap::new();
+    let mut rated = None;
+    if tags.is_none() {
+        match RatingsFile::read(&dir) {
+            Ok(file) => levels.extend(file.players),
+            Err(_) => {
+                let fresh = rate_dir(&dir, &RateOptions::default());
+                if let Ok(r) = &fresh {
+                    levels.extend(
+                        r.summary
+                            .ratings
+                            .iter()
+                            .map(|row| (row.name.clone(), row.elo)),
+                    );
+                }
+                rated = Some(fresh);
+            }
+        }
+    }
+    if let Some(path) = &args.ratings {
+        let file = RatingsFile::read(path)?;
+        eprintln!("levels' ratings from {}", file.source());
+        levels.extend(file.players);
+    }
+    let started = Instant::now();
+    let (mut games, skipped_games, nodes) = judge(&records, args)?;
+    for g in &mut games {
+        let tagged = tags
+            .as_ref()
+            .and_then(|t| t.get(&g.game_id).copied())
+            .unwrap_or([None, None]);
+        for ((rating, player), tag) in g.ratings.iter_mut().zip(&g.players).zip(tagged) {
+            *rating = levels.get(player).copied().or(tag);
+        }
+    }
+    let levels: BTreeSet<String> = levels
+        .into_keys()
+        .chain(args.levels.iter().cloned())
+        .collect();
+    let analysis = Analysis {
+        players: player_rows(&games, args.nodes),
+        games: game_rows(&games),
+        worst: worst_sows(&games, args.worst),
+        brackets: bracket_rows(&games, &levels, args.bracket),
+    };
+    write_analysis(&dir, &analysis)?;
+    print_tables(&analysis)?;
+    outln!(
+        "{} games in {:.1}s, {nodes} solver nodes{}; wrote {} and the other analysis*.csv files",
+        records.len() - skipped_games,
+        started.elapsed().as_secs_f64(),
+        if skipped_games > 0 {
+            format!(", {skipped_games} non-Kalah games skipped")
+        } else {
+            String::new()
+        },
+        dir.join(ANALYSIS_CSV).display()
+    )?;
+    if !args.no_report {
+        // The report shows the mistake meter next to the ratings; a folder that cannot be
+        // rated (e.g. one player only) keeps its analysis files and says why there is no report.
+        let opts = RateOptions::default();
+        match rated.unwrap_or_else(|| rate_dir(&dir, &opts)) {
+            Ok(rated) => {
+                super::rate::say_warnings(&rated);
+                super::plot::report(&dir, &rated, &opts, true)?
+            }
+            Err(e) => eprintln!("no report: {e:#}"),
+        }
+    }
+    Ok(())
+}
+
+/// Each game's players' Elo tags (first, second), by game id.
+type Tags = HashMap<u64, [Option<f64>; 2]>;
+
+/// The results folder to analyse: the one given, or the PGN games written as one into `--out`
+/// (with their Elo tags).
+fn input_folder(args: &AnalyseArgs) -> anyhow::Result<(PathBuf, Option<Tags>)> {
+    if let [one] = args.paths.as_slice() {
+        if one.is_dir() && not_a_run_folder(one).is_none() {
+            if args.out.is_some() || args.rules.is_some() {
+                bail!(
+                    "--out and --rules are for PGN input: a results folder is analysed in itself"
+                );
+            }
+            return Ok((one.clone(), None));
+        }
+    }
+    super::rate::check_pgn_paths(&args.paths, "analyse")?;
+    let mut tags = Tags::new();
+    let mut records = Vec::new();
+    let mut unfinished = 0;
+    for game in read_pgn(&args.paths)? {
+        let id = records.len() as u64;
+        match pgn_record(&game, id, args.rules)? {
+            Some(r) => {
+                tags.insert(id, r.elos);
+                records.push(r.record);
+            }
+            None => unfinished += 1,
+        }
+    }
+    if unfinished > 0 {
+        eprintln!("warning: {unfinished} unfinished game(s) (Result \"*\") skipped");
+    }
+    if records.is_empty() {
+        bail!("no finished games in the PGN given");
+    }
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| super::rate::default_out(&args.paths[0], "analysis"));
+    if has_games(&out) {
         bail!(
-            "{}: no games (games.jsonl missing or empty)",
-            args.dir.display()
+            "{} already holds games: give another --out, or remove it to analyse afresh",
+            out.display()
         );
     }
+    check_new_folder(&out)?;
+    std::fs::create_dir_all(&out)
+        .with_context(|| format!("cannot create the folder {}", out.display()))?;
+    let mut writer = ResultsWriter::open(&out)?;
+    for r in &records {
+        writer.append(r)?;
+    }
+    eprintln!("{} PGN games written to {}", records.len(), out.display());
+    Ok((out, Some(tags)))
+}
+
+/// The per-player table, the costliest sows and the rating table on stdout.
+fn print_tables(a: &Analysis) -> anyhow::Result<()> {
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "{:<16} {:>6} {:>7} {:>9} {:>9} {:>10} {:>13} {:>6} {:>9} {:>9}",
+        "player",
+        "games",
+        "sows",
+        "unproven",
+        "mistakes",
+        "mistake %",
+        "seeds lost/g",
+        "worst",
+        "accuracy",
+        "weighted"
+    )?;
+    for r in &a.players {
+        writeln!(
+            out,
+            "{:<16} {:>6} {:>7} {:>9} {:>9} {:>9.1}% {:>13.2} {:>6} {:>8.1}% {:>8.1}%",
+            r.player,
+            r.games,
+            r.sows,
+            r.unproven,
+            r.mistakes,
+            r.mistake_rate * 100.0,
+            r.seeds_lost_per_game,
+            r.worst_loss,
+            r.accuracy * 100.0,
+            r.weighted_accuracy * 100.0
+        )?;
+    }
+    if !a.worst.is_empty() {
+        writeln!(out, "\ncostliest sows (position before the sow):")?;
+        for w in a.worst.iter().take(10) {
+            writeln!(
+                out,
+                "  -{:<3} {:<16} game {} sow {} pit {} (best {}) value {:+}  {}",
+                w.loss,
+                w.player,
+                w.game_id,
+                w.ply + 1,
+                w.played,
+                w.best.map_or("?".to_string(), |b| b.to_string()),
+                w.value,
+                w.position
+            )?;
+        }
+    }
+    if !a.brackets.is_empty() {
+        writeln!(
+            out,
+            "\nmistakes against rating ({ANALYSIS_BRACKETS_CSV}):\n{:<16} {:>7} {:>6} {:>7} {:>15} {:>13}",
+            "group", "rating", "games", "sows", "mistake % (se)", "seeds lost/g"
+        )?;
+        for b in &a.brackets {
+            writeln!(
+                out,
+                "{:<16} {:>7.0} {:>6} {:>7} {:>8.1}% ({:.1}) {:>13.2}",
+                b.group,
+                b.rating,
+                b.games,
+                b.proven,
+                b.mistake_rate * 100.0,
+                b.mistake_rate_se * 100.0,
+                b.seeds_lost_per_game
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// Judges every sow of `records` on worker threads; the games in game-id order, how many were
+/// skipped (not Kalah) and the solver nodes spent.
+fn judge(
+    records: &[GameRecord],
+    args: &AnalyseArgs,
+) -> anyhow::Result<(Vec<JudgedGame>, usize, u64)> {
     let started = Instant::now();
     // One database per ruleset, loaded (or built) once and shared by the worker threads.
     let mut dbs: HashMap<BoardSpec, Option<Arc<Db>>> = HashMap::new();
-    for rec in &records {
+    for rec in records {
         let ruleset = rec.row.rules;
         if let Ok(spec) = BoardSpec::from_ruleset(&ruleset) {
             dbs.entry(spec)
@@ -102,91 +350,26 @@ pub fn run(args: &AnalyseArgs) -> anyhow::Result<()> {
             .map(|w| w.join().expect("analysis worker panicked"))
             .collect()
     });
-    let mut stats: BTreeMap<String, MistakeRow> = BTreeMap::new();
-    let (mut skipped_games, mut nodes) = (0, 0);
+    let (mut games, mut skipped_games, mut nodes) = (Vec::new(), 0, 0);
     for part in parts {
         let part = part?;
         skipped_games += part.skipped_games;
         nodes += part.nodes;
-        for (name, st) in part.stats {
-            let total = stats.entry(name).or_default();
-            total.games += st.games;
-            total.sows += st.sows;
-            total.proven += st.proven;
-            total.mistakes += st.mistakes;
-            total.seeds_lost += st.seeds_lost;
-            total.worst_loss = total.worst_loss.max(st.worst_loss);
-        }
+        games.extend(part.games);
     }
-    let rows: Vec<MistakeRow> = stats
-        .into_iter()
-        .map(|(player, st)| {
-            MistakeRow {
-                player,
-                node_budget: args.nodes,
-                ..st
-            }
-            .finish()
-        })
-        .collect();
-    write_analysis(&args.dir, &rows)?;
-    let mut out = std::io::stdout().lock();
-    writeln!(
-        out,
-        "{:<16} {:>6} {:>7} {:>9} {:>9} {:>11} {:>13} {:>6}",
-        "player", "games", "sows", "unproven", "mistakes", "mistake %", "seeds lost/g", "worst"
-    )?;
-    for r in &rows {
-        writeln!(
-            out,
-            "{:<16} {:>6} {:>7} {:>9} {:>9} {:>10.1}% {:>13.2} {:>6}",
-            r.player,
-            r.games,
-            r.sows,
-            r.unproven,
-            r.mistakes,
-            r.mistake_rate * 100.0,
-            r.seeds_lost_per_game,
-            r.worst_loss
-        )?;
-    }
-    writeln!(
-        out,
-        "{} games in {:.1}s, {nodes} solver nodes{}; wrote {}",
-        records.len() - skipped_games,
-        started.elapsed().as_secs_f64(),
-        if skipped_games > 0 {
-            format!(", {skipped_games} non-Kalah games skipped")
-        } else {
-            String::new()
-        },
-        args.dir.join(ANALYSIS_CSV).display()
-    )?;
-    drop(out);
-    if !args.no_report {
-        // The report shows the mistake meter next to the ratings; a folder that cannot be
-        // rated (e.g. one player only) keeps its analysis.csv and says why there is no report.
-        let opts = RateOptions::default();
-        match rate_dir(&args.dir, &opts) {
-            Ok(rated) => {
-                super::rate::say_warnings(&rated);
-                super::plot::report(&args.dir, &rated, &opts, true)?
-            }
-            Err(e) => eprintln!("no report: {e:#}"),
-        }
-    }
-    Ok(())
+    games.sort_by_key(|g| g.game_id);
+    Ok((games, skipped_games, nodes))
 }
 
 /// What one worker thread found in its share of the games.
 struct Part {
-    stats: BTreeMap<String, MistakeRow>,
+    games: Vec<JudgedGame>,
     skipped_games: usize,
     nodes: u64,
 }
 
-/// Replays `games` with one solver per ruleset (sharing the databases in `dbs`), counting each
-/// player's sows, proven sows, mistakes and seeds lost; calls `game_done` after each game.
+/// Replays `games` with one solver per ruleset (sharing the databases in `dbs`), judging each
+/// sow a player chose; calls `game_done` after each game. Ratings are left for the caller.
 fn analyse_games<'a>(
     games: impl Iterator<Item = &'a GameRecord>,
     dbs: &HashMap<BoardSpec, Option<Arc<Db>>>,
@@ -194,7 +377,7 @@ fn analyse_games<'a>(
     game_done: &mut dyn FnMut(),
 ) -> anyhow::Result<Part> {
     let mut solvers: HashMap<BoardSpec, Solver> = HashMap::new();
-    let mut stats: BTreeMap<String, MistakeRow> = BTreeMap::new();
+    let mut judged = Vec::new();
     let mut skipped_games = 0;
     for rec in games {
         let row = &rec.row;
@@ -210,53 +393,66 @@ fn analyse_games<'a>(
             .opening
             .start(row.rules)
             .map_err(|e| anyhow::anyhow!("game {}: {e}", row.game_id))?;
-        for name in [&row.first, &row.second] {
-            stats.entry(name.clone()).or_default().games += 1;
-        }
+        let mut game = JudgedGame {
+            game_id: row.game_id,
+            players: [row.first.clone(), row.second.clone()],
+            ratings: [None, None],
+            sows: Vec::new(),
+        };
         // The sows after the opening, each with its mover (read_records checked the lengths).
         let skip = row.opening.moves.len();
         for (ply, &mv) in rec.moves.iter().enumerate() {
             let mover = ply.checked_sub(skip).map(|i| rec.movers[i]);
             if let (Some(mover), Move::Pit(k)) = (mover, mv) {
-                let name = if mover == 0 { &row.first } else { &row.second };
-                let st = stats.entry(name.clone()).or_default();
-                st.sows += 1;
-                if let Some((b, _)) = spec.board_of(pos.board()) {
-                    if let Some(loss) = sow_loss(solver, &b, k as usize - 1, args.nodes) {
-                        st.proven += 1;
-                        if loss > 0 {
-                            st.mistakes += 1;
-                            st.seeds_lost += loss as i64;
-                            st.worst_loss = st.worst_loss.max(loss);
-                        }
-                    }
-                }
+                let board = spec.board_of(pos.board());
+                game.sows.push(JudgedSow {
+                    ply,
+                    mover,
+                    pit: k,
+                    // Only proven sows use it: those have a solver board.
+                    seeds: board.map_or(0, |(b, _)| b.seeds() as u32),
+                    position: pos.to_state_string(),
+                    verdict: board
+                        .and_then(|(b, _)| sow_verdict(solver, &b, usize::from(k) - 1, args.nodes)),
+                });
             }
             pos.play(mv)
                 .with_context(|| format!("game {}: move {}", row.game_id, ply + 1))?;
         }
+        judged.push(game);
         game_done();
     }
     Ok(Part {
-        stats,
+        games: judged,
         skipped_games,
         nodes: solvers.values().map(|s| s.nodes).sum(),
     })
 }
 
-/// The exact loss of sowing pit `i` in `b`, or `None` when the budget ran out.
-pub fn sow_loss(
-    solver: &mut Solver,
-    b: &mancala_arena::solver::SBoard,
-    i: usize,
-    budget: u64,
-) -> Option<i32> {
+/// The exact verdict on sowing pit `i` in `b`, or `None` when the budget ran out.
+pub fn sow_verdict(solver: &mut Solver, b: &SBoard, i: usize, budget: u64) -> Option<Verdict> {
     let start = solver.nodes;
     let mut abort = |n: u64| n - start > budget;
     let v = solver.solve(b, 0, &mut abort)?;
+    let tt_best = solver.tt_move(b);
     if solver.move_at_least(b, i, v, &mut abort)? {
-        return Some(0);
+        return Some(Verdict {
+            value: v,
+            loss: 0,
+            best: Some(i as u8 + 1),
+        });
     }
-    let played = solver.move_value(b, i, v, &mut abort)?;
-    Some(v - played)
+    let loss = v - solver.move_value(b, i, v, &mut abort)?;
+    // Positions the database values have no TT move: find an optimal sow (cheap there).
+    let best = match tt_best {
+        Some(m) => Some(m),
+        None => (0..b.c.len().min(solver.spec().pits))
+            .filter(|&m| m != i && b.c[m] != 0)
+            .find(|&m| solver.move_at_least(b, m, v, &mut abort) == Some(true)),
+    };
+    Some(Verdict {
+        value: v,
+        loss,
+        best: best.map(|m| m as u8 + 1),
+    })
 }

@@ -89,7 +89,7 @@ pub enum Command {
     Merge(merge::MergeArgs),
     /// Write a suite of distinct openings K sows deep, valued (exactly on Kalah) and filtered by value.
     Openings(openings::OpeningsArgs),
-    /// Mistake meter: replay a results folder with the solver, per-player error rates.
+    /// Mistake meter: judge every sow of a results folder or PGN files with the solver.
     #[command(visible_alias = "analyze")]
     Analyse(analyse::AnalyseArgs),
     /// Solve a Kalah position: the perfect-play margin and every optimal move.

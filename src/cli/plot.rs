@@ -47,7 +47,8 @@ pub fn say_finished(dir: &Path, finished: &Finished, table: bool) -> Result<()> 
     Ok(())
 }
 
-fn say_report(dir: &Path, outcome: &ReportOutcome) {
+/// Which figures were left out and where the report is, on stderr.
+pub fn say_report(dir: &Path, outcome: &ReportOutcome) {
     for (figure, why) in &outcome.missing {
         eprintln!("no {figure} plot: {why}");
     }

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Result};
 use mancala_arena::rating::bootstrap::IntervalMethod;
+use mancala_arena::report::documents::{write_pgn_report, ReportOptions};
 use mancala_arena::report::rate::{rate_dir, rate_pgn, RateOptions};
 use mancala_arena::run_folder::anchor_file::read_anchors;
 use mancala_arena::run_folder::not_a_run_folder;
@@ -16,15 +17,19 @@ pub struct RateArgs {
     /// files (rated together).
     #[arg(required = true, value_name = "PATH")]
     pub paths: Vec<PathBuf>,
-    /// PGN input: the folder for ratings.csv, pairwise.csv, ladder.csv and summary.json
-    /// (default: NAME-ratings in the current folder, NAME the first PGN file's or folder's
-    /// name without extension). A results folder gets its files in itself.
+    /// PGN input: the folder for ratings.csv, pairwise.csv, ladder.csv, summary.json and the
+    /// report (report.html, summary.md, the figures; default: NAME-ratings in the current
+    /// folder, NAME the first PGN file's or folder's name without extension). A results folder
+    /// gets its files in itself.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// PGN input: each player's latest WhiteElo/BlackElo tag becomes a loose anchor with this
     /// uncertainty (Elo), like --loose-anchors.
     #[arg(long, value_name = "SD")]
     pub anchor_tags: Option<f64>,
+    /// PGN input: write the report's figures as SVG only (no PNG copies).
+    #[arg(long)]
+    pub no_png: bool,
     #[command(flatten)]
     pub rating: RatingFlags,
 }
@@ -143,19 +148,45 @@ pub fn run(args: &RateArgs) -> Result<()> {
         )?;
         return Ok(());
     }
-    if let Some(dir) = args
-        .paths
+    check_pgn_paths(&args.paths, "rate")?;
+    let out = args
+        .out
+        .clone()
+        .unwrap_or_else(|| default_out(&args.paths[0], "ratings"));
+    let pgn = rate_pgn(&args.paths, &out, &opts)?;
+    say_warnings(&pgn.rated);
+    out!("{}", pgn.rated.table)?;
+    outln!(
+        "\nwrote ratings.csv, pairwise.csv, ladder.csv and summary.json in {}",
+        out.display()
+    )?;
+    let outcome = write_pgn_report(
+        &out,
+        &pgn.rated,
+        &pgn.opts,
+        &ReportOptions { png: !args.no_png },
+        &pgn.games,
+        &args.paths,
+    )?;
+    super::plot::say_report(&out, &outcome);
+    Ok(())
+}
+
+/// Checks that `paths` are PGN files or folders of them, for `arena COMMAND FILE.pgn...`: a
+/// results folder among them is refused (it goes on its own), and anything else that is not
+/// PGN gets the run-folder message (missing, a file that is not *.pgn, the results folder
+/// above runs).
+pub fn check_pgn_paths(paths: &[PathBuf], command: &str) -> Result<()> {
+    if let Some(dir) = paths
         .iter()
         .find(|p| p.is_dir() && not_a_run_folder(p).is_none())
     {
         bail!(
-            "{} is a results folder: rate it on its own (arena rate {0}), or give PGN files",
+            "{} is a results folder: {command} it on its own (arena {command} {0}), or give PGN files",
             dir.display()
         );
     }
-    // Anything that is neither a PGN file nor a folder of them gets the run-folder message
-    // (missing, a file that is not *.pgn, the results folder above runs).
-    for path in &args.paths {
+    for path in paths {
         let pgn = if path.is_dir() {
             pgn_files(path).is_ok()
         } else {
@@ -170,29 +201,18 @@ pub fn run(args: &RateArgs) -> Result<()> {
             }
         }
     }
-    let out = args
-        .out
-        .clone()
-        .unwrap_or_else(|| default_out(&args.paths[0]));
-    let rated = rate_pgn(&args.paths, &out, &opts)?;
-    say_warnings(&rated);
-    out!("{}", rated.table)?;
-    outln!(
-        "\nwrote ratings.csv, pairwise.csv, ladder.csv and summary.json in {}",
-        out.display()
-    )?;
     Ok(())
 }
 
-/// `NAME-ratings` in the current folder, NAME the PGN file's or folder's name without its
+/// `NAME-SUFFIX` in the current folder, NAME the PGN file's or folder's name without its
 /// extension.
-fn default_out(first: &Path) -> PathBuf {
+pub fn default_out(first: &Path, suffix: &str) -> PathBuf {
     let stem = first
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .filter(|s| !s.is_empty() && s != "." && s != "..")
         .unwrap_or_else(|| "pgn".to_string());
-    PathBuf::from(format!("{stem}-ratings"))
+    PathBuf::from(format!("{stem}-{suffix}"))
 }
 
 /// The warnings of a rating (games the reader skipped, games outside the schedule), on stderr.

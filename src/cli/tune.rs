@@ -12,9 +12,10 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
 use mancala_arena::rating::spsa::{parse_params, Schedule};
+use mancala_arena::report::plots::{write_figure, TunePlot};
 use mancala_arena::run_folder::check_new_folder;
 use mancala_arena::run_folder::tune::{
-    write_params, TuneFile, TuneSetup, VerifySetup, TUNED_TOML, TUNED_TXT, TUNE_CSV,
+    write_params, TuneFile, TuneSetup, VerifySetup, TUNED_TOML, TUNED_TXT, TUNE_CSV, TUNE_JSON,
 };
 use mancala_arena::session::sprt::PairDone;
 use mancala_arena::session::tune::{self, declared_params, IterationDone, TuneRun};
@@ -42,27 +43,29 @@ pub struct TuneArgs {
     /// SPSA iterations.
     #[arg(long)]
     pub iterations: Option<u64>,
-    /// Colour-swapped game pairs of θ+ against θ− per iteration (fishtest: 1).
-    #[arg(long, default_value_t = 8)]
-    pub pairs_per_iteration: u32,
+    /// Colour-swapped game pairs of θ+ against θ− per iteration (fishtest: 1) [default: 8].
+    #[arg(long)]
+    pub pairs_per_iteration: Option<u32>,
     /// The result is the mean θ over this last fraction of the iterations (0 = the last θ, as
-    /// fishtest).
-    #[arg(long, default_value_t = 0.25)]
-    pub tail: f64,
-    /// SPSA α (a_k's decay).
-    #[arg(long, default_value_t = 0.602)]
-    pub alpha: f64,
-    /// SPSA γ (c_k's decay).
-    #[arg(long, default_value_t = 0.101)]
-    pub gamma: f64,
-    /// SPSA A as a fraction of the planned pairs.
-    #[arg(long, default_value_t = 0.1)]
-    pub a_ratio: f64,
+    /// fishtest) [default: 0.25].
+    #[arg(long)]
+    pub tail: Option<f64>,
+    /// SPSA α (a_k's decay) [default: 0.602].
+    #[arg(long)]
+    pub alpha: Option<f64>,
+    /// SPSA γ (c_k's decay) [default: 0.101].
+    #[arg(long)]
+    pub gamma: Option<f64>,
+    /// SPSA A as a fraction of the planned pairs [default: 0.1].
+    #[arg(long)]
+    pub a_ratio: Option<f64>,
     /// Tune seed: every iteration's perturbation, roundings, openings and bot seeds derive from
-    /// it.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
+    /// it [default: 1].
+    #[arg(long)]
+    pub seed: Option<u64>,
     /// Continue the tune in this folder (after a signal, a crash or kill -9): same trajectory.
+    /// The flags that set up a tune are refused with it; --concurrency, the output flags and
+    /// the verification's flags apply.
     #[arg(long, value_name = "DIR")]
     pub resume: Option<PathBuf>,
     /// Only verify the finished tune in this folder (its verification settings, or the ones
@@ -70,7 +73,7 @@ pub struct TuneArgs {
     #[arg(long, value_name = "DIR", conflicts_with = "resume")]
     pub verify: Option<PathBuf>,
     /// Do not verify at the end.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "verify")]
     pub no_verify: bool,
     /// The verification's time per sow in ms [default: the tune's time control].
     #[arg(long)]
@@ -84,15 +87,15 @@ pub struct TuneArgs {
     /// The verification's `go nodes`.
     #[arg(long)]
     pub verify_nodes: Option<u64>,
-    /// The verification's H0 (Elo of the tuned values over the start values).
-    #[arg(long, default_value_t = 0.0, allow_hyphen_values = true)]
-    pub elo0: f64,
-    /// The verification's H1.
-    #[arg(long, default_value_t = 5.0, allow_hyphen_values = true)]
-    pub elo1: f64,
-    /// The verification's most game pairs (then inconclusive).
-    #[arg(long, default_value_t = 2000)]
-    pub verify_max_pairs: u32,
+    /// The verification's H0 (Elo of the tuned values over the start values) [default: 0].
+    #[arg(long, allow_hyphen_values = true)]
+    pub elo0: Option<f64>,
+    /// The verification's H1 [default: 5].
+    #[arg(long, allow_hyphen_values = true)]
+    pub elo1: Option<f64>,
+    /// The verification's most game pairs (then inconclusive) [default: 2000].
+    #[arg(long)]
+    pub verify_max_pairs: Option<u32>,
     #[command(flatten)]
     pub game: GameFlags,
     #[command(flatten)]
@@ -107,24 +110,140 @@ impl TuneArgs {
             || self.verify_nodes.is_some()
     }
 
-    /// The verification's settings: the tune's games with the verification's time control.
-    fn verify_setup(&self, game: &GameFlags) -> VerifySetup {
-        let mut vgame = game.clone();
-        if self.verify_time_given() {
-            vgame.movetime = self.verify_movetime;
-            vgame.tc = self.verify_tc.clone();
-            vgame.depth = self.verify_depth;
-            vgame.nodes = self.verify_nodes;
-        }
-        vgame.concurrency = None;
-        VerifySetup {
-            game: vgame,
-            elo0: self.elo0,
-            elo1: self.elo1,
+    fn verify_flags_given(&self) -> bool {
+        self.verify_time_given()
+            || self.elo0.is_some()
+            || self.elo1.is_some()
+            || self.verify_max_pairs.is_some()
+    }
+
+    /// The verification's settings: `recorded` (a tune's own) or the defaults (the tune's games
+    /// `game` at its time control, H0 0, H1 5, 2000 pairs), with the flags given in their place.
+    fn verify_setup(&self, game: &GameFlags, recorded: Option<&VerifySetup>) -> VerifySetup {
+        let mut v = recorded.cloned().unwrap_or_else(|| VerifySetup {
+            game: game.clone(),
+            elo0: 0.0,
+            elo1: 5.0,
             alpha: 0.05,
             beta: 0.05,
-            max_pairs: self.verify_max_pairs,
+            max_pairs: 2000,
+        });
+        if self.verify_time_given() {
+            v.game.movetime = self.verify_movetime;
+            v.game.tc = self.verify_tc.clone();
+            v.game.depth = self.verify_depth;
+            v.game.nodes = self.verify_nodes;
         }
+        v.game.concurrency = None;
+        v.elo0 = self.elo0.unwrap_or(v.elo0);
+        v.elo1 = self.elo1.unwrap_or(v.elo1);
+        v.max_pairs = self.verify_max_pairs.unwrap_or(v.max_pairs);
+        v
+    }
+
+    /// The flags that set up a tune, given with `--resume` or `--verify` (which go on as the
+    /// tune's `tune.json` says): each with the value given and the tune's own.
+    fn setup_flags_given(&self, s: &TuneSetup, dir: &std::path::Path) -> Vec<String> {
+        fn opt<T: ToString>(v: &Option<T>) -> String {
+            v.as_ref().map_or_else(|| "none".to_string(), T::to_string)
+        }
+        let g = &self.game;
+        let names: Vec<&str> = s.params.iter().map(|p| p.name.as_str()).collect();
+        let given = [
+            ("--bot", self.bot.clone(), s.bot.clone()),
+            (
+                "--bot-option",
+                (!self.bot_options.is_empty()).then(|| self.bot_options.join(" ")),
+                if s.bot_options.is_empty() {
+                    "none".to_string()
+                } else {
+                    s.bot_options.join(" ")
+                },
+            ),
+            (
+                "--params",
+                self.params.as_ref().map(|p| p.display().to_string()),
+                names.join(","),
+            ),
+            (
+                "--tune-options",
+                (!self.tune_options.is_empty()).then(|| self.tune_options.join(",")),
+                names.join(","),
+            ),
+            (
+                "--iterations",
+                self.iterations.map(|v| v.to_string()),
+                s.iterations.to_string(),
+            ),
+            (
+                "--pairs-per-iteration",
+                self.pairs_per_iteration.map(|v| v.to_string()),
+                s.pairs_per_iteration.to_string(),
+            ),
+            (
+                "--tail",
+                self.tail.map(|v| v.to_string()),
+                s.tail.to_string(),
+            ),
+            (
+                "--alpha",
+                self.alpha.map(|v| v.to_string()),
+                s.schedule.alpha.to_string(),
+            ),
+            (
+                "--gamma",
+                self.gamma.map(|v| v.to_string()),
+                s.schedule.gamma.to_string(),
+            ),
+            (
+                "--a-ratio",
+                self.a_ratio.map(|v| v.to_string()),
+                s.schedule.a_ratio.to_string(),
+            ),
+            (
+                "--seed",
+                self.seed.map(|v| v.to_string()),
+                s.seed.to_string(),
+            ),
+            ("--rules", g.rules.clone(), opt(&s.game.rules)),
+            (
+                "--opening-plies",
+                g.opening_plies.map(|v| v.to_string()),
+                opt(&s.game.opening_plies),
+            ),
+            (
+                "--openings",
+                g.openings.as_ref().map(|p| p.display().to_string()),
+                opt(&s.game.openings.as_ref().map(|p| p.display())),
+            ),
+            (
+                "--movetime",
+                g.movetime.map(|v| v.to_string()),
+                opt(&s.game.movetime),
+            ),
+            ("--tc", g.tc.clone(), opt(&s.game.tc)),
+            (
+                "--depth",
+                g.depth.map(|v| v.to_string()),
+                opt(&s.game.depth),
+            ),
+            (
+                "--nodes",
+                g.nodes.map(|v| v.to_string()),
+                opt(&s.game.nodes),
+            ),
+            (
+                "--out",
+                self.output.out.as_ref().map(|p| p.display().to_string()),
+                dir.display().to_string(),
+            ),
+        ];
+        given
+            .into_iter()
+            .filter_map(|(flag, given, saved)| {
+                Some(format!("{flag} {} (the tune's: {saved})", given?))
+            })
+            .collect()
     }
 }
 
@@ -137,10 +256,12 @@ fn new_setup(args: &TuneArgs, dir: &std::path::Path) -> Result<TuneSetup> {
     let iterations = args
         .iterations
         .context("--iterations: how many SPSA iterations")?;
-    if iterations == 0 || args.pairs_per_iteration == 0 {
+    let pairs_per_iteration = args.pairs_per_iteration.unwrap_or(8);
+    if iterations == 0 || pairs_per_iteration == 0 {
         bail!("--iterations and --pairs-per-iteration must be at least 1");
     }
-    if !(0.0..=1.0).contains(&args.tail) {
+    let tail = args.tail.unwrap_or(0.25);
+    if !(0.0..=1.0).contains(&tail) {
         bail!("--tail is a fraction of the iterations, 0 to 1");
     }
     let params = match (&args.params, args.tune_options.is_empty()) {
@@ -158,38 +279,82 @@ fn new_setup(args: &TuneArgs, dir: &std::path::Path) -> Result<TuneSetup> {
     };
     let mut game = args.game.clone();
     game.concurrency = None;
-    let verify = (!args.no_verify).then(|| args.verify_setup(&game));
+    let verify = (!args.no_verify).then(|| args.verify_setup(&game, None));
     Ok(TuneSetup {
         bot,
         bot_options: args.bot_options.clone(),
         params,
         iterations,
-        pairs_per_iteration: args.pairs_per_iteration,
-        schedule: Schedule {
-            alpha: args.alpha,
-            gamma: args.gamma,
-            a_ratio: args.a_ratio,
-            pairs: iterations * u64::from(args.pairs_per_iteration),
+        pairs_per_iteration,
+        schedule: {
+            let fishtest = Schedule::fishtest(iterations * u64::from(pairs_per_iteration));
+            Schedule {
+                alpha: args.alpha.unwrap_or(fishtest.alpha),
+                gamma: args.gamma.unwrap_or(fishtest.gamma),
+                a_ratio: args.a_ratio.unwrap_or(fishtest.a_ratio),
+                ..fishtest
+            }
         },
-        tail: args.tail,
-        seed: args.seed,
+        tail,
+        seed: args.seed.unwrap_or(1),
         game,
         verify,
     })
 }
 
+/// Draws `trajectory.svg` and `trajectory.png` (the parameters over the pairs, normalised as
+/// fishtest's chart) into the tune folder; a figure not drawn is a warning, not an error.
+fn write_trajectory(dir: &std::path::Path, file: &TuneFile, quiet: bool) -> Result<()> {
+    let missing = match TunePlot::new(file) {
+        Ok(plot) => write_figure(dir, &plot)
+            .with_context(|| format!("cannot write the trajectory plot into {}", dir.display()))?,
+        Err(why) => vec![format!("no trajectory plot: {why}")],
+    };
+    if !quiet {
+        for m in missing {
+            eprintln!("warning: {m}");
+        }
+    }
+    Ok(())
+}
+
 pub fn run(args: &TuneArgs) -> Result<ExitCode> {
     let (dir, mut file, play) = match (&args.resume, &args.verify) {
         (Some(dir), _) | (None, Some(dir)) => {
-            let file = TuneFile::read(dir)?.with_context(|| {
+            let mut file = TuneFile::read(dir)?.with_context(|| {
                 format!("{} holds no tune.json: not a tune folder", dir.display())
             })?;
+            let given = args.setup_flags_given(&file.setup, dir);
+            if !given.is_empty() {
+                bail!(
+                    "{} goes on with the tune as {} says: {} would be ignored; drop {}",
+                    if args.resume.is_some() {
+                        "--resume"
+                    } else {
+                        "--verify"
+                    },
+                    dir.join(TUNE_JSON).display(),
+                    given.join(", "),
+                    if given.len() == 1 { "it" } else { "them" }
+                );
+            }
+            // The verification is not part of the trajectory: its flags apply (and are
+            // recorded), and --verify DIR verifies whatever the tune was set up with.
+            if args.no_verify {
+                file.setup.verify = None;
+            } else if args.verify.is_some()
+                || file.setup.verify.is_some()
+                || args.verify_flags_given()
+            {
+                let game = file.setup.game.clone();
+                file.setup.verify = Some(args.verify_setup(&game, file.setup.verify.as_ref()));
+            }
             (dir.clone(), file, args.resume.is_some())
         }
         (None, None) => {
             let dir = args.output.out_or_default("tune");
             check_new_folder(&dir)?;
-            if dir.join("tune.json").exists() {
+            if dir.join(TUNE_JSON).exists() {
                 bail!("{} holds a tune: use --resume", dir.display());
             }
             let setup = new_setup(args, &dir)?;
@@ -207,10 +372,6 @@ pub fn run(args: &TuneArgs) -> Result<ExitCode> {
             (dir, file, true)
         }
     };
-    if args.verify.is_some() && args.verify_time_given() {
-        let game = file.setup.game.clone();
-        file.setup.verify = Some(args.verify_setup(&game));
-    }
     let quiet = args.output.quiet;
     let concurrency = args.game.concurrency;
     if play {
@@ -266,6 +427,9 @@ pub fn run(args: &TuneArgs) -> Result<ExitCode> {
             )?;
         }
         outln!("trajectory: {}", dir.join(TUNE_CSV).display())?;
+        if !args.output.no_plots {
+            write_trajectory(&dir, &file, quiet)?;
+        }
     }
     if file.setup.verify.is_none() {
         return Ok(ExitCode::SUCCESS);

@@ -6,7 +6,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use super::plots::{render_png, render_svg, CalibrationPlot, MatchmakingPlot, Plot};
+use super::plots::{write_figure, CalibrationPlot, MatchmakingPlot};
 use crate::calibrate::Calibration;
 use crate::run_folder::calibration::MatchmakingFile;
 
@@ -146,19 +146,4 @@ pub fn matchmaking_text(file: &MatchmakingFile) -> String {
         );
     }
     s
-}
-
-/// Writes `plot` as `STEM.svg` and `STEM.png` into `dir`; returns the figures not drawn, with
-/// why.
-fn write_figure<P: Plot>(dir: &Path, plot: &P) -> std::io::Result<Vec<String>> {
-    let mut missing = Vec::new();
-    match render_svg(plot) {
-        Ok(svg) => crate::run_folder::files::write(&dir.join(format!("{}.svg", plot.stem())), svg)
-            .map_err(std::io::Error::other)?,
-        Err(err) => missing.push(format!("no {}.svg: {err}", plot.stem())),
-    }
-    if let Err(err) = render_png(plot, &dir.join(format!("{}.png", plot.stem()))) {
-        missing.push(format!("no {}.png: {err}", plot.stem()));
-    }
-    Ok(missing)
 }

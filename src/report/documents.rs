@@ -12,12 +12,13 @@ use anyhow::Result;
 
 use super::input::{Figure, ReportInput};
 use super::plots::{
-    render_png, render_svg, ConvergencePlot, LadderPlot, MatrixPlot, Plot, PlotError, RatingsPlot,
-    SprtPlot, ThinkTimePlot,
+    render_png, render_svg, ConvergencePlot, LadderPlot, MatrixPlot, MistakesByRatingPlot, Plot,
+    PlotError, RatingsPlot, SprtPlot, ThinkTimePlot,
 };
 use super::rate::{RateOptions, Rated};
 use super::viewer::ViewerGames;
 use super::{html, markdown};
+use crate::rating::RatedGame;
 use crate::run_folder::analysis::read_analysis;
 use crate::run_folder::files;
 use crate::run_folder::games::{rated_games, read_games, read_records};
@@ -99,9 +100,72 @@ pub fn write_report(
     rate: &RateOptions,
     opts: &ReportOptions,
 ) -> Result<ReportOutcome> {
+    let rows = read_games(dir)?;
+    let games = rated_games(&rows, &rated.summary.players, rate.exclude_forfeits)
+        .map_err(|e| format!("{e:#}"));
+    let records = read_records(dir);
+    let think = records
+        .as_ref()
+        .map_err(|e| PlotError::NoData(format!("{e:#}")))
+        .and_then(|records| ThinkTimePlot::from_records(&rated.summary.players, records));
+    let viewer = records
+        .ok()
+        .filter(|r| !r.is_empty())
+        .map(|r| ViewerGames::new(&r));
+    let material = Material {
+        games: games.as_deref().map_err(Clone::clone),
+        think,
+        viewer,
+        pgn: None,
+    };
+    write_documents(dir, rated, rate, opts, material)
+}
+
+/// The report of games rated from PGN files (`arena rate FILE.pgn --out DIR`), written into
+/// `dir` beside the rating files: the same figures and sections as a folder's, except those
+/// made of move lists and think times (the game viewer, the think-time figure, marked as not
+/// drawn), which PGN input does not carry; `sources` are the PGN paths, shown where a folder
+/// shows its `run.json`.
+pub fn write_pgn_report(
+    dir: &Path,
+    rated: &Rated,
+    rate: &RateOptions,
+    opts: &ReportOptions,
+    games: &[RatedGame],
+    sources: &[PathBuf],
+) -> Result<ReportOutcome> {
+    let material = Material {
+        games: Ok(games),
+        think: Err(PlotError::NoData(
+            "the games were read from PGN, which carries no think times".into(),
+        )),
+        viewer: None,
+        pgn: Some(sources.iter().map(|p| p.display().to_string()).collect()),
+    };
+    write_documents(dir, rated, rate, opts, material)
+}
+
+/// What a report is drawn from besides the rating.
+struct Material<'a> {
+    /// The rated games, for the convergence figure (or why there are none).
+    games: Result<&'a [RatedGame], String>,
+    think: Result<ThinkTimePlot, PlotError>,
+    /// The game viewer's games, where there are move lists.
+    viewer: Option<ViewerGames>,
+    /// PGN input: the files read.
+    pgn: Option<Vec<String>>,
+}
+
+/// The figures and both documents.
+fn write_documents(
+    dir: &Path,
+    rated: &Rated,
+    rate: &RateOptions,
+    opts: &ReportOptions,
+    material: Material<'_>,
+) -> Result<ReportOutcome> {
     let summary = &rated.summary;
     let names = &summary.players;
-    let rows = read_games(dir)?;
     let mut out = ReportOutcome::default();
     let mut figures = Vec::new();
     figures.push(figure(
@@ -120,9 +184,10 @@ pub fn write_report(
         opts,
         &mut out,
     ));
-    let convergence = rated_games(&rows, names, rate.exclude_forfeits)
-        .map_err(|e| PlotError::NoData(format!("{e:#}")))
-        .and_then(|games| ConvergencePlot::new(names, &games, rate));
+    let convergence = material
+        .games
+        .map_err(PlotError::NoData)
+        .and_then(|games| ConvergencePlot::new(names, games, rate));
     figures.push(figure(
         dir,
         "Convergence",
@@ -150,18 +215,26 @@ pub fn write_report(
         opts,
         &mut out,
     ));
-    let records = read_records(dir);
     figures.push(figure(
         dir,
         "Think time",
         "think_time",
-        records
-            .as_ref()
-            .map_err(|e| PlotError::NoData(format!("{e:#}")))
-            .and_then(|records| ThinkTimePlot::from_records(names, records)),
+        material.think,
         opts,
         &mut out,
     ));
+
+    let analysis = read_analysis(dir)?;
+    if let Some(a) = analysis.as_ref().filter(|a| !a.brackets.is_empty()) {
+        figures.push(figure(
+            dir,
+            "Mistakes against rating",
+            "mistakes_by_rating",
+            MistakesByRatingPlot::new(&a.brackets),
+            opts,
+            &mut out,
+        ));
+    }
 
     let input = ReportInput {
         dir,
@@ -172,11 +245,9 @@ pub fn write_report(
         gate: GateFile::read(dir)?,
         figures,
         terminations: summary.terminations.clone(),
-        analysis: read_analysis(dir)?,
-        viewer: records
-            .ok()
-            .filter(|r| !r.is_empty())
-            .map(|r| ViewerGames::new(&r)),
+        analysis,
+        viewer: material.viewer,
+        pgn: material.pgn,
     };
     let html_path = dir.join(REPORT_HTML);
     files::write(&html_path, html::render(&input))?;

@@ -15,12 +15,12 @@ use std::fmt::Write as _;
 use super::input::{command_line, ReportInput};
 use super::rate::interval_words;
 use super::tables::{
-    gate_table, gate_words, mistakes_table, pairwise_table, ratings_table, signed,
-    terminations_table,
+    brackets_table, game_mistakes_table, gate_table, gate_words, mistakes_table, pairwise_table,
+    ratings_table, signed, terminations_table,
 };
 use super::text::{escape_html as escape, readable_time};
 use super::viewer::{json_for_script, ViewerGames, VIEWER_CSS, VIEWER_JS};
-use crate::run_folder::analysis::MistakeRow;
+use crate::run_folder::analysis::{Analysis, WorstSow};
 use crate::run_folder::ratings::Summary;
 
 /// Strips the XML prolog, if any, so the SVG can sit inside the page.
@@ -78,10 +78,7 @@ pub fn pairwise_html(s: &Summary) -> String {
 pub fn render(input: &ReportInput<'_>) -> String {
     let s = input.summary;
     let mut h = String::new();
-    let name = input
-        .run
-        .as_ref()
-        .map_or_else(|| "results".to_string(), |r| r.config.name.clone());
+    let name = input.name();
     let _ = write!(
         h,
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
@@ -167,8 +164,8 @@ pub fn render(input: &ReportInput<'_>) -> String {
         pairwise_html(s)
     );
 
-    if let Some(rows) = &input.analysis {
-        mistakes_section(&mut h, rows);
+    if let Some(a) = &input.analysis {
+        mistakes_section(&mut h, a, input.viewer.as_ref());
     }
 
     // Plots.
@@ -199,8 +196,17 @@ pub fn render(input: &ReportInput<'_>) -> String {
 
     // Configuration.
     h.push_str("<section id=\"configuration\">\n<h2>Configuration</h2>\n");
-    match &input.run_json {
-        Some(json) => {
+    match (&input.run_json, &input.pgn) {
+        (None, Some(files)) => {
+            let _ = writeln!(
+                h,
+                "<p>The games were read from PGN: <code>{}</code>. PGN carries results and \
+                 (optionally) moves, not think times, so this report has no think-time figure \
+                 and no game viewer.</p>",
+                escape(&files.join(", "))
+            );
+        }
+        (Some(json), _) => {
             let _ = writeln!(
                 h,
                 "<details><summary>The run's <code>run.json</code> (players, rules, time \
@@ -208,7 +214,7 @@ pub fn render(input: &ReportInput<'_>) -> String {
                 escape(json)
             );
         }
-        None => h.push_str("<p>This folder has no readable <code>run.json</code>.</p>\n"),
+        (None, None) => h.push_str("<p>This folder has no readable <code>run.json</code>.</p>\n"),
     }
     h.push_str("</section>\n");
 
@@ -228,12 +234,24 @@ pub fn render(input: &ReportInput<'_>) -> String {
             escape(&in_release(&command_line(run)))
         );
     }
-    let _ = writeln!(
-        h,
-        "<p>Rate the folder again and redraw this report (<code>plot</code> rates it \
-         first):</p>\n<pre>target/release/arena plot {d}</pre>",
-        d = escape(&dir)
-    );
+    match input.pgn_command() {
+        Some(command) => {
+            let _ = writeln!(
+                h,
+                "<p>Rate the PGN files again and redraw this report (with the rating options \
+                 used the first time):</p>\n<pre>{}</pre>",
+                escape(&in_release(&command))
+            );
+        }
+        None => {
+            let _ = writeln!(
+                h,
+                "<p>Rate the folder again and redraw this report (<code>plot</code> rates it \
+                 first):</p>\n<pre>target/release/arena plot {d}</pre>",
+                d = escape(&dir)
+            );
+        }
+    }
     h.push_str("</section>\n</body>\n</html>\n");
     h
 }
@@ -274,16 +292,82 @@ fn games_section(h: &mut String, viewer: &ViewerGames) {
     );
 }
 
-/// The mistake meter (`arena analyse`): each player's sows against perfect play.
-fn mistakes_section(h: &mut String, rows: &[MistakeRow]) {
+/// The mistake meter (`arena analyse`): each player's sows against perfect play, the costliest
+/// sows (linked to the viewer at the position before them), mistakes against rating and the
+/// table per game.
+fn mistakes_section(h: &mut String, a: &Analysis, viewer: Option<&ViewerGames>) {
     h.push_str(
         "<section id=\"mistakes\">\n<h2>Mistake meter</h2>\n<p>Every sow the players chose, \
          checked with the exact solver (<code>arena analyse</code>): a mistake is a sow whose \
          perfect-play value is lower than the best sow's; seeds lost are the difference. Only \
-         sows the solver proved within its node budget count.</p>\n",
+         sows the solver proved within its node budget count. <i>Accuracy</i> is the share of \
+         sows that keep the position's value; <i>weighted accuracy</i> is 1 − seeds lost / \
+         seeds at stake, where a sow's stake is twice the seeds left in the pits (the most it \
+         can lose).</p>\n",
     );
-    h.push_str(&mistakes_table(rows).html());
+    h.push_str(&mistakes_table(&a.players).html());
+    if !a.worst.is_empty() {
+        h.push_str(
+            "<h3 id=\"worst-sows\">Costliest sows</h3>\n<p>Each player's costliest sows; the \
+             link opens the game in the viewer below at the position before the sow.</p>\n",
+        );
+        worst_table(h, &a.worst, viewer);
+    }
+    if !a.brackets.is_empty() {
+        h.push_str(
+            "<h3 id=\"mistakes-by-rating\">Mistakes against rating</h3>\n<p>Sows pooled by \
+             the mover's rating in that game (its Elo tag), in brackets; each level (every \
+             player of a results folder, or one named with <code>--level</code>) is a row of \
+             its own at its rating. The standard error takes sows as independent (they are \
+             not quite: see docs/solved.md for what this table can and cannot show). The \
+             <a href=\"#plot-mistakes_by_rating\">plot</a> shows the same.</p>\n",
+        );
+        h.push_str(&brackets_table(&a.brackets).html());
+    }
+    if !a.games.is_empty() {
+        let _ = writeln!(
+            h,
+            "<details><summary>Per game ({} rows: click to show)</summary>\n{}</details>",
+            a.games.len(),
+            game_mistakes_table(&a.games).html()
+        );
+    }
     h.push_str("</section>\n");
+}
+
+/// The costliest sows, each linked to the embedded viewer when the game is in it.
+fn worst_table(h: &mut String, worst: &[WorstSow], viewer: Option<&ViewerGames>) {
+    let shown = |id: u64| viewer.is_some_and(|v| v.games.iter().any(|g| g.game_id == id));
+    h.push_str(
+        "<table class=\"worst\">\n<tr><th class=\"name\">player</th><th>loss</th><th>game</th>\
+         <th>sow</th><th>played</th><th>best</th><th>value</th>\
+         <th class=\"name\">position before the sow</th></tr>\n",
+    );
+    for w in worst {
+        let sow = if shown(w.game_id) {
+            format!(
+                "<a href=\"#game={}&amp;ply={}\">{}</a>",
+                w.game_id,
+                w.ply,
+                w.ply + 1
+            )
+        } else {
+            (w.ply + 1).to_string()
+        };
+        let _ = writeln!(
+            h,
+            "<tr><td class=\"name\">{}</td><td>−{}</td><td>{}</td><td>{sow}</td><td>{}</td>\
+             <td>{}</td><td>{}</td><td class=\"name\"><code>{}</code></td></tr>",
+            escape(&w.player),
+            w.loss,
+            w.game_id,
+            w.played,
+            w.best.map_or("?".to_string(), |b| b.to_string()),
+            signed(f64::from(w.value)),
+            escape(&w.position)
+        );
+    }
+    h.push_str("</table>\n");
 }
 
 #[cfg(test)]

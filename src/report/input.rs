@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use super::viewer::ViewerGames;
-use crate::run_folder::analysis::MistakeRow;
+use crate::run_folder::analysis::Analysis;
 use crate::run_folder::games::Termination;
 use crate::run_folder::gate::GateFile;
 use crate::run_folder::ratings::Summary;
@@ -36,10 +36,38 @@ pub struct ReportInput<'a> {
     pub figures: Vec<Figure>,
     /// How often each termination occurred, most frequent first.
     pub terminations: Vec<(Termination, usize)>,
-    /// `analysis.csv` (the mistake meter), if `arena analyse` wrote one.
-    pub analysis: Option<Vec<MistakeRow>>,
+    /// The mistake meter's files, if `arena analyse` wrote them.
+    pub analysis: Option<Analysis>,
     /// The games for the viewer (from `games.jsonl`), if the folder has move lists.
     pub viewer: Option<ViewerGames>,
+    /// PGN input (`arena rate FILE.pgn --out DIR`): the files the games were read from.
+    pub pgn: Option<Vec<String>>,
+}
+
+impl ReportInput<'_> {
+    /// The report's title: the run's name, `PGN games` for PGN input, else `results`.
+    pub fn name(&self) -> String {
+        match (&self.run, &self.pgn) {
+            (Some(run), _) => run.config.name.clone(),
+            (None, Some(_)) => "PGN games".to_string(),
+            (None, None) => "results".to_string(),
+        }
+    }
+
+    /// The command that rates PGN input again into the same folder, quoted for a POSIX shell
+    /// (the rating options are not recorded: add the ones first used).
+    pub fn pgn_command(&self) -> Option<String> {
+        let quote =
+            |s: &str| shlex::try_quote(s).map_or_else(|_| s.to_string(), |q| q.into_owned());
+        self.pgn.as_ref().map(|files| {
+            let files: Vec<String> = files.iter().map(|f| quote(f)).collect();
+            format!(
+                "arena rate {} --out {}",
+                files.join(" "),
+                quote(&self.dir.display().to_string())
+            )
+        })
+    }
 }
 
 /// The command that reproduces the run, from `run.json`, quoted for a POSIX shell.

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use super::input::{command_line, ReportInput};
 use super::tables::{
-    gate_table, gate_words, mistakes_table, pairwise_table, ratings_table, signed,
+    brackets_table, gate_table, gate_words, mistakes_table, pairwise_table, ratings_table, signed,
 };
 use super::text::escape_markdown as escape;
 
@@ -15,10 +15,7 @@ use super::text::escape_markdown as escape;
 pub fn render(input: &ReportInput<'_>) -> String {
     let s = input.summary;
     let mut m = String::new();
-    let name = input
-        .run
-        .as_ref()
-        .map_or_else(|| "results".to_string(), |r| r.config.name.clone());
+    let name = input.name();
     let _ = writeln!(m, "### mancala-arena: {}\n", escape(&name));
     let _ = writeln!(
         m,
@@ -70,10 +67,15 @@ pub fn render(input: &ReportInput<'_>) -> String {
         m.push_str(&pairwise_table(&s.pairwise).markdown());
         m.push('\n');
     }
-    if let Some(rows) = &input.analysis {
+    if let Some(a) = &input.analysis {
         m.push_str("Mistake meter (sows checked with the exact solver, `arena analyse`):\n\n");
-        m.push_str(&mistakes_table(rows).markdown());
+        m.push_str(&mistakes_table(&a.players).markdown());
         m.push('\n');
+        if !a.brackets.is_empty() {
+            m.push_str("Mistakes against rating:\n\n");
+            m.push_str(&brackets_table(&a.brackets).markdown());
+            m.push('\n');
+        }
     }
     for w in &s.warnings {
         let _ = writeln!(m, "> warning: {}", escape(w));
@@ -81,11 +83,11 @@ pub fn render(input: &ReportInput<'_>) -> String {
     if !s.warnings.is_empty() {
         m.push('\n');
     }
-    if let Some(run) = &input.run {
+    if let Some(command) = input.run.as_ref().map(command_line).or(input.pgn_command()) {
         let _ = writeln!(
             m,
             "<details><summary>command</summary>\n\n```sh\n{}\n```\n</details>",
-            command_line(run).replace("```", "` ` `")
+            command.replace("```", "` ` `")
         );
     }
     m

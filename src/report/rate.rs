@@ -221,10 +221,19 @@ fn write_rated(
     })
 }
 
+/// PGN input rated: the rating, and what its report needs besides.
+pub struct RatedPgn {
+    pub rated: Rated,
+    /// The finished games, in input order.
+    pub games: Vec<RatedGame>,
+    /// The options the games were rated with (`--anchor-tags` turned into loose anchors).
+    pub opts: RateOptions,
+}
+
 /// Rates the games of PGN files and folders of `*.pgn` (`run_folder::pgn_in`) and writes the
 /// rating files (`ratings.csv`, `pairwise.csv`, `ladder.csv`, `summary.json`) into `out`,
 /// created if missing. The bootstrap's seed is `opts.seed`, else 1.
-pub fn rate_pgn(paths: &[std::path::PathBuf], out: &Path, opts: &RateOptions) -> Result<Rated> {
+pub fn rate_pgn(paths: &[std::path::PathBuf], out: &Path, opts: &RateOptions) -> Result<RatedPgn> {
     let games = read_pgn(paths)?;
     let pool = PgnPool::new(&games);
     let mut warnings = Vec::new();
@@ -252,7 +261,11 @@ pub fn rate_pgn(paths: &[std::path::PathBuf], out: &Path, opts: &RateOptions) ->
     let report = rate_games(&pool.names, &pool.games, &opts, opts.seed.unwrap_or(1))?;
     std::fs::create_dir_all(out)
         .with_context(|| format!("cannot create the folder {}", out.display()))?;
-    write_rated(out, report, Vec::new(), warnings)
+    Ok(RatedPgn {
+        rated: write_rated(out, report, Vec::new(), warnings)?,
+        games: pool.games,
+        opts,
+    })
 }
 
 fn show_paths(paths: &[std::path::PathBuf]) -> String {

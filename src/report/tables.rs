@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use super::text::{escape_html as html_escape, escape_markdown as md_escape};
 use crate::rating::gate::{EdgeState, EdgeTest, GateVerdict};
 use crate::rating::rows::{PairwiseRow, RatingRow};
-use crate::run_folder::analysis::MistakeRow;
+use crate::run_folder::analysis::{BracketRow, GameSideRow, MistakeRow};
 use crate::run_folder::games::Termination;
 use crate::run_folder::gate::GateFile;
 
@@ -302,10 +302,14 @@ pub fn mistakes_table(rows: &[MistakeRow]) -> Table {
             right("mistake rate"),
             right("seeds lost / game"),
             right("worst"),
+            right("accuracy"),
+            right("weighted accuracy"),
         ],
         rows: rows
             .iter()
             .map(|r| {
+                // An analysis from before the accuracies existed has no stake.
+                let old = r.stake == 0 && r.proven > 0;
                 vec![
                     r.player.clone(),
                     r.games.to_string(),
@@ -315,6 +319,92 @@ pub fn mistakes_table(rows: &[MistakeRow]) -> Table {
                     format!("{:.1}%", r.mistake_rate * 100.0),
                     format!("{:.2}", r.seeds_lost_per_game),
                     r.worst_loss.to_string(),
+                    percent_or_dash(r.accuracy, old),
+                    percent_or_dash(r.weighted_accuracy, old),
+                ]
+            })
+            .collect(),
+        notes: Vec::new(),
+    }
+}
+
+fn percent_or_dash(x: f64, missing: bool) -> String {
+    if missing {
+        "–".to_string()
+    } else {
+        format!("{:.1}%", x * 100.0)
+    }
+}
+
+/// The mistake meter per game: each player's sows in each game.
+pub fn game_mistakes_table(rows: &[GameSideRow]) -> Table {
+    Table {
+        columns: vec![
+            right("game"),
+            left("player"),
+            left("seat"),
+            left("opponent"),
+            right("rating"),
+            right("sows"),
+            right("proven"),
+            right("mistakes"),
+            right("seeds lost"),
+            right("accuracy"),
+            right("weighted accuracy"),
+            right("worst"),
+        ],
+        rows: rows
+            .iter()
+            .map(|r| {
+                vec![
+                    r.game_id.to_string(),
+                    r.player.clone(),
+                    r.seat.clone(),
+                    r.opponent.clone(),
+                    r.rating.map_or(String::new(), |x| format!("{x:.0}")),
+                    r.sows.to_string(),
+                    r.proven.to_string(),
+                    r.mistakes.to_string(),
+                    r.seeds_lost.to_string(),
+                    format!("{:.1}%", r.accuracy * 100.0),
+                    format!("{:.1}%", r.weighted_accuracy * 100.0),
+                    r.worst_loss.to_string(),
+                ]
+            })
+            .collect(),
+        notes: Vec::new(),
+    }
+}
+
+/// Mistakes against rating: the brackets, then each level at its own rating.
+pub fn brackets_table(rows: &[BracketRow]) -> Table {
+    Table {
+        columns: vec![
+            left("bracket or level"),
+            right("rating"),
+            right("players"),
+            right("games"),
+            right("proven sows"),
+            right("mistakes"),
+            right("mistake rate (± se)"),
+            right("seeds lost / game"),
+        ],
+        rows: rows
+            .iter()
+            .map(|r| {
+                vec![
+                    r.group.clone(),
+                    format!("{:.0}", r.rating),
+                    r.players.to_string(),
+                    r.games.to_string(),
+                    r.proven.to_string(),
+                    r.mistakes.to_string(),
+                    format!(
+                        "{:.1}% ± {:.1}",
+                        r.mistake_rate * 100.0,
+                        r.mistake_rate_se * 100.0
+                    ),
+                    format!("{:.2}", r.seeds_lost_per_game),
                 ]
             })
             .collect(),

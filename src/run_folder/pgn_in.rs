@@ -57,8 +57,12 @@ pub struct PgnGame {
     pub variant: Option<String>,
     /// Every tag in file order, the ones above included.
     pub tags: Vec<(String, String)>,
+    /// The line of each of `tags`.
+    pub tag_lines: Vec<usize>,
     /// The movetext's move tokens (no move numbers, comments, NAGs, variations or result).
     pub moves: Vec<String>,
+    /// The line of each of `moves`, for errors about a move.
+    pub move_lines: Vec<usize>,
 }
 
 /// Malformed PGN: where, and what.
@@ -113,6 +117,7 @@ struct Pending {
     line: Option<usize>,
     tags: Vec<(String, String, usize)>,
     moves: Vec<String>,
+    move_lines: Vec<usize>,
     token: Option<(String, usize)>,
 }
 
@@ -199,8 +204,10 @@ impl Pending {
             white,
             black,
             result,
+            tag_lines: self.tags.iter().map(|t| t.2).collect(),
             tags: self.tags.into_iter().map(|(n, v, _)| (n, v)).collect(),
             moves: self.moves,
+            move_lines: self.move_lines,
         })
     }
 }
@@ -355,6 +362,7 @@ pub fn parse_pgn(text: &str, file: &str) -> Result<Vec<PgnGame>, PgnError> {
                     game.start(line_no);
                     if !mv.is_empty() {
                         game.moves.push(mv.to_string());
+                        game.move_lines.push(line_no);
                     }
                 }
             }
@@ -520,6 +528,14 @@ impl PgnPool {
     }
 }
 
+impl PgnGame {
+    /// The line of the tag `name` (its last occurrence, the one that counts).
+    pub fn tag_line(&self, name: &str) -> Option<usize> {
+        let i = self.tags.iter().rposition(|(n, _)| n == name)?;
+        self.tag_lines.get(i).copied()
+    }
+}
+
 impl fmt::Display for PgnGame {
     /// `file:line (White - Black)`, for messages.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -557,6 +573,7 @@ mod tests {
         assert_eq!((g.white_elo, g.black_elo), (Some(1500.0), None));
         assert_eq!(g.variant.as_deref(), Some("kalah(6,4)"));
         assert_eq!(g.moves, ["3", "4", "swap", "12"]);
+        assert_eq!(g.move_lines, [10, 11, 11, 13]);
         assert_eq!(g.tags.len(), 8);
         assert_eq!(g.line, 1);
     }

@@ -42,6 +42,11 @@ pub const VERIFY_DIR: &str = "verify";
 pub const PLUS: &str = "plus";
 pub const MINUS: &str = "minus";
 
+/// Whether `dir` is a tune folder (it holds `tune.json`).
+pub fn is_tune_dir(dir: &Path) -> bool {
+    dir.join(TUNE_JSON).is_file()
+}
+
 /// The run folder of iteration `it` inside the tune folder `dir`.
 pub fn iteration_dir(dir: &Path, it: u64) -> std::path::PathBuf {
     dir.join(format!("{ITER_PREFIX}{it:04}"))

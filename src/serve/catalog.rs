@@ -1,14 +1,15 @@
-//! Which folders `arena serve` shows: every run folder (one holding `run.json`) and every
-//! calibration folder under the folders it was given, found by walking them without following
-//! symbolic links. A folder is known by an id (its path relative to the folder it was found
-//! under), and a request names a run only by such an id: nothing a client sends is ever joined
-//! to a path. [`Catalog::contained`] is the second fence: a file is read only if its real path
-//! (symbolic links resolved) is inside the given folder.
+//! Which folders `arena serve` shows: every run folder (one holding `run.json`), every
+//! calibration folder and every tune folder under the folders it was given, found by walking
+//! them without following symbolic links. A folder is known by an id (its path relative to the
+//! folder it was found under), and a request names a run only by such an id: nothing a client
+//! sends is ever joined to a path. [`Catalog::contained`] is the second fence: a file is read
+//! only if its real path (symbolic links resolved) is inside the given folder.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::run_folder::calibration::is_calibration_dir;
+use crate::run_folder::tune::is_tune_dir;
 use crate::run_folder::RunFile;
 
 /// How deep below a given folder run folders are looked for (`results/big/shard-0`,
@@ -22,6 +23,8 @@ pub enum FolderKind {
     Run,
     /// A calibration's top folder (`calibration.json`, or `step-*` / `reference` run folders).
     Calibration,
+    /// A tune folder (`tune.json`, with its `iter-NNNN/` and `verify/` run folders).
+    Tune,
 }
 
 /// One folder the dashboard shows.
@@ -83,6 +86,8 @@ fn walk(root: &Path, dir: &Path, depth: usize, prefix: &str, out: &mut BTreeMap<
     );
     let kind = if RunFile::exists(dir) {
         Some(FolderKind::Run)
+    } else if is_tune_dir(dir) {
+        Some(FolderKind::Tune)
     } else if is_calibration_dir(dir) {
         Some(FolderKind::Calibration)
     } else {

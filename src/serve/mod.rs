@@ -15,6 +15,7 @@
 pub mod catalog;
 pub mod live;
 pub mod pages;
+pub mod tune;
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -120,9 +121,16 @@ impl App {
     fn lines(&self) -> Vec<RunLine> {
         let now = SystemTime::now();
         let catalog = self.catalog(false);
+        let tunes: Vec<&std::path::Path> = catalog
+            .entries
+            .values()
+            .filter(|e| e.kind == FolderKind::Tune)
+            .map(|e| e.dir.as_path())
+            .collect();
         let mut lines: Vec<RunLine> = catalog
             .entries
             .values()
+            .filter(|e| !tune::is_iteration(&tunes, e))
             .map(|e| match e.kind {
                 FolderKind::Run => {
                     let progress = self.progress(e, now);
@@ -136,6 +144,11 @@ impl App {
                     id: e.id.clone(),
                     kind: "calibration".to_string(),
                     progress: self.calibration(e, &catalog, now).progress,
+                },
+                FolderKind::Tune => RunLine {
+                    id: e.id.clone(),
+                    kind: "tune".to_string(),
+                    progress: self.tune(e, &catalog, now).progress,
                 },
             })
             .collect();
@@ -178,24 +191,7 @@ impl App {
                 }
             })
             .collect();
-        let path = entry.dir.join(CALIBRATION_JSON);
-        let (cal, written) = match Catalog::contained(&entry.root, &path) {
-            Some(path) => (
-                read_calibration(&entry.dir)
-                    .map_err(|e| format!("{e:#}"))
-                    .transpose(),
-                std::fs::metadata(path)
-                    .ok()
-                    .map(|m| (m.len(), m.modified().ok())),
-            ),
-            None if path.exists() => (
-                Some(Err(format!(
-                    "{CALIBRATION_JSON} leads out of the served folder: not read"
-                ))),
-                None,
-            ),
-            None => (None, None),
-        };
+        let (cal, written) = read_top_file(entry, CALIBRATION_JSON, read_calibration);
         let so_far = cal.as_ref().and_then(|c| c.as_ref().ok());
         let fresh = written
             .and_then(|(_, t)| now.duration_since(t?).ok())
@@ -234,13 +230,8 @@ impl App {
             reason: None,
             resume: None,
         };
-        // The curve changes only when the file does: its length and time are its version (53
-        // bits: the page keeps it as a JavaScript number).
-        let version = written.map_or(0, |w| {
-            let mut h = std::collections::hash_map::DefaultHasher::new();
-            std::hash::Hash::hash(&w, &mut h);
-            std::hash::Hasher::finish(&h) & ((1 << 53) - 1)
-        });
+        // The curve changes only when the file does: its length and time are its version.
+        let version = written.map_or(0, version_of);
         CalibrationState {
             progress,
             runs,
@@ -248,6 +239,42 @@ impl App {
             version,
         }
     }
+}
+
+/// The file `name` of a calibration's or a tune's top folder, read by `read` if it lies inside
+/// the served folder, with its length and time (`None` when missing or a link out of it).
+fn read_top_file<T>(
+    entry: &Entry,
+    name: &str,
+    read: impl FnOnce(&std::path::Path) -> Result<Option<T>>,
+) -> (Option<Result<T, String>>, Option<Stamp>) {
+    let path = entry.dir.join(name);
+    match Catalog::contained(&entry.root, &path) {
+        Some(path) => (
+            read(&entry.dir).map_err(|e| format!("{e:#}")).transpose(),
+            std::fs::metadata(path)
+                .ok()
+                .map(|m| (m.len(), m.modified().ok())),
+        ),
+        None if path.exists() => (
+            Some(Err(format!(
+                "{name} leads out of the served folder: not read"
+            ))),
+            None,
+        ),
+        None => (None, None),
+    }
+}
+
+/// A file's length and modification time.
+type Stamp = (u64, Option<SystemTime>);
+
+/// A version number for the page from what its sections show (53 bits: the page keeps it as a
+/// JavaScript number).
+fn version_of(what: impl std::hash::Hash) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    what.hash(&mut h);
+    std::hash::Hasher::finish(&h) & ((1 << 53) - 1)
 }
 
 /// What a calibration's page and line show (see [`App::calibration`]).
@@ -361,7 +388,7 @@ async fn run_page(State(app): State<Arc<App>>, Query(q): Query<RunQuery>) -> Res
                     sections.push(("matchmaking", pages::calibration_matchmaking(&file)));
                 }
             }
-            sections.push(("steps", pages::calibration_runs(&c.runs)));
+            sections.push(("steps", pages::run_folders(&c.runs)));
             return html(
                 StatusCode::OK,
                 pages::run_page(
@@ -370,6 +397,20 @@ async fn run_page(State(app): State<Arc<App>>, Query(q): Query<RunQuery>) -> Res
                     &c.progress,
                     &sections,
                     c.version,
+                    None,
+                ),
+            );
+        }
+        if entry.kind == FolderKind::Tune {
+            let t = app.tune(&entry, &app.catalog(false), SystemTime::now());
+            return html(
+                StatusCode::OK,
+                pages::run_page(
+                    &entry.id,
+                    "tune",
+                    &t.progress,
+                    &tune::sections(&t, None),
+                    t.version,
                     None,
                 ),
             );
@@ -399,8 +440,10 @@ async fn api_run(State(app): State<Arc<App>>, Query(q): Query<RunQuery>) -> Resp
             )
                 .into_response();
         };
-        if entry.kind == FolderKind::Calibration {
-            return api_calibration(app, &entry, q.v);
+        match entry.kind {
+            FolderKind::Calibration => return api_calibration(app, &entry, q.v),
+            FolderKind::Tune => return api_tune(app, &entry, q.v),
+            FolderKind::Run => {}
         }
         let (progress, sections, version, _) = run_state(app, &entry, q.v);
         Json(serde_json::json!({
@@ -425,7 +468,7 @@ fn api_calibration(app: &App, entry: &Entry, known: Option<u64>) -> Response {
     if known != Some(c.version) {
         sections.push(("curve", pages::calibration_curve(c.cal.as_ref())));
     }
-    sections.push(("steps", pages::calibration_runs(&c.runs)));
+    sections.push(("steps", pages::run_folders(&c.runs)));
     let points = match &c.cal {
         Some(Ok(cal)) => cal.points.len(),
         _ => 0,
@@ -437,6 +480,25 @@ fn api_calibration(app: &App, entry: &Entry, known: Option<u64>) -> Response {
         "progress": pages::progress_html("calibration", &c.progress),
         "sections": sections,
         "points": points,
+    }))
+    .into_response()
+}
+
+/// `/api/run` for a tune: its sections when `tune.json` or the verification changed since
+/// version `known`, its run folders' table always (its times move every second), and the
+/// iterations and pairs done so far (`iterations`, `pairs`).
+fn api_tune(app: &App, entry: &Entry, known: Option<u64>) -> Response {
+    let t = app.tune(entry, &app.catalog(false), SystemTime::now());
+    let sections = tune::sections(&t, known);
+    let file = t.file.as_ref().and_then(|f| f.as_ref().ok());
+    Json(serde_json::json!({
+        "version": t.version,
+        "games": t.progress.done,
+        "state": t.progress.state.as_str(),
+        "progress": pages::progress_html("tune", &t.progress),
+        "sections": sections,
+        "iterations": file.map_or(0, |f| f.steps.len()),
+        "pairs": file.and_then(|f| f.steps.last()).map_or(0, |s| s.pairs),
     }))
     .into_response()
 }

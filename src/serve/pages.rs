@@ -22,12 +22,14 @@ use crate::report::text::escape_html as escape;
 use crate::report::viewer::{json_for_script, GameView};
 use crate::run_folder::calibration::MatchmakingFile;
 
-/// A whole page: the shared style sheet and script, `body` inside.
+/// A whole page: the shared style sheet and script, `body` inside. The empty icon keeps the
+/// browser from asking for `/favicon.ico` (a 404 in its console).
 pub fn layout(title: &str, body: &str) -> String {
     format!(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
          <title>{} – arena serve</title>\n<link rel=\"stylesheet\" href=\"/static/style.css\">\n\
+         <link rel=\"icon\" href=\"data:,\">\n\
          <script src=\"/static/app.js\" defer></script>\n</head>\n<body>\n\
          <nav><a href=\"/\">all runs</a></nav>\n{body}</body>\n</html>\n",
         escape(title)
@@ -223,7 +225,8 @@ fn sentence(reason: &str) -> String {
     text
 }
 
-fn figure<P: Plot>(plot: Result<P, PlotError>) -> String {
+/// A figure as inline SVG with its caption, or a line saying why it was not drawn.
+pub fn figure<P: Plot>(plot: Result<P, PlotError>) -> String {
     match plot.and_then(|p| render_svg(&p).map(|svg| (p.caption(), svg))) {
         Ok((caption, svg)) => format!(
             "<figure>{}<figcaption>{}</figcaption></figure>\n",
@@ -237,7 +240,8 @@ fn figure<P: Plot>(plot: Result<P, PlotError>) -> String {
     }
 }
 
-fn table(columns: &[(&'static str, Align)], rows: Vec<Vec<String>>) -> Table {
+/// A [`Table`] of these columns and rows, without notes.
+pub fn table(columns: &[(&'static str, Align)], rows: Vec<Vec<String>>) -> Table {
     Table {
         columns: columns
             .iter()
@@ -451,7 +455,7 @@ fn recent(id: &str, v: &RunView<'_>) -> String {
 }
 
 /// The run page (also a calibration's, with `kind` `calibration`); `sections` as
-/// [`run_sections`] or [`calibration_curve`] and [`calibration_runs`] made them.
+/// [`run_sections`] or [`calibration_curve`] and [`run_folders`] made them.
 pub fn run_page(
     id: &str,
     kind: &str,
@@ -541,8 +545,9 @@ pub fn count(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
-/// A calibration page's run folders (reference, steps).
-pub fn calibration_runs(runs: &[RunLine]) -> String {
+/// The run folders of a calibration (reference, steps) or of a tune (verifications, the latest
+/// iterations), on its page.
+pub fn run_folders(runs: &[RunLine]) -> String {
     format!("<h2>Run folders</h2>\n{}", runs_table(runs))
 }
 

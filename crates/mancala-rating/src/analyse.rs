@@ -179,6 +179,14 @@ pub fn analyse(
             })
             .collect(),
     };
+    // Where the posterior ran, `pairwise.csv`'s LOS is its joint one (fastchess's formula says
+    // 1.000 after a 2-pair sweep, `docs/statistics.md` §4).
+    let mut rows_pairwise = pairwise_rows(names, &pairwise)?;
+    if diagnostics.is_some() {
+        for (row, e) in rows_pairwise.iter_mut().zip(&pairwise) {
+            row.los = Some(los[e.player][e.opponent]);
+        }
+    }
     let pairs: HashSet<u64> = games.iter().map(|g| g.pair).collect();
     Ok(RatingReport {
         names: names.to_vec(),
@@ -188,7 +196,7 @@ pub fn analyse(
         rows: rating_rows(names, &ratings, boot.as_ref())?,
         first_move,
         los,
-        pairwise_rows: pairwise_rows(names, &pairwise)?,
+        pairwise_rows: rows_pairwise,
         pairwise,
         ladder,
         warnings,

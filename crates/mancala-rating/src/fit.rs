@@ -65,6 +65,8 @@ pub enum Anchor {
 ///
 /// - A *fixed* anchor holds its player at its value: the player is not a parameter of the fit
 ///   and its standard error is 0.
+///   With two or more, the other players are where Ordo's own step-size descent leaves them
+///   ([`crate::ordo_descent`]), as Ordo's `-m` has them.
 /// - A *loose* anchor `(A, σ)` adds the Gaussian penalty `−(r − A)²/(2σ²)` to the objective on
 ///   the player's absolute rating `r`: a normal prior on that rating.
 ///
@@ -1027,68 +1029,24 @@ impl Layout {
         })
     }
 
-    /// Ordo's mobile centre with several fixed anchors (`-m`; `rating.c` `calc_rating_ordo`,
-    /// `optimum_centerdelta`, `deviation`): the anchors over-determine the expected-score
-    /// equations (an anchored player's own equation cannot hold in general), so from the
-    /// maximum of `Q` at `q` every free player is shifted by the same amount `c`, chosen to
-    /// minimise the performance misfit of *every* player, the anchors' included,
-    ///
-    /// ```text
-    /// U(c) = Σ_j (E_j − O_j)² / N_j      (E_j expected points, O_j points, N_j games of j),
-    /// ```
-    ///
-    /// the advantage re-solved from its own equation `Σ_c n_c E(x_c) = Σ_c s_c` at each `c`
-    /// (golden section on `c` in ±3 raw units, ±520 Elo). Ordo reaches its point by a step-size
-    /// descent that stalls near this one, not at it (docs/statistics.md §2a).
-    fn centre_shift(&self, cells: &[FitCell], q: &mut [f64]) {
-        let n = self.n;
-        let free_players: Vec<usize> = (0..n).filter_map(|i| self.var[i]).collect();
-        let mut games = vec![0.0; n];
-        for c in cells {
-            games[c.first] += c.n;
-            games[c.second] += c.n;
+    /// Ordo's `-m` point with several fixed anchors ([`crate::ordo_descent`]): the free
+    /// players of anchored groups and the advantage where Ordo's descent leaves them; players
+    /// of groups without an anchor keep their values at `q` (the maximum of `Q`).
+    fn ordo_point(&self, cells: &[FitCell], q: &mut [f64]) {
+        let mut elo: Vec<f64> = (0..self.n).map(|i| self.theta(q, i) / ELO_SCALE).collect();
+        let movable: Vec<bool> = (0..self.n)
+            .map(|i| self.var[i].is_some() && self.anchored[self.group[i]])
+            .collect();
+        let mut adv = self.adv.map(|k| q[k] / ELO_SCALE);
+        crate::ordo_descent::descend(cells, &movable, ELO_SCALE, &mut elo, adv.as_mut());
+        for (i, e) in elo.iter().enumerate() {
+            if let (true, Some(k)) = (movable[i], self.var[i]) {
+                q[k] = e * ELO_SCALE;
+            }
         }
-        let shifted = |c: f64| -> Vec<f64> {
-            let mut t = q.to_vec();
-            for &k in &free_players {
-                t[k] += c;
-            }
-            if let Some(k) = self.adv {
-                // Newton on Σ n E(x) − s = 0 in η.
-                for _ in 0..50 {
-                    let (mut f, mut d) = (0.0, 0.0);
-                    for cell in cells {
-                        let p = expected(self.x(&t, cell.first, cell.second));
-                        f += cell.n * p - cell.s;
-                        d += cell.n * p * (1.0 - p);
-                    }
-                    if d <= 0.0 {
-                        break;
-                    }
-                    t[k] -= f / d;
-                    if (f / d).abs() < 1e-15 {
-                        break;
-                    }
-                }
-            }
-            t
-        };
-        let misfit = |c: f64| -> f64 {
-            let t = shifted(c);
-            let mut e = vec![0.0; n];
-            for cell in cells {
-                let p = expected(self.x(&t, cell.first, cell.second));
-                let d = cell.n * p - cell.s;
-                e[cell.first] += d;
-                e[cell.second] -= d;
-            }
-            (0..n)
-                .filter(|&j| games[j] > 0.0)
-                .map(|j| e[j] * e[j] / games[j])
-                .sum()
-        };
-        let best = shifted(golden_min(misfit, -3.0, 3.0, 1e-12, usize::MAX));
-        q.copy_from_slice(&best);
+        if let (Some(k), Some(a)) = (self.adv, adv) {
+            q[k] = a * ELO_SCALE;
+        }
     }
 
     /// `Σ_c w_c a_c a_cᵀ` over the real cells (`weights` parallel to `table.cells()`,
@@ -1374,9 +1332,9 @@ pub(crate) struct Model {
     prior: PriorDraws,
     /// Loose anchors present: maximise the draw law's likelihood (with ν) instead of `Q`.
     draw_law: bool,
-    /// Two or more fixed anchors and no loose one: after maximising `Q`, Ordo's mobile centre
-    /// ([`Layout::centre_shift`]).
-    mobile_centre: bool,
+    /// Two or more fixed anchors and no loose one: Ordo's descent ([`Layout::ordo_point`])
+    /// after maximising `Q` (which places the groups without an anchor).
+    ordo_descent: bool,
     /// No prior: a fit exists only where every group conceded and scored (Ford's condition).
     plain: bool,
 }
@@ -1387,7 +1345,7 @@ impl Model {
             layout: Layout::new(table, config.first_move_advantage, &config.anchor),
             prior: PriorDraws::new(table, config.prior),
             draw_law: matches!(&config.anchor, Anchor::Set(set) if !set.loose.is_empty()),
-            mobile_centre: matches!(
+            ordo_descent: matches!(
                 &config.anchor,
                 Anchor::Set(set) if set.loose.is_empty() && set.fixed.len() >= 2
             ),
@@ -1432,10 +1390,10 @@ impl Model {
     /// at the optimum. With the draw law, ν and the rest are maximised in turn (Ordo does the
     /// same, `ratingb.c`) until ν moves by less than 1e-10.
     fn solve(&self, cells: &[FitCell], q: &mut [f64]) -> Result<(usize, Objective), RatingError> {
-        if self.mobile_centre {
+        if self.ordo_descent {
             let obj = Objective::ExpectedScore;
             let newton = self.layout.maximize(obj, cells, q)?;
-            self.layout.centre_shift(cells, q);
+            self.layout.ordo_point(cells, q);
             return Ok((newton, obj));
         }
         if !self.draw_law {

@@ -42,6 +42,7 @@ pub mod sprt;
 pub mod spsa;
 
 mod linalg;
+mod ordo_descent;
 
 pub use analyse::{analyse, FirstMove, RatingConfig, RatingReport};
 

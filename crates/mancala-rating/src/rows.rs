@@ -144,7 +144,9 @@ pub struct PairwiseRow {
     pub nelo: Option<f64>,
     /// 95% half-width of nElo.
     pub nelo_error: Option<f64>,
-    /// Likelihood of superiority (pentanomial if available, else trinomial).
+    /// Likelihood of superiority: the posterior's `P(r_player > r_opponent)` given all games
+    /// where the intervals came from the posterior ([`crate::analyse`]), else fastchess's
+    /// formula on this encounter (pentanomial if available, else trinomial).
     pub los: Option<f64>,
 }
 

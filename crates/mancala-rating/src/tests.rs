@@ -815,3 +815,56 @@ fn sprt_error_rates_in_simulation() {
     println!("SPRT [0,30] logistic, {runs} runs each: alpha_hat {a:.3} (mean {len0:.0} pairs), beta_hat {b:.3} (mean {len1:.0} pairs)");
     assert!(a <= 0.08 && b <= 0.08, "alpha {a}, beta {b}");
 }
+
+/// A sweep of two game pairs: fastchess's LOS says 1 (no variance), the posterior's joint LOS,
+/// which `pairwise.csv` reports where the posterior ran, says less, and is the same number as
+/// the joint LOS matrix.
+#[test]
+fn pairwise_los_after_a_two_pair_sweep_is_the_posteriors() {
+    let mut games = Vec::new();
+    for pair in 0..2u64 {
+        games.push(RatedGame {
+            pair,
+            first: 0,
+            second: 1,
+            outcome: Outcome::Win,
+        });
+        games.push(RatedGame {
+            pair,
+            first: 1,
+            second: 0,
+            outcome: Outcome::Loss,
+        });
+    }
+    push_balanced(&mut games, 0, 2, 12, 8, 10);
+    push_balanced(&mut games, 1, 2, 10, 8, 12);
+    let names: Vec<String> = ["a", "b", "c"].map(String::from).to_vec();
+    let sweep = |report: &RatingReport| {
+        report
+            .pairwise
+            .iter()
+            .position(|e| (e.player, e.opponent) == (0, 1) || (e.player, e.opponent) == (1, 0))
+            .unwrap()
+    };
+    let config = RatingConfig {
+        bootstrap: 400,
+        ..RatingConfig::default()
+    };
+    let report = analyse(&names, &games, &config, &mut ChaCha8Rng::seed_from_u64(7)).unwrap();
+    let k = sweep(&report);
+    let (entry, row) = (&report.pairwise[k], &report.pairwise_rows[k]);
+    assert_eq!(entry.pentanomial.unwrap().los, 1.0);
+    let los = row.los.unwrap();
+    assert_eq!(los, report.los[entry.player][entry.opponent]);
+    let winner_los = if entry.player == 0 { los } else { 1.0 - los };
+    assert!(winner_los > 0.6 && winner_los < 0.99, "{winner_los}");
+    // Without the posterior (normal intervals only) the column stays fastchess's.
+    let plain = RatingConfig {
+        bootstrap: 0,
+        ..RatingConfig::default()
+    };
+    let report = analyse(&names, &games, &plain, &mut ChaCha8Rng::seed_from_u64(7)).unwrap();
+    let k = sweep(&report);
+    let (entry, row) = (&report.pairwise[k], &report.pairwise_rows[k]);
+    assert_eq!(row.los, entry.pentanomial.map(|p| p.los));
+}

@@ -223,7 +223,23 @@
     root.appendChild(holder);
     function show() { window.mancalaViewer = new Viewer(holder, games[+pick.value]); }
     pick.addEventListener("change", show);
-    show();
+    // `#game=ID&ply=N` in the address (the mistake meter's links) opens game ID at position N.
+    function follow() {
+      var g = /game=(\d+)/.exec(location.hash), p = /ply=(\d+)/.exec(location.hash);
+      if (!g) return false;
+      for (var i = 0; i < games.length; i++) {
+        if (games[i].game_id === +g[1]) {
+          pick.value = i;
+          show();
+          if (p) window.mancalaViewer.show(+p[1]);
+          root.scrollIntoView();
+          return true;
+        }
+      }
+      return false;
+    }
+    window.addEventListener("hashchange", follow);
+    if (!follow()) show();
   }
 
   function boot() {

@@ -30,18 +30,22 @@ pub mod convergence;
 pub mod ladder;
 pub mod matchmaking;
 pub mod matrix;
+pub mod mistakes_by_rating;
 pub mod ratings;
 pub mod sprt;
 pub mod think_time;
+pub mod tune;
 
 pub use calibration::CalibrationPlot;
 pub use convergence::ConvergencePlot;
 pub use ladder::LadderPlot;
 pub use matchmaking::MatchmakingPlot;
 pub use matrix::MatrixPlot;
+pub use mistakes_by_rating::MistakesByRatingPlot;
 pub use ratings::RatingsPlot;
 pub use sprt::SprtPlot;
 pub use think_time::ThinkTimePlot;
+pub use tune::TunePlot;
 
 /// Why a figure was not drawn.
 #[derive(Debug, thiserror::Error)]
@@ -137,6 +141,21 @@ pub fn render_png<P: Plot>(plot: &P, path: &Path) -> Result<(), PlotError> {
     plot.draw(&root)?;
     root.present().drawn()?;
     Ok(())
+}
+
+/// Writes `plot` as `STEM.svg` and `STEM.png` into `dir`; returns the figures not drawn, with
+/// why.
+pub fn write_figure<P: Plot>(dir: &Path, plot: &P) -> std::io::Result<Vec<String>> {
+    let mut missing = Vec::new();
+    match render_svg(plot) {
+        Ok(svg) => crate::run_folder::files::write(&dir.join(format!("{}.svg", plot.stem())), svg)
+            .map_err(std::io::Error::other)?,
+        Err(err) => missing.push(format!("no {}.svg: {err}", plot.stem())),
+    }
+    if let Err(err) = render_png(plot, &dir.join(format!("{}.png", plot.stem()))) {
+        missing.push(format!("no {}.png: {err}", plot.stem()));
+    }
+    Ok(missing)
 }
 
 /// The Okabe–Ito palette without its yellow (too pale on white) and with black last.

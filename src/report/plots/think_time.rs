@@ -106,6 +106,14 @@ pub struct ThinkTimePlot {
 impl ThinkTimePlot {
     /// The think times of `records` (a folder's `games.jsonl`).
     pub fn from_records(names: &[String], records: &[GameRecord]) -> Result<Self, PlotError> {
+        // Games read from PGN (`arena analyse FILE.pgn`) carry no times: zeros everywhere,
+        // the wall time included, which no played game has.
+        let untimed = |r: &GameRecord| r.row.wall_ms == 0 && r.think_ms.iter().all(|&t| t == 0);
+        if !records.is_empty() && records.iter().all(untimed) {
+            return Err(PlotError::NoData(
+                "the games carry no times (read from PGN)".into(),
+            ));
+        }
         Self::new(names, &think_times(names, records))
     }
 
@@ -318,6 +326,14 @@ mod attribution_tests {
         );
         // A game of players not in the list is left out.
         record.row.first = "x".into();
-        assert!(think_times(&names, &[record]).iter().all(Vec::is_empty));
+        assert!(think_times(&names, &[record.clone()])
+            .iter()
+            .all(Vec::is_empty));
+        // A game without any time (read from PGN) gives no figure, rather than boxes at 0 ms.
+        record.row.first = "a".into();
+        assert!(ThinkTimePlot::from_records(&names, &[record.clone()]).is_ok());
+        record.think_ms = vec![0, 0];
+        let untimed = ThinkTimePlot::from_records(&names, &[record]);
+        assert!(matches!(untimed, Err(PlotError::NoData(why)) if why.contains("PGN")));
     }
 }

@@ -143,6 +143,14 @@ impl Param {
         )
     }
 
+    /// How far `x` has moved from the start in units of the final perturbation,
+    /// `(x − start) / c_end`: what fishtest's SPSA chart plots, so that parameters of any scale
+    /// share one axis and a move of 1 is one `c_end`, the step the tune can still resolve at
+    /// its end.
+    pub fn moved(&self, x: f64) -> f64 {
+        (x - self.start) / self.c_end
+    }
+
     /// `x` clipped to the range.
     pub fn clip(&self, x: f64) -> f64 {
         x.clamp(self.min, self.max)

@@ -128,3 +128,11 @@ fn simulated_tune_gains_most_of_the_elo() {
     assert_eq!(end.pairs, 8000);
     assert!(end.deficit < 5.0, "{end:?}");
 }
+
+#[test]
+fn moved_counts_final_perturbations_from_the_start() {
+    let p = Param::parse_line("EvalStore, 4, 0, 16, 2, 0.03").unwrap();
+    assert_eq!(p.moved(4.0), 0.0);
+    assert_eq!(p.moved(9.0), 2.5);
+    assert_eq!(p.moved(0.0), -2.0);
+}
