@@ -89,6 +89,18 @@ pub fn setup(
     Ok((spec, setup))
 }
 
+/// The position to solve: `--position` (else the start) after `--moves`.
+pub fn root_position(args: &SolveArgs) -> anyhow::Result<Position> {
+    let mut pos = match &args.position {
+        Some(state) => Position::from_state(args.rules, state)?,
+        None => Position::new(args.rules),
+    };
+    for &mv in &args.moves {
+        pos.play(mv)?;
+    }
+    Ok(pos)
+}
+
 /// The database `arena analyse` and `arena openings` use for `rules`: the default setup's, or
 /// K = `db_seeds` (`None`: no database, or rules the solver does not handle).
 pub fn database(rules: &Ruleset, db_seeds: Option<usize>) -> Option<Arc<Db>> {
@@ -100,13 +112,7 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<()> {
     if args.split.active() {
         return super::solve_split::run(args);
     }
-    let mut pos = match &args.position {
-        Some(state) => Position::from_state(args.rules, state)?,
-        None => Position::new(args.rules),
-    };
-    for &mv in &args.moves {
-        pos.play(mv)?;
-    }
+    let pos = root_position(args)?;
     let at_start = args.position.is_none() && args.moves.is_empty();
     let (spec, mut setup) = setup(
         &args.rules,

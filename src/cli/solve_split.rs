@@ -21,7 +21,7 @@ use mancala_arena::rules::{Position, Ruleset};
 use mancala_arena::solver::split::{Leaf, Split};
 use mancala_arena::solver::{BoardSpec, Purpose, SBoard, Solver};
 
-use super::solve::{load_db, setup, SolveArgs};
+use super::solve::{load_db, root_position, setup, SolveArgs};
 use super::tournament::parse_shard;
 
 #[derive(Debug, Args)]
@@ -91,18 +91,6 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<()> {
 
 fn key_hex(b: &SBoard) -> String {
     format!("{:032x}", b.key())
-}
-
-/// The root position of `args` (after `--position` and `--moves`).
-fn root_position(args: &SolveArgs) -> anyhow::Result<Position> {
-    let mut pos = match &args.position {
-        Some(state) => Position::from_state(args.rules, state)?,
-        None => Position::new(args.rules),
-    };
-    for &mv in &args.moves {
-        pos.play(mv)?;
-    }
-    Ok(pos)
 }
 
 /// The solver board of `pos` and its store difference so far.
