@@ -23,7 +23,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::rules::{GameKind, Move, Position, Ruleset, Side};
-use crate::solver::{db, BoardSpec, Db, Solver};
+use crate::solver::{setup_here, BoardSpec, Db, Purpose, Solver};
 use crate::vocab::config::{Opening, OpeningSource};
 
 /// The bundled suite's name in `run.json` and the reports.
@@ -199,14 +199,12 @@ impl Valuer {
     }
 }
 
-/// The endgame database the exact method of `ruleset` uses by default (the `arena solve`
-/// default: 22 seeds on 6 pits), or `None` when the solver does not handle the ruleset.
+/// The endgame database the exact method of `ruleset` uses by default (what `arena analyse`
+/// takes, `mancala_solver::auto`), or `None` when the solver does not handle the ruleset.
 pub fn default_db_seeds(ruleset: Ruleset) -> Option<usize> {
     let spec = BoardSpec::from_ruleset(&ruleset).ok()?;
-    Some(db::solve_db_seeds(
-        spec.pits,
-        ruleset.total_seeds() as usize,
-    ))
+    let (setup, _) = setup_here(&spec, ruleset.seeds(), false, Purpose::Analyse, true);
+    Some(setup.db_seeds)
 }
 
 /// Whether `ruleset` is valued exactly (Kalah) or by search.

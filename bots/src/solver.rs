@@ -21,7 +21,7 @@ use std::time::Duration;
 
 use mancala_protocol::{Info, OptionDecl, OptionKind, Score};
 use mancala_rules::{Move, Position, Ruleset};
-use mancala_solver::{db, BoardSpec, Db, Solver};
+use mancala_solver::{auto, db, BoardSpec, Db, Machine, Purpose, Solver};
 
 use crate::alphabeta::AlphaBetaBot;
 use crate::engine_loop::{Bot, Search};
@@ -32,7 +32,7 @@ pub const BARE_GO: Duration = Duration::from_secs(2);
 /// The solver bot; see the module docs.
 pub struct SolverBot {
     tt_mib: usize,
-    /// `None`: the default for the board size ([`db::default_db_seeds`] capped for the bot).
+    /// `None`: the default of `mancala_solver::auto` for a bot.
     db_seeds: Option<usize>,
     db_cache: bool,
     solver: Option<Solver>,
@@ -53,13 +53,6 @@ impl Default for SolverBot {
     }
 }
 
-/// The bot's default database size when none is cached: at most about 4 M entries, so building
-/// it at the first `newgame` takes about a second. A larger one already in the cache folder
-/// (from `arena solve` or `arena analyse`) is loaded instead.
-pub fn bot_db_seeds(pits: usize) -> usize {
-    db::default_db_seeds(pits, 4 << 20)
-}
-
 impl SolverBot {
     fn prepare(&mut self, ruleset: Ruleset) {
         let Ok(spec) = BoardSpec::from_ruleset(&ruleset) else {
@@ -73,17 +66,21 @@ impl SolverBot {
         } else {
             None
         };
-        let total = 2 * ruleset.pits() * ruleset.seeds() as usize;
+        // The setup `arena solve` would choose for a bot: a small database built at `newgame`,
+        // or a larger one `arena solve` already cached (loaded in well under a second).
         let k = self.db_seeds.unwrap_or_else(|| {
-            // A larger database `arena solve` already cached loads in well under a second.
-            let small = bot_db_seeds(spec.pits).min(total);
-            dir.as_ref()
-                .and_then(|d| {
-                    (small..=db::solve_db_seeds(spec.pits, total))
-                        .rev()
-                        .find(|&k| d.join(Db::file_name(&spec, k)).exists())
-                })
-                .unwrap_or(small)
+            let cached = dir
+                .as_deref()
+                .map_or_else(Vec::new, |d| db::cached_seeds(spec, d));
+            auto::choose(
+                &spec,
+                ruleset.seeds(),
+                false,
+                Machine::detect(),
+                &cached,
+                Purpose::Bot,
+            )
+            .db_seeds
         });
         let db = (k > 0).then(|| Arc::new(Db::load_or_build(spec, k, dir.as_deref())));
         self.solver = Some(Solver::new(spec, self.tt_mib, db));

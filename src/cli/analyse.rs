@@ -36,9 +36,9 @@ use mancala_arena::run_folder::pgn_games::pgn_record;
 use mancala_arena::run_folder::pgn_in::read_pgn;
 use mancala_arena::run_folder::ratings::RatingsFile;
 use mancala_arena::run_folder::{check_new_folder, not_a_run_folder};
-use mancala_arena::solver::{db, BoardSpec, Db, SBoard, Solver};
+use mancala_arena::solver::{BoardSpec, Db, SBoard, Solver};
 
-use super::solve::load_db;
+use super::solve::database;
 
 #[derive(Debug, Args)]
 pub struct AnalyseArgs {
@@ -313,13 +313,8 @@ fn judge(
     for rec in records {
         let ruleset = rec.row.rules;
         if let Ok(spec) = BoardSpec::from_ruleset(&ruleset) {
-            dbs.entry(spec).or_insert_with(|| {
-                let total = 2 * ruleset.pits() * ruleset.seeds() as usize;
-                let k = args
-                    .db_seeds
-                    .unwrap_or_else(|| db::solve_db_seeds(spec.pits, total));
-                load_db(spec, k, true).map(|(db, _)| db)
-            });
+            dbs.entry(spec)
+                .or_insert_with(|| database(&ruleset, args.db_seeds));
         }
     }
     let threads = args

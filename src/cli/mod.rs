@@ -38,6 +38,7 @@ mod rate;
 mod replay;
 mod serve;
 mod solve;
+mod solve_split;
 mod sprt;
 mod tournament;
 mod tune;

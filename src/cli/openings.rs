@@ -121,8 +121,8 @@ pub fn run(args: &OpeningsArgs) -> Result<()> {
         .max(1);
     let db = match method {
         Method::Exact { db_seeds, .. } => {
-            let spec = BoardSpec::from_ruleset(&rules).map_err(anyhow::Error::msg)?;
-            super::solve::load_db(spec, db_seeds, true).map(|(db, _)| db)
+            BoardSpec::from_ruleset(&rules).map_err(anyhow::Error::msg)?;
+            super::solve::database(&rules, Some(db_seeds))
         }
         Method::Search { .. } => None,
     };

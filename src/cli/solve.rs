@@ -1,16 +1,21 @@
 //! `arena solve --rules SPEC [--position STATE] [--moves M...]`: the perfect-play margin for
 //! the side to move and every optimal move, with the search's nodes, time and database size.
-//! One core; see docs/solved.md for the method and measured figures.
+//! The setup (database, TT, threads, first guess) is chosen from the machine and the cache
+//! ([`setup`], shared with `arena analyse`); `--split` / `--shard` / `--merge` are in
+//! `solve_split.rs`. See docs/solved.md for the method and measured figures.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{anyhow, bail};
 use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
 use mancala_arena::rules::{Move, Position, Ruleset};
-use mancala_arena::solver::{db, BoardSpec, Db, Solver};
+use mancala_arena::solver::auto::{self, DbSource};
+use mancala_arena::solver::{db, setup_here, BoardSpec, Db, Purpose, Setup, Solver};
 
 #[derive(Debug, Args)]
 pub struct SolveArgs {
@@ -24,36 +29,68 @@ pub struct SolveArgs {
     #[arg(long, num_args = 1..)]
     pub moves: Vec<Move>,
     /// Endgame database: positions with at most this many seeds in the pits (0 = none).
-    /// Default: the largest with at most 560 M entries (22 seeds for 6 pits, 28 for 5; never
-    /// more than the game's seeds), built once and cached (docs/solved.md).
+    /// Default: chosen from the machine's memory, the game and the cache (the `setup` line
+    /// says which; docs/solved.md), built once and cached.
     #[arg(long)]
     pub db_seeds: Option<usize>,
-    /// Transposition table size in MiB.
-    #[arg(long, default_value_t = 1024)]
-    pub tt_mib: usize,
+    /// Transposition table size in MiB (default: the memory share the database leaves).
+    #[arg(long)]
+    pub tt_mib: Option<usize>,
     /// Deepest iterative-deepening pass (sows) before the exact search (0 = none, the default:
     /// with enhanced transposition cutoffs they cost more nodes than they save).
     #[arg(long, default_value_t = 0)]
     pub id_depth: u8,
-    /// MTD(f)'s first test value (the mover's future gain): a close guess saves null-window
-    /// passes, e.g. `--guess 10` to prove a published value with two passes. Any guess gives the
-    /// same, exact answer.
-    #[arg(long, default_value_t = 0, allow_hyphen_values = true)]
-    pub guess: i32,
+    /// MTD(f)'s first test value (the mover's future gain). Default: the published value of a
+    /// known start position, else 0. Any guess gives the same, exact answer.
+    #[arg(long, allow_hyphen_values = true)]
+    pub guess: Option<i32>,
     /// Search threads sharing the TT (default: one per core).
     #[arg(long)]
     pub threads: Option<usize>,
     /// Do not read or write the database cache folder (build in memory).
     #[arg(long)]
     pub no_db_cache: bool,
-    /// Stop once the value is proven: skip finding every optimal move (on Kalah(6,5) that
-    /// takes more searches, each a proof that a move is worse).
-    #[arg(long)]
+    /// Stop once the value is proven (and one optimal move checked): skip proving every other
+    /// move worse. The default from the start of games with more than 48 seeds.
+    #[arg(long, conflicts_with = "all_best")]
     pub value_only: bool,
+    /// Find every optimal move, whatever the game's size.
+    #[arg(long)]
+    pub all_best: bool,
+    /// Print the setup line (which database, TT, threads and guess the solve would take, and
+    /// whether the database must be built) and stop.
+    #[arg(long)]
+    pub dry_run: bool,
+    #[command(flatten)]
+    pub split: super::solve_split::SplitArgs,
 }
 
-pub fn run(args: &SolveArgs) -> anyhow::Result<()> {
-    let spec = BoardSpec::from_ruleset(&args.rules).map_err(|e| anyhow!(e))?;
+/// The setup of a solve of `rules` (see `mancala_solver::auto`): the machine, the cache, and
+/// what the caller fixed (`db_seeds`). `at_start`: solving the start position.
+pub fn setup(
+    rules: &Ruleset,
+    at_start: bool,
+    purpose: Purpose,
+    db_seeds: Option<usize>,
+    cache: bool,
+) -> anyhow::Result<(BoardSpec, Setup)> {
+    let spec = BoardSpec::from_ruleset(rules).map_err(|e| anyhow!(e))?;
+    let (mut setup, cached) = setup_here(&spec, rules.seeds(), at_start, purpose, cache);
+    if let Some(k) = db_seeds {
+        setup.db_seeds = k;
+        setup.db_source = match cached.iter().copied().find(|&c| c >= k) {
+            _ if k == 0 => DbSource::None,
+            Some(c) => DbSource::Cached(c),
+            None => DbSource::Build {
+                from: cached.iter().copied().rfind(|&c| c < k),
+            },
+        };
+    }
+    Ok((spec, setup))
+}
+
+/// The position to solve: `--position` (else the start) after `--moves`.
+pub fn root_position(args: &SolveArgs) -> anyhow::Result<Position> {
     let mut pos = match &args.position {
         Some(state) => Position::from_state(args.rules, state)?,
         None => Position::new(args.rules),
@@ -61,19 +98,53 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<()> {
     for &mv in &args.moves {
         pos.play(mv)?;
     }
+    Ok(pos)
+}
+
+/// The database `arena analyse` and `arena openings` use for `rules`: the default setup's, or
+/// K = `db_seeds` (`None`: no database, or rules the solver does not handle).
+pub fn database(rules: &Ruleset, db_seeds: Option<usize>) -> Option<Arc<Db>> {
+    let (spec, setup) = setup(rules, false, Purpose::Analyse, db_seeds, true).ok()?;
+    load_db(spec, &setup, true).map(|(db, _)| db)
+}
+
+pub fn run(args: &SolveArgs) -> anyhow::Result<()> {
+    if args.split.active() {
+        return super::solve_split::run(args);
+    }
+    let pos = root_position(args)?;
+    let at_start = args.position.is_none() && args.moves.is_empty();
+    let (spec, mut setup) = setup(
+        &args.rules,
+        at_start,
+        Purpose::Solve,
+        args.db_seeds,
+        !args.no_db_cache,
+    )?;
     let Some((board, diff)) = spec.board_of(pos.board()) else {
         bail!("nothing to solve: the game is over, or `swap` is legal (pie rule)");
     };
+    if let Some(t) = args.tt_mib {
+        setup.tt_mib = t;
+    }
+    if let Some(t) = args.threads {
+        setup.threads = t;
+    }
+    if let Some(g) = args.guess {
+        (setup.guess, setup.guess_from) = (g, "--guess");
+    }
+    setup.all_best = (setup.all_best || args.all_best) && !args.value_only;
     let mut out = std::io::stdout().lock();
-    let total = 2 * args.rules.pits() * args.rules.seeds() as usize;
-    let k = args
-        .db_seeds
-        .unwrap_or_else(|| db::solve_db_seeds(spec.pits, total));
-    let db = load_db(spec, k, !args.no_db_cache);
+    writeln!(out, "setup     {}", setup.describe(&spec))?;
+    if args.dry_run {
+        return Ok(());
+    }
+    let db = load_db(spec, &setup, !args.no_db_cache);
     if let Some((db, dir)) = &db {
         writeln!(
             out,
-            "database  seeds<={k}  entries {}  ({:.1} MiB)  {} in {:.2}s{}",
+            "database  seeds<={}  entries {}  ({:.1} MiB)  {} in {:.2}s{}",
+            setup.db_seeds,
             db.bytes(),
             db.bytes() as f64 / (1 << 20) as f64,
             if db.loaded { "loaded" } else { "built" },
@@ -84,33 +155,35 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<()> {
         )?;
     }
     let db = db.map(|(db, _)| db);
-    let mut solver = Solver::new(spec, args.tt_mib, db);
+    let mut solver = Solver::new(spec, setup.tt_mib, db);
     solver.set_id_depth(args.id_depth);
-    solver.set_threads(
-        args.threads
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
-    );
+    solver.set_threads(setup.threads);
     let started = Instant::now();
     let value = solver
-        .solve(&board, args.guess, &mut |_| false)
+        .solve(&board, setup.guess, &mut |_| false)
         .expect("never aborted");
     let (value_secs, value_nodes) = (started.elapsed().as_secs_f64(), solver.nodes);
-    let next = if args.value_only {
-        ""
-    } else {
+    let next = if setup.all_best {
         "; now every optimal move"
+    } else {
+        ""
     };
     writeln!(
         out,
         "solved    value {value:+} in {value_secs:.3}s, {value_nodes} nodes{next}"
     )?;
-    let best = if args.value_only {
-        Vec::new()
-    } else {
+    let best = if setup.all_best {
         solver
             .best_moves(&board, value, &mut |_| false)
             .expect("never aborted")
             .1
+    } else {
+        // The proof's move at the root, checked (cheap: the TT holds its bound).
+        solver
+            .tt_move(&board)
+            .filter(|&i| solver.move_at_least(&board, i, value, &mut |_| false) == Some(true))
+            .into_iter()
+            .collect()
     };
     let secs = started.elapsed().as_secs_f64();
     let side = pos.to_move().expect("not over");
@@ -126,10 +199,14 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<()> {
         "margin    {:+}  (final store difference, mover's view)",
         diff + value
     )?;
-    if args.value_only {
-        writeln!(out, "best      (not searched: --value-only)")?;
-    } else {
+    if setup.all_best {
         writeln!(out, "best      {}", moves.join(" "))?;
+    } else {
+        writeln!(
+            out,
+            "best      {}  (one optimal move; --all-best finds every one)",
+            if moves.is_empty() { "?" } else { &moves[0] }
+        )?;
     }
     writeln!(
         out,
@@ -142,27 +219,99 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The endgame database of `k` seeds for `spec` (none for `k = 0`), from the cache folder when
-/// `cache` and it is there, else built (saying so on stderr: it can take a minute) and saved.
-/// Also returns the cache folder used.
-pub fn load_db(spec: BoardSpec, k: usize, cache: bool) -> Option<(Arc<Db>, Option<PathBuf>)> {
+/// The endgame database of `setup` (none for K = 0), from the cache folder when `cache` and
+/// it is there, else built (saying so on stderr with the expected time, and a progress bar on
+/// a terminal) and saved. Also returns the cache folder used.
+pub fn load_db(spec: BoardSpec, setup: &Setup, cache: bool) -> Option<(Arc<Db>, Option<PathBuf>)> {
+    let k = setup.db_seeds;
     if k == 0 {
         return None;
     }
     let dir = if cache { db::default_dir() } else { None };
-    let cached = dir
-        .as_ref()
-        .is_some_and(|d| d.join(Db::file_name(&spec, k)).exists());
-    if !cached {
+    let building = match setup.db_source {
+        DbSource::Build { from } => Some(from),
+        _ if dir.is_none() => Some(None),
+        _ => None,
+    };
+    let bar = building.map(|from| {
+        let from = from.filter(|_| dir.is_some());
         eprintln!(
-            "building the endgame database for {} with up to {k} seeds ({:.0} MiB){}",
+            "building the endgame database for {} with up to {k} seeds ({:.0} MiB{}); expected \
+             about {:.0}s on {} threads{}",
             spec.tag(),
             db::db_entries(spec.pits, k) as f64 / (1 << 20) as f64,
+            from.map(|f| format!(", extending the cached K = {f}"))
+                .unwrap_or_default(),
+            auto::build_secs(spec.pits, from, k, setup.build_threads),
+            setup.build_threads,
             dir.as_ref()
                 .map(|d| format!("; it is kept in {} for next time", d.display()))
                 .unwrap_or_default()
         );
+        BuildProgress::new()
+    });
+    let progress = |done: u64, todo: u64| {
+        if let Some(bar) = &bar {
+            bar.update(done, todo);
+        }
+    };
+    let db = Db::load_or_build_with(spec, k, dir.as_deref(), setup.build_threads, &progress);
+    if let Some(bar) = &bar {
+        bar.finish();
     }
-    let db = Db::load_or_build(spec, k, dir.as_deref());
     Some((Arc::new(db), dir))
+}
+
+/// The database build's progress on stderr: a bar with ETA on a terminal, else a line every
+/// 10 %.
+struct BuildProgress {
+    bar: Option<ProgressBar>,
+    said: AtomicU64,
+    started: Instant,
+}
+
+impl BuildProgress {
+    fn new() -> BuildProgress {
+        let bar = std::io::stderr().is_terminal().then(|| {
+            let bar = ProgressBar::new(0);
+            bar.set_style(
+                ProgressStyle::with_template(
+                    "{bar:30} {percent:>3}% of the database  {elapsed_precise} ETA {eta}",
+                )
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            );
+            bar
+        });
+        BuildProgress {
+            bar,
+            said: AtomicU64::new(0),
+            started: Instant::now(),
+        }
+    }
+
+    fn update(&self, done: u64, todo: u64) {
+        if let Some(bar) = &self.bar {
+            bar.set_length(todo);
+            bar.set_position(done);
+        } else {
+            let tenth = done * 10 / todo.max(1);
+            if self.said.fetch_max(tenth, Relaxed) < tenth {
+                eprintln!(
+                    "database {:>3} %  {:.0}s",
+                    tenth * 10,
+                    self.started.elapsed().as_secs_f64()
+                );
+            }
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+        eprintln!(
+            "database built in {:.1}s",
+            self.started.elapsed().as_secs_f64()
+        );
+    }
 }

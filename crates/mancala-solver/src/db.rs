@@ -19,7 +19,7 @@
 //! file of the wrong size is rebuilt. The values do not depend on seeds per pit.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicI8, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicI8, AtomicU64, AtomicUsize, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
 use super::board::{BoardSpec, SBoard};
@@ -70,22 +70,47 @@ impl Db {
         Db::build_with_threads(spec, max_seeds, threads)
     }
 
-    /// [`Db::build`] on `threads` threads. Each level is cut into chunks by the contents of its
-    /// first two pits; threads take chunks in turn and share the level through atomic bytes
-    /// (two threads may compute the same same-level child; they store the same value).
+    /// [`Db::build`] on `threads` threads.
     pub fn build_with_threads(spec: BoardSpec, max_seeds: usize, threads: usize) -> Db {
-        assert!(max_seeds <= MAX_DB_SEEDS);
-        let started = Instant::now();
-        let m = 2 * spec.pits;
-        let mut db = Db {
+        Db::empty(spec).extend(max_seeds, threads, &|_, _| {})
+    }
+
+    /// The database of level 0 only (no position to value), to [`Db::extend`].
+    fn empty(spec: BoardSpec) -> Db {
+        Db {
             spec,
-            max_seeds,
-            levels: Vec::new(),
+            max_seeds: 0,
+            levels: vec![vec![UNKNOWN]],
             binom: binomials(),
             build_time: Duration::ZERO,
             loaded: false,
-        };
-        for k in 0..=max_seeds {
+        }
+    }
+
+    /// Builds the levels above the ones already here, up to `max_seeds`, on `threads` threads,
+    /// calling `progress(entries done, entries to do)` as chunks finish (from any thread). Why
+    /// extend: a larger database reuses a smaller cached one (its levels are a prefix).
+    ///
+    /// Each level is cut into chunks by the contents of its first two pits; threads take chunks
+    /// in turn and share the level through atomic bytes (two threads may compute the same
+    /// same-level child; they store the same value). `build_time` adds the time spent here.
+    pub fn extend(
+        mut self,
+        max_seeds: usize,
+        threads: usize,
+        progress: &(dyn Fn(u64, u64) + Sync),
+    ) -> Db {
+        assert!(max_seeds <= MAX_DB_SEEDS);
+        let started = Instant::now();
+        let m = 2 * self.spec.pits;
+        self.levels.truncate(max_seeds + 1);
+        let first = self.levels.len();
+        let todo: u64 = (first..=max_seeds)
+            .map(|k| self.binom[k + m - 1][m - 1])
+            .sum();
+        let done = AtomicU64::new(0);
+        for k in first..=max_seeds {
+            let db = &self;
             let size = db.binom[k + m - 1][m - 1] as usize;
             let level = into_atomic(super::huge_vec(size, UNKNOWN));
             let prefix = m.min(3) - 1;
@@ -106,13 +131,19 @@ impl Db {
                             left -= x as usize;
                         }
                         db.fill_chunk(&level, k, prefix, left, &mut cells);
+                        // Positions of the chunk: `left` seeds over the other pits.
+                        let rest = m - prefix;
+                        let n = db.binom[left + rest - 1][rest - 1];
+                        progress(done.fetch_add(n, Relaxed) + n, todo);
                     });
                 }
             });
-            db.levels.push(from_atomic(level));
+            self.levels.push(from_atomic(level));
+            self.max_seeds = k;
         }
-        db.build_time = started.elapsed();
-        db
+        self.max_seeds = max_seeds;
+        self.build_time += started.elapsed();
+        self
     }
 
     /// Index into [`SBoard::c`] of the `j`-th of the 2N pits (mover's first).
@@ -263,69 +294,117 @@ impl Db {
     /// Loads the database from `dir` if a good file is there; otherwise builds it and (if `dir`
     /// is given) writes it there. Write errors are not fatal: the built table is returned.
     pub fn load_or_build(spec: BoardSpec, max_seeds: usize, dir: Option<&Path>) -> Db {
-        if let Some(dir) = dir {
-            let path = dir.join(Db::file_name(&spec, max_seeds));
-            let started = Instant::now();
-            if let Some(mut db) = Db::load(&path, spec, max_seeds) {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        Db::load_or_build_with(spec, max_seeds, dir, threads, &|_, _| {})
+    }
+
+    /// [`Db::load_or_build`] on `threads` threads with a build progress callback (see
+    /// [`Db::extend`]). A cached file of a larger K serves too (its first levels are this
+    /// database), and a build starts from the largest smaller one cached.
+    pub fn load_or_build_with(
+        spec: BoardSpec,
+        max_seeds: usize,
+        dir: Option<&Path>,
+        threads: usize,
+        progress: &(dyn Fn(u64, u64) + Sync),
+    ) -> Db {
+        let Some(dir) = dir else {
+            return Db::empty(spec).extend(max_seeds, threads, progress);
+        };
+        let started = Instant::now();
+        let cached = cached_seeds(spec, dir);
+        for &k in cached.iter().filter(|&&k| k >= max_seeds) {
+            if let Some(mut db) = Db::load(dir, spec, k, max_seeds) {
                 db.build_time = started.elapsed();
                 return db;
             }
-            let db = Db::build(spec, max_seeds);
-            let _ = db.save(&path);
-            return db;
         }
-        Db::build(spec, max_seeds)
+        let base = cached
+            .iter()
+            .rev()
+            .filter(|&&k| k < max_seeds)
+            .find_map(|&k| Db::load(dir, spec, k, k))
+            .map(|db| Db {
+                loaded: false,
+                ..db
+            })
+            .unwrap_or_else(|| Db::empty(spec));
+        let db = base.extend(max_seeds, threads, progress);
+        let _ = db.save(&dir.join(Db::file_name(&spec, max_seeds)));
+        db
     }
 
     fn header(spec: &BoardSpec, max_seeds: usize) -> String {
         format!("mancala-arena solver db v1 {} k{max_seeds}\n", spec.tag())
     }
 
-    fn load(path: &Path, spec: BoardSpec, max_seeds: usize) -> Option<Db> {
-        let bytes = std::fs::read(path).ok()?;
-        let header = Db::header(&spec, max_seeds);
-        let body = bytes.strip_prefix(header.as_bytes())?;
-        let m = 2 * spec.pits;
-        let binom = binomials();
-        let sizes: Vec<usize> = (0..=max_seeds)
-            .map(|k| binom[k + m - 1][m - 1] as usize)
-            .collect();
-        if body.len() != sizes.iter().sum::<usize>() {
+    /// Levels `0..=max_seeds` from the cache file of K = `file_seeds` in `dir`, if that file
+    /// has the right header and size. Reads level by level into the final tables, so loading
+    /// never holds a second copy.
+    fn load(dir: &Path, spec: BoardSpec, file_seeds: usize, max_seeds: usize) -> Option<Db> {
+        use std::io::Read;
+        let path = dir.join(Db::file_name(&spec, file_seeds));
+        let header = Db::header(&spec, file_seeds);
+        let len = std::fs::metadata(&path).ok()?.len();
+        if len != (header.len() + db_entries(spec.pits, file_seeds)) as u64 {
             return None;
         }
-        let mut levels = Vec::new();
-        let mut at = 0;
-        for s in sizes {
-            let mut level = super::huge_vec(s, UNKNOWN);
-            for (v, &b) in level.iter_mut().zip(&body[at..at + s]) {
-                *v = b as i8;
-            }
-            levels.push(level);
-            at += s;
+        let mut file = std::io::BufReader::with_capacity(1 << 20, std::fs::File::open(&path).ok()?);
+        let mut head = vec![0u8; header.len()];
+        file.read_exact(&mut head).ok()?;
+        if head != header.as_bytes() {
+            return None;
         }
-        Some(Db {
-            spec,
-            max_seeds,
-            levels,
-            binom,
-            build_time: Duration::ZERO,
-            loaded: true,
-        })
+        let mut db = Db::empty(spec);
+        db.levels.clear();
+        let m = 2 * spec.pits;
+        let mut buf = vec![0u8; 1 << 20];
+        for k in 0..=max_seeds {
+            let mut level = super::huge_vec(db.binom[k + m - 1][m - 1] as usize, UNKNOWN);
+            for part in level.chunks_mut(buf.len()) {
+                let bytes = &mut buf[..part.len()];
+                file.read_exact(bytes).ok()?;
+                for (v, &b) in part.iter_mut().zip(bytes.iter()) {
+                    *v = b as i8;
+                }
+            }
+            db.levels.push(level);
+        }
+        db.max_seeds = max_seeds;
+        db.loaded = true;
+        Some(db)
     }
 
+    /// Writes the table to `path` level by level (no second copy in memory), under a temporary
+    /// name then renamed, so a concurrent reader never sees half a file.
     fn save(&self, path: &Path) -> std::io::Result<()> {
+        use std::io::Write;
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent)?;
         }
-        let mut bytes = Db::header(&self.spec, self.max_seeds).into_bytes();
-        for level in &self.levels {
-            bytes.extend(level.iter().map(|&v| v as u8));
-        }
-        // Write then rename, so a concurrent reader never sees half a file.
         let tmp = path.with_extension(format!("tmp{}", std::process::id()));
-        std::fs::write(&tmp, &bytes)?;
+        let mut file = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&tmp)?);
+        file.write_all(Db::header(&self.spec, self.max_seeds).as_bytes())?;
+        let mut buf = vec![0u8; 1 << 20];
+        for level in &self.levels {
+            for part in level.chunks(buf.len()) {
+                let bytes = &mut buf[..part.len()];
+                for (b, &v) in bytes.iter_mut().zip(part) {
+                    *b = v as u8;
+                }
+                file.write_all(bytes)?;
+            }
+        }
+        file.into_inner().map_err(|e| e.into_error())?.sync_all()?;
         std::fs::rename(&tmp, path)
     }
+}
+
+/// The K of every database file for `spec` in `dir`, smallest first (sizes not checked).
+pub fn cached_seeds(spec: BoardSpec, dir: &Path) -> Vec<usize> {
+    (1..=MAX_DB_SEEDS)
+        .filter(|&k| dir.join(Db::file_name(&spec, k)).is_file())
+        .collect()
 }
 
 /// The same bytes as atomics, for the threads filling one level (same size and alignment).
@@ -340,25 +419,6 @@ fn from_atomic(v: Vec<AtomicI8>) -> Vec<i8> {
     let mut v = std::mem::ManuallyDrop::new(v);
     // SAFETY: as in `into_atomic`; the vector is owned, so no other reference exists.
     unsafe { Vec::from_raw_parts(v.as_mut_ptr() as *mut i8, v.len(), v.capacity()) }
-}
-
-/// The largest K whose database has at most `max_entries` entries for `pits` pits per side.
-pub fn default_db_seeds(pits: usize, max_entries: usize) -> usize {
-    (0..=MAX_DB_SEEDS)
-        .rev()
-        .find(|&k| db_entries(pits, k) <= max_entries)
-        .unwrap_or(0)
-}
-
-/// Entries of the database `arena solve` and `arena analyse` use by default: K = 22 for 6 pits
-/// (523 MiB, built once in about 80 s on 2 cores, then loaded from the cache in under a second).
-/// Kalah(6,4) then solves in seconds; see docs/solved.md for the trade-off.
-pub const SOLVE_DB_ENTRIES: usize = 560_000_000;
-
-/// The default K for solving games of `ruleset`-sized boards: [`SOLVE_DB_ENTRIES`], and never
-/// more than the game's seeds (a larger table could not be used).
-pub fn solve_db_seeds(pits: usize, total_seeds: usize) -> usize {
-    default_db_seeds(pits, SOLVE_DB_ENTRIES).min(total_seeds)
 }
 
 /// The documented cache folder for databases: `$MANCALA_SOLVER_DB`, else

@@ -11,12 +11,17 @@
 //! A *value* is always the final store difference the side to move can force from here on
 //! (future gain); add the current store difference for the final margin. See docs/solved.md.
 //!
-//! Pure computation except [`db::Db::load_or_build`]'s cache file.
+//! Pure computation except [`db::Db::load_or_build`]'s cache file and `machine.rs`.
 
+pub mod auto;
 pub mod board;
 pub mod db;
+mod machine;
+pub use machine::setup_here;
 pub mod search;
+pub mod split;
 
+pub use auto::{Machine, Purpose, Setup};
 pub use board::{BoardSpec, SBoard, Sow};
 pub use db::Db;
 pub use search::Solver;

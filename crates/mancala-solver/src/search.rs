@@ -397,6 +397,24 @@ impl Solver {
         Some(self.mtd(b, g, EXACT, abort))
     }
 
+    /// Exact MTD(f) stopped as soon as the value is known to lie outside the exclusive window
+    /// `(alpha, beta)`: the proven `(lo, hi)`, exact (`lo == hi`), or `hi <= alpha`, or
+    /// `lo >= beta` (a subproblem of a split solve, `split.rs`). `None` if aborted.
+    pub fn bounds_within(
+        &mut self,
+        b: &SBoard,
+        alpha: i32,
+        beta: i32,
+        guess: i32,
+        abort: &mut dyn FnMut(u64) -> bool,
+    ) -> Option<(i32, i32)> {
+        assert!(b.mover_can_move(), "solve called on a finished position");
+        self.aborted = false;
+        let g = guess.clamp(alpha + 1, (beta - 1).max(alpha + 1));
+        let r = self.mtd_within(b, g, EXACT, (alpha, beta), abort);
+        (!self.aborted).then_some(r)
+    }
+
     /// MTD(f) at `depth`: null-window passes until the bounds meet (or an abort).
     fn mtd(
         &mut self,
@@ -405,10 +423,22 @@ impl Solver {
         depth: u8,
         abort: &mut dyn FnMut(u64) -> bool,
     ) -> (i32, i32) {
+        self.mtd_within(b, guess, depth, (i32::MIN, i32::MAX), abort)
+    }
+
+    /// [`Solver::mtd`], stopped once the bounds leave the exclusive window `stop`.
+    fn mtd_within(
+        &mut self,
+        b: &SBoard,
+        guess: i32,
+        depth: u8,
+        stop: (i32, i32),
+        abort: &mut dyn FnMut(u64) -> bool,
+    ) -> (i32, i32) {
         let seeds = b.seeds();
         let (mut lo, mut hi) = (-seeds, seeds);
         let mut g = guess.clamp(lo, hi);
-        while lo < hi {
+        while lo < hi && hi > stop.0 && lo < stop.1 {
             let beta = if g == lo { g + 1 } else { g };
             let before = self.nodes;
             let r = self.pass(b, beta, depth, abort);
