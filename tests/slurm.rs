@@ -3,7 +3,7 @@
 //! then starts it again, and it resumes its folder); the merged folder must hold exactly the
 //! games of one unsharded run. Issue 33: `scripts/slurm/solve.sh` solves a split plan as an
 //! array job and merges it; the value must be the unsplit solve's (Kalah(4,3) here, Kalah(6,4)
-//! in release: `scripts/test.sh` runs the ignored test).
+//! on its own: `scripts/test.sh` runs the ignored test).
 //!
 //! Needs a running cluster: `scripts/slurm/local-cluster.sh` (as root) starts one; `.ci/run` does.
 //! Without one the test says so and passes, except in CI (`CI` set to a non-empty value), where it fails.
@@ -268,7 +268,7 @@ fn split_solve_on_slurm_equals_the_unsplit_solve() {
 }
 
 #[test]
-#[ignore = "release profile: scripts/test.sh runs it (Kalah(6,4), about a minute)"]
+#[ignore = "Kalah(6,4), about 40 s: scripts/test.sh runs it on its own, after the other Slurm tests"]
 fn split_kalah_6_4_on_slurm_is_plus_8() {
     // The K = 18 database the solver's Kalah(6,4) tests use (the CI budget), 2 sows deep.
     split_solve_on_slurm(
