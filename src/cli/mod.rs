@@ -112,6 +112,9 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Replay(args) => replay::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Analyse(args) => analyse::run(&args).map(|()| ExitCode::SUCCESS),
+        Command::Solve(args) if args.split.active() => {
+            solve_split::run(&args).map(|()| ExitCode::SUCCESS)
+        }
         Command::Solve(args) => solve::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Perft(args) => perft::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Rate(args) => rate::run(&args).map(|()| ExitCode::SUCCESS),

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
-use mancala_arena::report::documents::{write_report, ReportOptions, ReportOutcome};
+use mancala_arena::report::documents::{write_report, ReportOptions};
 use mancala_arena::report::rate::{rate_dir, RateOptions, Rated};
 use mancala_arena::session::Finished;
 
@@ -22,7 +22,7 @@ pub struct PlotArgs {
 /// Draws the report of an already rated folder and says where it is (on stderr).
 pub fn report(dir: &Path, rated: &Rated, rate: &RateOptions, png: bool) -> Result<()> {
     let outcome = write_report(dir, rated, rate, &ReportOptions { png })?;
-    say_report(dir, &outcome);
+    super::rate::say_report(dir, &outcome);
     Ok(())
 }
 
@@ -40,24 +40,11 @@ pub fn say_finished(dir: &Path, finished: &Finished, table: bool) -> Result<()> 
         None => {}
     }
     match &finished.report {
-        Some(Ok(outcome)) => say_report(dir, outcome),
+        Some(Ok(outcome)) => super::rate::say_report(dir, outcome),
         Some(Err(err)) => eprintln!("no report: {err:#}"),
         None => {}
     }
     Ok(())
-}
-
-/// Which figures were left out and where the report is, on stderr.
-pub fn say_report(dir: &Path, outcome: &ReportOutcome) {
-    for (figure, why) in &outcome.missing {
-        eprintln!("no {figure} plot: {why}");
-    }
-    eprintln!(
-        "report: {} ({} files written)",
-        dir.join(mancala_arena::report::documents::REPORT_HTML)
-            .display(),
-        outcome.written.len()
-    );
 }
 
 pub fn run(args: &PlotArgs) -> Result<()> {

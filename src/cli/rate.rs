@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Result};
 use mancala_arena::rating::bootstrap::IntervalMethod;
-use mancala_arena::report::documents::{write_pgn_report, ReportOptions};
+use mancala_arena::report::documents::{
+    write_pgn_report, ReportOptions, ReportOutcome, REPORT_HTML,
+};
 use mancala_arena::report::rate::{rate_dir, rate_pgn, RateOptions};
 use mancala_arena::run_folder::anchor_file::read_anchors;
 use mancala_arena::run_folder::not_a_run_folder;
@@ -168,7 +170,7 @@ pub fn run(args: &RateArgs) -> Result<()> {
         &pgn.games,
         &args.paths,
     )?;
-    super::plot::say_report(&out, &outcome);
+    say_report(&out, &outcome);
     Ok(())
 }
 
@@ -220,4 +222,16 @@ pub fn say_warnings(rated: &mancala_arena::report::rate::Rated) {
     for w in &rated.warnings {
         eprintln!("warning: {w}");
     }
+}
+
+/// Which figures were left out and where the report is, on stderr.
+pub fn say_report(dir: &Path, outcome: &ReportOutcome) {
+    for (figure, why) in &outcome.missing {
+        eprintln!("no {figure} plot: {why}");
+    }
+    eprintln!(
+        "report: {} ({} files written)",
+        dir.join(REPORT_HTML).display(),
+        outcome.written.len()
+    );
 }

@@ -62,7 +62,32 @@ pub struct SolveArgs {
     #[arg(long)]
     pub dry_run: bool,
     #[command(flatten)]
-    pub split: super::solve_split::SplitArgs,
+    pub split: SplitArgs,
+}
+
+/// The split solve's flags (`super::solve_split` runs them).
+#[derive(Debug, Args)]
+pub struct SplitArgs {
+    /// Split the solve DEPTH sows below the root into independent subproblems, written to
+    /// `--plan DIR` (docs/solved.md, "Split solves").
+    #[arg(long, value_name = "DEPTH", requires = "plan")]
+    pub split: Option<usize>,
+    /// The split solve's folder.
+    #[arg(long, value_name = "DIR")]
+    pub plan: Option<PathBuf>,
+    /// Solve shard I of N of the plan's subproblems (0 <= I < N), e.g.
+    /// `--shard $SLURM_ARRAY_TASK_ID/$N`.
+    #[arg(long, value_name = "I/N", requires = "plan", conflicts_with_all = ["split", "merge"])]
+    pub shard: Option<String>,
+    /// Merge the solved subproblems into the root's value.
+    #[arg(long, requires = "plan", conflicts_with = "split")]
+    pub merge: bool,
+}
+
+impl SplitArgs {
+    pub fn active(&self) -> bool {
+        self.plan.is_some()
+    }
 }
 
 /// The setup of a solve of `rules` (see `mancala_solver::auto`): the machine, the cache, and
@@ -109,9 +134,6 @@ pub fn database(rules: &Ruleset, db_seeds: Option<usize>) -> Option<Arc<Db>> {
 }
 
 pub fn run(args: &SolveArgs) -> anyhow::Result<()> {
-    if args.split.active() {
-        return super::solve_split::run(args);
-    }
     let pos = root_position(args)?;
     let at_start = args.position.is_none() && args.moves.is_empty();
     let (spec, mut setup) = setup(

@@ -14,7 +14,6 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{bail, Context};
-use clap::Args;
 use serde::{Deserialize, Serialize};
 
 use mancala_arena::rules::{Position, Ruleset};
@@ -23,30 +22,6 @@ use mancala_arena::solver::{BoardSpec, Purpose, SBoard, Solver};
 
 use super::solve::{load_db, root_position, setup, SolveArgs};
 use super::tournament::parse_shard;
-
-#[derive(Debug, Args)]
-pub struct SplitArgs {
-    /// Split the solve DEPTH sows below the root into independent subproblems, written to
-    /// `--plan DIR` (docs/solved.md, "Split solves").
-    #[arg(long, value_name = "DEPTH", requires = "plan")]
-    pub split: Option<usize>,
-    /// The split solve's folder.
-    #[arg(long, value_name = "DIR")]
-    pub plan: Option<PathBuf>,
-    /// Solve shard I of N of the plan's subproblems (0 <= I < N), e.g.
-    /// `--shard $SLURM_ARRAY_TASK_ID/$N`.
-    #[arg(long, value_name = "I/N", requires = "plan", conflicts_with_all = ["split", "merge"])]
-    pub shard: Option<String>,
-    /// Merge the solved subproblems into the root's value.
-    #[arg(long, requires = "plan", conflicts_with = "split")]
-    pub merge: bool,
-}
-
-impl SplitArgs {
-    pub fn active(&self) -> bool {
-        self.plan.is_some()
-    }
-}
 
 /// `plan.json`.
 #[derive(Debug, Serialize, Deserialize)]
