@@ -79,9 +79,7 @@ fn plan(args: &SolveArgs, dir: &Path, depth: usize) -> anyhow::Result<()> {
     let at_start = args.position.is_none() && args.moves.is_empty();
     let (spec, setup) = setup(&args.rules, at_start, Purpose::Solve, args.db_seeds, true)?;
     let (root, _) = board(&spec, &pos)?;
-    let guess = args
-        .guess
-        .or((setup.guess_from != "none known").then_some(setup.guess));
+    let guess = args.guess.or(setup.known_guess());
     let split = Split::new(&spec, root, depth, guess);
     if dir.join("plan.json").exists() {
         bail!(

@@ -74,6 +74,9 @@ pub struct Setup {
     pub all_best: bool,
 }
 
+/// `Setup::guess_from` when no start value is known (the guess is then 0).
+pub const NO_KNOWN_GUESS: &str = "none known";
+
 /// Percent of RAM the database and the TT may take together.
 pub const MEM_SHARE_PERCENT: u64 = 50;
 
@@ -180,7 +183,7 @@ pub fn choose(
         .iter()
         .find(|&&(p, s, ec, _, _)| p == spec.pits && s == seeds && ec == spec.empty_capture)
         .filter(|_| at_start && spec.sweep && !spec.end_on_no_move);
-    let (guess, guess_from) = known.map_or((0, "none known"), |&(_, _, _, v, from)| (v, from));
+    let (guess, guess_from) = known.map_or((0, NO_KNOWN_GUESS), |&(_, _, _, v, from)| (v, from));
     Setup {
         db_seeds,
         db_source,
@@ -203,6 +206,12 @@ pub fn build_secs(pits: usize, from: Option<usize>, k: usize, threads: usize) ->
 }
 
 impl Setup {
+    /// The first guess when it is a known value (a published one, or `--guess`), not the
+    /// default 0.
+    pub fn known_guess(&self) -> Option<i32> {
+        (self.guess_from != NO_KNOWN_GUESS).then_some(self.guess)
+    }
+
     /// One line saying which path the solve takes.
     pub fn describe(&self, spec: &BoardSpec) -> String {
         let db = match self.db_source {
