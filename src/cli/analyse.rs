@@ -36,7 +36,7 @@ use mancala_arena::run_folder::pgn_games::pgn_record;
 use mancala_arena::run_folder::pgn_in::read_pgn;
 use mancala_arena::run_folder::ratings::RatingsFile;
 use mancala_arena::run_folder::{check_new_folder, not_a_run_folder};
-use mancala_arena::solver::{BoardSpec, Db, SBoard, Solver};
+use mancala_arena::solver::{BoardSpec, SBoard, Solver, ValueCache};
 
 use super::solve::database;
 
@@ -80,9 +80,13 @@ pub struct AnalyseArgs {
     /// Worker threads (default: one per core); games are dealt out in turn.
     #[arg(long)]
     pub threads: Option<usize>,
-    /// Transposition table size in MiB (one per ruleset and thread).
-    #[arg(long, default_value_t = 1024)]
+    /// Transposition table size in MiB (one per ruleset, shared by the threads).
+    #[arg(long, default_value_t = 2048)]
     pub tt_mib: usize,
+    /// Neither read nor add to the value cache (positions proven before, kept beside the
+    /// databases; docs/solved.md): every position is proven afresh.
+    #[arg(long)]
+    pub no_value_cache: bool,
 }
 
 pub fn run(args: &AnalyseArgs) -> anyhow::Result<()> {
@@ -123,7 +127,7 @@ pub fn run(args: &AnalyseArgs) -> anyhow::Result<()> {
         levels.extend(file.players);
     }
     let started = Instant::now();
-    let (mut games, skipped_games, nodes) = judge(&records, args)?;
+    let (mut games, skipped_games, nodes, times) = judge(&records, args)?;
     for g in &mut games {
         let tagged = tags
             .as_ref()
@@ -156,6 +160,7 @@ pub fn run(args: &AnalyseArgs) -> anyhow::Result<()> {
         },
         dir.join(ANALYSIS_CSV).display()
     )?;
+    outln!("{}", times.describe())?;
     if !args.no_report {
         // The report shows the mistake meter next to the ratings; a folder that cannot be
         // rated (e.g. one player only) keeps its analysis files and says why there is no report.
@@ -302,27 +307,34 @@ fn print_tables(a: &Analysis) -> anyhow::Result<()> {
 }
 
 /// Judges every sow of `records` on worker threads; the games in game-id order, how many were
-/// skipped (not Kalah) and the solver nodes spent.
+/// skipped (not Kalah), the solver nodes spent and the time each sow took.
 fn judge(
     records: &[GameRecord],
     args: &AnalyseArgs,
-) -> anyhow::Result<(Vec<JudgedGame>, usize, u64)> {
+) -> anyhow::Result<(Vec<JudgedGame>, usize, u64, SowTimes)> {
     let started = Instant::now();
-    // One database per ruleset, loaded (or built) once and shared by the worker threads.
-    let mut dbs: HashMap<BoardSpec, Option<Arc<Db>>> = HashMap::new();
+    // One solver per ruleset (its database loaded or built once, its TT and value cache), whose
+    // tables every worker shares: a position one worker proves, the others find.
+    let mut solvers: HashMap<BoardSpec, Solver> = HashMap::new();
     for rec in records {
         let ruleset = rec.row.rules;
         if let Ok(spec) = BoardSpec::from_ruleset(&ruleset) {
-            dbs.entry(spec)
-                .or_insert_with(|| database(&ruleset, args.db_seeds));
+            solvers.entry(spec).or_insert_with(|| {
+                let mut solver = Solver::new(spec, args.tt_mib, database(&ruleset, args.db_seeds));
+                if let Some(values) = value_cache(&spec, args.no_value_cache) {
+                    solver.set_values(values);
+                }
+                solver
+            });
         }
     }
     let threads = args
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .clamp(1, records.len());
-    let done = AtomicUsize::new(0);
-    let progress = |n: usize| {
+    let (next, done) = (AtomicUsize::new(0), AtomicUsize::new(0));
+    let progress = || {
+        let n = done.fetch_add(1, Relaxed) + 1;
         if n % 10 == 0 {
             eprintln!(
                 "analysed {n}/{} games ({:.0}s)",
@@ -331,18 +343,13 @@ fn judge(
             );
         }
     };
-    // Game g goes to worker g mod threads, each with its own TT: the values are exact either
-    // way, and a fixed split keeps the unproven counts reproducible for a thread count.
+    // Each worker takes the next game not yet taken; the values are exact whoever proves them.
     let parts: Vec<anyhow::Result<Part>> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
-            .map(|t| {
-                let (dbs, done, progress) = (&dbs, &done, &progress);
-                let games = records.iter().skip(t).step_by(threads);
-                scope.spawn(move || {
-                    analyse_games(games, dbs, args, &mut || {
-                        progress(done.fetch_add(1, Relaxed) + 1)
-                    })
-                })
+            .map(|_| {
+                let (solvers, next, progress) = (&solvers, &next, &progress);
+                let games = std::iter::from_fn(move || records.get(next.fetch_add(1, Relaxed)));
+                scope.spawn(move || analyse_games(games, solvers, args, progress))
             })
             .collect();
         workers
@@ -351,14 +358,78 @@ fn judge(
             .collect()
     });
     let (mut games, mut skipped_games, mut nodes) = (Vec::new(), 0, 0);
+    let mut times = SowTimes::default();
     for part in parts {
         let part = part?;
         skipped_games += part.skipped_games;
         nodes += part.nodes;
         games.extend(part.games);
+        times.0.extend(part.times.0);
+    }
+    for solver in solvers.values().filter_map(|s| s.values()) {
+        match solver.flush() {
+            Ok(n) if n > 0 => eprintln!("values    {n} new proven positions kept in {}", path_of(solver)),
+            Ok(_) => {}
+            Err(e) => eprintln!("values    not kept ({e}) in {}", path_of(solver)),
+        }
     }
     games.sort_by_key(|g| g.game_id);
-    Ok((games, skipped_games, nodes))
+    Ok((games, skipped_games, nodes, times))
+}
+
+fn path_of(values: &ValueCache) -> String {
+    values.path().map_or("memory".into(), |p| p.display().to_string())
+}
+
+/// The value cache of `spec` in the database folder (docs/solved.md), saying how many values
+/// it holds; `None` with `--no-value-cache` or without a cache folder.
+pub fn value_cache(spec: &BoardSpec, off: bool) -> Option<Arc<ValueCache>> {
+    if off {
+        return None;
+    }
+    let dir = mancala_arena::solver::db::default_dir()?;
+    match ValueCache::open(spec, &dir) {
+        Ok(values) => {
+            let damaged = if values.damaged > 0 {
+                format!(" ({} damaged records skipped)", values.damaged)
+            } else {
+                String::new()
+            };
+            eprintln!(
+                "values    {} proven positions from {}{damaged}",
+                values.loaded,
+                path_of(&values)
+            );
+            Some(Arc::new(values))
+        }
+        Err(e) => {
+            eprintln!("values    cache not read ({e}); going on without it");
+            None
+        }
+    }
+}
+
+/// How long judging each sow took, and whether it was proven: the benchmark's figures
+/// (scripts/analyse-bench.sh reads the line [`SowTimes::describe`] prints).
+#[derive(Default)]
+struct SowTimes(Vec<(std::time::Duration, bool)>);
+
+impl SowTimes {
+    /// `sows N, proven P (x %), per sow median M ms, p99 Q ms, max X ms`.
+    fn describe(&self) -> String {
+        let mut t: Vec<f64> = self.0.iter().map(|(d, _)| d.as_secs_f64() * 1e3).collect();
+        t.sort_by(f64::total_cmp);
+        let at = |q: f64| t.get(((t.len() as f64 - 1.0) * q).round() as usize).copied();
+        let proven = self.0.iter().filter(|(_, p)| *p).count();
+        format!(
+            "sows {}, proven {proven} ({:.2} %), per sow median {:.2} ms, p99 {:.1} ms, max {:.0} ms",
+            t.len(),
+            100.0 * proven as f64 / t.len().max(1) as f64,
+            at(0.5).unwrap_or(0.0),
+            at(0.99).unwrap_or(0.0),
+            t.last().copied().unwrap_or(0.0)
+        )
+    }
 }
 
 /// What one worker thread found in its share of the games.
@@ -366,19 +437,21 @@ struct Part {
     games: Vec<JudgedGame>,
     skipped_games: usize,
     nodes: u64,
+    times: SowTimes,
 }
 
-/// Replays `games` with one solver per ruleset (sharing the databases in `dbs`), judging each
-/// sow a player chose; calls `game_done` after each game. Ratings are left for the caller.
+/// Replays `games` with the shared solvers, judging each sow a player chose; calls
+/// `game_done` after each game. Ratings are left for the caller.
 fn analyse_games<'a>(
     games: impl Iterator<Item = &'a GameRecord>,
-    dbs: &HashMap<BoardSpec, Option<Arc<Db>>>,
+    shared: &HashMap<BoardSpec, Solver>,
     args: &AnalyseArgs,
-    game_done: &mut dyn FnMut(),
+    game_done: &dyn Fn(),
 ) -> anyhow::Result<Part> {
     let mut solvers: HashMap<BoardSpec, Solver> = HashMap::new();
     let mut judged = Vec::new();
     let mut skipped_games = 0;
+    let mut times = SowTimes::default();
     for rec in games {
         let row = &rec.row;
         let Ok(spec) = BoardSpec::from_ruleset(&row.rules) else {
@@ -388,7 +461,7 @@ fn analyse_games<'a>(
         };
         let solver = solvers
             .entry(spec)
-            .or_insert_with(|| Solver::new(spec, args.tt_mib, dbs[&spec].clone()));
+            .or_insert_with(|| shared[&spec].sharing_tables());
         let mut pos = row
             .opening
             .start(row.rules)
@@ -405,6 +478,10 @@ fn analyse_games<'a>(
             let mover = ply.checked_sub(skip).map(|i| rec.movers[i]);
             if let (Some(mover), Move::Pit(k)) = (mover, mv) {
                 let board = spec.board_of(pos.board());
+                let started = Instant::now();
+                let verdict = board
+                    .and_then(|(b, _)| sow_verdict(solver, &b, usize::from(k) - 1, args.nodes));
+                times.0.push((started.elapsed(), verdict.is_some()));
                 game.sows.push(JudgedSow {
                     ply,
                     mover,
@@ -412,8 +489,7 @@ fn analyse_games<'a>(
                     // Only proven sows use it: those have a solver board.
                     seeds: board.map_or(0, |(b, _)| b.seeds() as u32),
                     position: pos.to_state_string(),
-                    verdict: board
-                        .and_then(|(b, _)| sow_verdict(solver, &b, usize::from(k) - 1, args.nodes)),
+                    verdict,
                 });
             }
             pos.play(mv)
@@ -426,27 +502,43 @@ fn analyse_games<'a>(
         games: judged,
         skipped_games,
         nodes: solvers.values().map(|s| s.nodes).sum(),
+        times,
     })
 }
 
-/// The exact verdict on sowing pit `i` in `b`, or `None` when the budget ran out.
+/// The exact verdict on sowing pit `i` in `b`, or `None` when a search ran out of its budget.
+///
+/// Why two exact values and no move tests: the loss is `v(b) − (gain ± v(child))`, and the
+/// child is the game's next position, which the next sow needs exactly anyway; the TT (or the
+/// value cache) answers it there at once. So each position of a game is proven once.
 pub fn sow_verdict(solver: &mut Solver, b: &SBoard, i: usize, budget: u64) -> Option<Verdict> {
     let start = solver.nodes;
     let mut abort = |n: u64| n - start > budget;
     let v = solver.solve(b, 0, &mut abort)?;
     let tt_best = solver.tt_move(b);
-    if solver.move_at_least(b, i, v, &mut abort)? {
+    let spec = solver.spec();
+    let s = b.sow(&spec, i);
+    let played = if s.over {
+        s.gain
+    } else if s.extra {
+        // First guess: the child's value if this sow was optimal.
+        s.gain + solver.solve(&s.next, v - s.gain, &mut abort)?
+    } else {
+        s.gain - solver.solve(&s.next, s.gain - v, &mut abort)?
+    };
+    let loss = v - played;
+    debug_assert!(loss >= 0, "a sow worth more than the position");
+    if loss == 0 {
         return Some(Verdict {
             value: v,
-            loss: 0,
+            loss,
             best: Some(i as u8 + 1),
         });
     }
-    let loss = v - solver.move_value(b, i, v, &mut abort)?;
-    // Positions the database values have no TT move: find an optimal sow (cheap there).
-    let best = match tt_best {
+    // Positions the database or the value cache valued have no TT move: find an optimal sow.
+    let best = match tt_best.filter(|&m| m != i) {
         Some(m) => Some(m),
-        None => (0..b.c.len().min(solver.spec().pits))
+        None => (0..spec.pits)
             .filter(|&m| m != i && b.c[m] != 0)
             .find(|&m| solver.move_at_least(b, m, v, &mut abort) == Some(true)),
     };

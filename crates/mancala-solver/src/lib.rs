@@ -7,6 +7,7 @@
 //! - `search.rs`: MTD(f) + alpha-beta with a bounds TT, prefetched enhanced transposition
 //!   cutoffs.
 //! - `db.rs`: endgame databases for positions with few seeds in the pits, cached on disk.
+//! - `values.rs`: the value cache, positions proven before, kept on disk and shared.
 //!
 //! A *value* is always the final store difference the side to move can force from here on
 //! (future gain); add the current store difference for the final margin. See docs/solved.md.
@@ -20,11 +21,13 @@ mod machine;
 pub use machine::setup_here;
 pub mod search;
 pub mod split;
+pub mod values;
 
 pub use auto::{Machine, Purpose, Setup};
 pub use board::{BoardSpec, SBoard, Sow};
 pub use db::Db;
 pub use search::Solver;
+pub use values::ValueCache;
 
 /// Plain minimax without pruning or tables: the reference the tests check the solver against
 /// (tiny boards only).

@@ -32,6 +32,7 @@ use std::sync::Arc;
 
 use super::board::{BoardSpec, SBoard, Sow};
 use super::db::Db;
+use super::values::ValueCache;
 
 /// One TT entry (24 bytes in the table, see [`Tt`]): the key, bounds, best move, log2 of the
 /// subtree's nodes, depth.
@@ -235,6 +236,8 @@ pub struct Solver {
     /// With several threads: the positions each thread is searching now (ABDADA), so that a
     /// thread defers a move another one is already on. Shared with the helpers.
     busy: Option<Arc<Vec<AtomicU64>>>,
+    /// Values proven before, here or by other programs ([`Solver::set_values`]).
+    values: Option<Arc<ValueCache>>,
 }
 
 /// Slots of the table of positions being searched (a power of two).
@@ -271,6 +274,7 @@ impl Solver {
             trace: std::env::var_os("SOLVER_TRACE").is_some(),
             threads: 1,
             busy: None,
+            values: None,
         }
     }
 
@@ -298,6 +302,7 @@ impl Solver {
             trace: false,
             threads: 1,
             busy: self.busy.clone(),
+            values: self.values.clone(),
         }
     }
 
@@ -359,15 +364,45 @@ impl Solver {
     }
 
     /// Exact value of `b` (mover's future gain), or `None` if `abort` said stop. `guess` is the
-    /// first MTD(f) probe (any value; a close one saves passes).
+    /// first MTD(f) probe (any value; a close one saves passes). With a value cache, a position
+    /// proven before is answered from it (no nodes), and a new proof above the database is
+    /// added to it.
     pub fn solve(
         &mut self,
         b: &SBoard,
         guess: i32,
         abort: &mut dyn FnMut(u64) -> bool,
     ) -> Option<i32> {
-        self.bounds(b, guess, abort)
-            .and_then(|(lo, hi)| (lo == hi).then_some(lo))
+        let cached = self.values.clone().filter(|_| b.seeds() > self.db_seeds);
+        if let Some(v) = cached.as_ref().and_then(|c| c.get(b)) {
+            return Some(v);
+        }
+        let v = self
+            .bounds(b, guess, abort)
+            .and_then(|(lo, hi)| (lo == hi).then_some(lo))?;
+        if let Some(c) = cached {
+            c.insert(b, v);
+        }
+        Some(v)
+    }
+
+    /// Answer and remember root values with `values` (see [`Solver::solve`]).
+    pub fn set_values(&mut self, values: Arc<ValueCache>) {
+        self.values = Some(values);
+    }
+
+    /// The value cache, if one is set.
+    pub fn values(&self) -> Option<&ValueCache> {
+        self.values.as_deref()
+    }
+
+    /// Another solver on the same tables (TT, database, value cache), with its own counters:
+    /// for threads that each solve their own positions and share what they learn.
+    pub fn sharing_tables(&self) -> Solver {
+        Solver {
+            trace: self.trace,
+            ..self.helper()
+        }
     }
 
     /// MTD(f) toward the exact value; returns the proven `(lo, hi)` bounds (equal when solved,
