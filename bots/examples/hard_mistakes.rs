@@ -24,7 +24,12 @@ use rand_chacha::ChaCha8Rng;
 /// CPU time of this thread (Linux: `/proc/thread-self/schedstat`, nanoseconds on the CPU).
 fn cpu() -> Duration {
     let s = std::fs::read_to_string("/proc/thread-self/schedstat").unwrap_or_default();
-    Duration::from_nanos(s.split(' ').next().and_then(|n| n.parse().ok()).unwrap_or(0))
+    Duration::from_nanos(
+        s.split(' ')
+            .next()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(0),
+    )
 }
 
 fn bot(level: &str) -> AlphaBetaBot {
@@ -104,7 +109,13 @@ fn main() {
         let south_diff = pos.board().store(mancala_rules::Side::South) as i32
             - pos.board().store(mancala_rules::Side::North) as i32;
         let d = if hard_south { south_diff } else { -south_diff };
-        score += if d > 0 { 1.0 } else if d == 0 { 0.5 } else { 0.0 };
+        score += if d > 0 {
+            1.0
+        } else if d == 0 {
+            0.5
+        } else {
+            0.0
+        };
         for (nth, (p, mv)) in judged.into_iter().enumerate() {
             let (b, _) = spec.board_of(p.board()).unwrap();
             let bucket = (b.seeds() as usize / 8).min(5);
@@ -143,7 +154,11 @@ fn main() {
         );
     }
     for (i, [s, m]) in by_sow.iter().enumerate() {
-        println!("Hard's sow {}{}: {m} mistakes in {s}", i + 1, if i == 4 { "+" } else { "" });
+        println!(
+            "Hard's sow {}{}: {m} mistakes in {s}",
+            i + 1,
+            if i == 4 { "+" } else { "" }
+        );
     }
     let (s, m): (u32, u32) = (sows.iter().sum(), mistakes.iter().sum());
     let p = f64::from(m) / f64::from(s.max(1));

@@ -4,15 +4,17 @@
 //! with the solver and its cached database. Hard follows its book move (the smallest optimal
 //! pit), the other player any move, so the tree stays small.
 //!
-//! `cargo run --release -p mancala-bots --example make_hard_book -- MOVES ANY [K] [OUT]`
+//! `cargo run --release -p mancala-bots --example make_hard_book -- MOVES ANY [K] [OUT] [BOOK]`
 //! (K: the solving database, from the solver's cache folder or built; default 28). Writes
 //! `OUT-m.txt` (default OUT `hard-book`) after each of Hard's sows m = 1..=MOVES, so a long
-//! run leaves the smaller books on the way.
+//! run leaves the smaller books on the way; BOOK, a smaller book made before, saves solving its
+//! positions again.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use std::time::Instant;
 
+use mancala_bots::book::{format_pits, Book};
 use mancala_rules::Ruleset;
 use mancala_solver::{db, BoardSpec, Db, SBoard, Solver, Sow};
 
@@ -46,6 +48,14 @@ fn main() {
         level.extend(replies(&spec, &SBoard::from_key(r)));
     }
     let mut book: HashMap<u128, (i32, usize)> = HashMap::new();
+    // A smaller book made before (its positions are not solved again).
+    if let Some(path) = args.get(5) {
+        let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        for (b, e) in Book::parse(spec, &text).unwrap().entries() {
+            book.insert(b.key(), (e.value, e.pit as usize - 1));
+        }
+        eprintln!("{path}: {} positions", book.len());
+    }
     let t0 = Instant::now();
     for m in 1..=moves {
         let mut next = HashSet::new();
@@ -71,7 +81,11 @@ fn main() {
             }
         }
         write(&format!("{out}-{m}.txt"), &book, m, any, k);
-        eprintln!("level {m} done: {} positions, {:.0?}", book.len(), t0.elapsed());
+        eprintln!(
+            "level {m} done: {} positions, {:.0?}",
+            book.len(),
+            t0.elapsed()
+        );
         level = next;
     }
 }
@@ -103,15 +117,15 @@ fn write(path: &str, book: &HashMap<u128, (i32, usize)>, moves: u32, any: u32, k
     let mut rows: Vec<(u128, i32, usize)> = book.iter().map(|(&k, &(v, i))| (k, v, i)).collect();
     rows.sort_unstable_by_key(|r| r.0);
     let mut text = String::new();
-    text.push_str("# Hard's opening book for Kalah with 6 pits (bots/src/book.rs): the mover's pits 1-6 / the opponent's pits 1-6, the exact value (the mover's future gain), the smallest optimal pit\n");
+    text.push_str("# Hard's opening book for Kalah with 6 pits (bots/src/book.rs): the mover's pits 1-6 / the opponent's pits 1-6 (seeds, one base-36 digit a pit), the exact value (the mover's future gain), the smallest optimal pit\n");
     text.push_str(&format!(
         "# cargo run --release -p mancala-bots --example make_hard_book -- {moves} {any} {k}: {} positions\n",
         rows.len()
     ));
     for (key, v, i) in rows {
         let c = SBoard::from_key(key).c;
-        let side = |s: &[u8]| s.iter().map(u8::to_string).collect::<Vec<_>>().join(".");
-        text.push_str(&format!("{}/{} {v} {}\n", side(&c[..6]), side(&c[8..14]), i + 1));
+        let (mine, theirs) = (format_pits(&c[..6]), format_pits(&c[8..14]));
+        text.push_str(&format!("{mine}/{theirs} {v} {}\n", i + 1));
     }
     std::fs::write(path, text).unwrap_or_else(|e| panic!("{path}: {e}"));
 }

@@ -831,7 +831,11 @@ impl AlphaBetaBot {
         let Some(exact) = self.exact.as_mut() else {
             return Err(0);
         };
-        let cap = search.limits.nodes.unwrap_or(u64::MAX).min(HARD_SOLVE_NODES);
+        let cap = search
+            .limits
+            .nodes
+            .unwrap_or(u64::MAX)
+            .min(HARD_SOLVE_NODES);
         let half = search.time_budget().map(|b| b / 2);
         let proven = exact.try_move(pos.board(), cap, &|| {
             search.stopped() || search.out_of_time(half)
@@ -1239,7 +1243,10 @@ mod tests {
         bot.new_game(ruleset, 1);
         let (mv, info) = hard_move(&mut bot, &pos);
         assert_eq!(mv, Move::Pit(entry.pit));
-        assert!(info.contains("score exact 8") && info.contains("string book"), "{info}");
+        assert!(
+            info.contains("score exact 8") && info.contains("string book"),
+            "{info}"
+        );
         bot.set_option("Depth", "3").unwrap();
         let (_, info) = hard_move(&mut bot, &pos);
         assert!(!info.contains("book") && info.contains("depth 3"), "{info}");

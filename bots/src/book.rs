@@ -37,8 +37,9 @@ pub struct Book {
 }
 
 impl Book {
-    /// Parses a book for `spec`. Lines: `m1.m2...mN/o1.o2...oN VALUE PIT` (the mover's pits,
-    /// then the opponent's, each numbered from its own left; `#` starts a comment line).
+    /// Parses a book for `spec`. Lines: `m1m2...mN/o1o2...oN VALUE PIT` (the mover's pits, then
+    /// the opponent's, each numbered from its own left, one base-36 digit a pit as
+    /// [`format_pits`] writes them; `#` starts a comment line).
     /// Errors name the line and what is wrong with it.
     pub fn parse(spec: BoardSpec, text: &str) -> Result<Book, String> {
         let mut entries = HashMap::new();
@@ -108,9 +109,7 @@ impl Book {
 
     /// Every position with its entry (for tests and tools).
     pub fn entries(&self) -> impl Iterator<Item = (SBoard, Entry)> + '_ {
-        self.entries
-            .iter()
-            .map(|(&k, &e)| (SBoard::from_key(k), e))
+        self.entries.iter().map(|(&k, &e)| (SBoard::from_key(k), e))
     }
 
     pub fn len(&self) -> usize {
@@ -122,7 +121,8 @@ impl Book {
     }
 }
 
-/// `m1...mN/o1...oN` as a solver board.
+/// `m1...mN/o1...oN` (one base-36 digit per pit: `0`-`9`, then `a` = 10 to `z` = 35) as a solver
+/// board.
 fn parse_pits(spec: BoardSpec, s: &str) -> Result<SBoard, String> {
     let n = spec.pits;
     let rows: Vec<&str> = s.split('/').collect();
@@ -131,20 +131,31 @@ fn parse_pits(spec: BoardSpec, s: &str) -> Result<SBoard, String> {
     };
     let mut b = SBoard::default();
     for (row, offset, whose) in [(mine, 0, "mover's"), (theirs, 8, "opponent's")] {
-        let counts: Vec<&str> = row.split('.').collect();
-        if counts.len() != n {
-            return Err(format!("{} {whose} pits, expected {n}", counts.len()));
+        if row.chars().count() != n {
+            return Err(format!(
+                "{} {whose} pits, expected {n}",
+                row.chars().count()
+            ));
         }
-        for (i, c) in counts.iter().enumerate() {
+        for (i, c) in row.chars().enumerate() {
             b.c[offset + i] = c
-                .parse()
-                .map_err(|_| format!("{whose} pit {}: `{c}` is not a seed count", i + 1))?;
+                .to_digit(36)
+                .filter(|_| !c.is_ascii_uppercase())
+                .ok_or_else(|| format!("{whose} pit {}: `{c}` is not a seed count", i + 1))?
+                as u8;
         }
     }
     if !b.mover_can_move() {
         return Err("the mover has no seeds (a finished position)".into());
     }
     Ok(b)
+}
+
+/// A row of pits as [`parse_pits`] reads it.
+pub fn format_pits(pits: &[u8]) -> String {
+    pits.iter()
+        .map(|&c| char::from_digit(u32::from(c), 36).expect("at most 35 seeds in a pit"))
+        .collect()
 }
 
 #[cfg(test)]
@@ -156,22 +167,37 @@ mod tests {
     }
 
     #[test]
+    fn pits_are_one_base_36_digit_each() {
+        let b = parse_pits(spec(), "09az00/100000").unwrap();
+        assert_eq!(&b.c[..6], &[0, 9, 10, 35, 0, 0]);
+        assert_eq!(&b.c[8..14], &[1, 0, 0, 0, 0, 0]);
+        assert_eq!(format_pits(&b.c[..6]), "09az00");
+    }
+
+    #[test]
     fn bad_lines_are_refused_with_their_line_number() {
         let cases = [
-            ("4.4.4.4.4.4/4.4.4.4.4.4 8", "expected `PITS VALUE PIT`"),
-            ("4.4.4.4.4/4.4.4.4.4.4 8 3", "5 mover's pits, expected 6"),
-            ("4.4.4.4.4.x/4.4.4.4.4.4 8 3", "mover's pit 6: `x` is not a seed count"),
-            ("4.4.4.4.4.4/4.4.4.4.4.4 8 7", "pit `7` is not 1..=6"),
-            ("4.4.0.4.4.4/4.4.4.4.4.4 8 3", "pit 3 is empty"),
-            ("1.0.0.0.0.0/1.0.0.0.0.0 3 1", "value 3 is beyond ±2"),
-            ("0.0.0.0.0.0/1.0.0.0.0.0 0 1", "the mover has no seeds"),
+            ("444444/444444 8", "expected `PITS VALUE PIT`"),
+            ("44444/444444 8 3", "5 mover's pits, expected 6"),
+            (
+                "44444!/444444 8 3",
+                "mover's pit 6: `!` is not a seed count",
+            ),
+            (
+                "444444/4444A4 8 3",
+                "opponent's pit 5: `A` is not a seed count",
+            ),
+            ("444444/444444 8 7", "pit `7` is not 1..=6"),
+            ("440444/444444 8 3", "pit 3 is empty"),
+            ("100000/100000 3 1", "value 3 is beyond ±2"),
+            ("000000/100000 0 1", "the mover has no seeds"),
         ];
         for (line, want) in cases {
             let err = Book::parse(spec(), &format!("# comment\n{line}")).unwrap_err();
             assert!(err.contains(want), "{line}: {err}");
             assert!(err.starts_with("book line 2:"), "{err}");
         }
-        let twice = "1.0.0.0.0.0/1.0.0.0.0.0 1 1\n1.0.0.0.0.0/1.0.0.0.0.0 1 1";
+        let twice = "100000/100000 1 1\n100000/100000 1 1";
         assert!(Book::parse(spec(), twice)
             .unwrap_err()
             .contains("book line 2: position listed twice"));
@@ -231,17 +257,30 @@ mod tests {
             assert_eq!(v, e.value, "{b:?}: pit {}", e.pit);
             for i in (0..book.spec.pits).filter(|&i| b.c[i] != 0) {
                 if let Some(w) = sow_value(book, &b, i, 4) {
-                    assert!(w <= e.value, "{b:?}: pit {} is worth {w} > {}", i + 1, e.value);
-                    assert!(w < e.value || i + 1 >= e.pit as usize, "{b:?}: pit {} ties", i + 1);
+                    assert!(
+                        w <= e.value,
+                        "{b:?}: pit {} is worth {w} > {}",
+                        i + 1,
+                        e.value
+                    );
+                    assert!(
+                        w < e.value || i + 1 >= e.pit as usize,
+                        "{b:?}: pit {} ties",
+                        i + 1
+                    );
                 }
             }
             checked += 1;
         }
         // The positions of Hard's first two sows lead into the book; the last level's do not.
-        assert!(checked * 8 >= book.len(), "only {checked} of {} checked", book.len());
+        assert!(
+            checked * 8 >= book.len(),
+            "only {checked} of {} checked",
+            book.len()
+        );
     }
 
-    /// Every 500th entry (sorted by position) solved again by the solver with the K = 18
+    /// Twenty entries spread over the book (sorted by position) solved again by the solver with the K = 18
     /// database (built once into the cache folder, as for the solver's own release tests):
     /// the same value, and the book's pit is an optimal one. Release build:
     /// `cargo test --release -p mancala-bots --lib -- --ignored book::tests::sampled`.
@@ -255,11 +294,14 @@ mod tests {
         let mut solver = Solver::new(book.spec, 512, Some(std::sync::Arc::new(db)));
         let mut all: Vec<(SBoard, Entry)> = book.entries().collect();
         all.sort_unstable_by_key(|(b, _)| b.key());
-        for (b, e) in all.iter().step_by(500) {
+        for (b, e) in all.iter().step_by(all.len() / 20) {
             let v = solver.solve(b, e.value, &mut |_| false).unwrap();
             assert_eq!(v, e.value, "{b:?}");
             let pit = e.pit as usize - 1;
-            assert!(solver.move_at_least(b, pit, v, &mut |_| false).unwrap(), "{b:?}");
+            assert!(
+                solver.move_at_least(b, pit, v, &mut |_| false).unwrap(),
+                "{b:?}"
+            );
         }
     }
 

@@ -25,8 +25,14 @@ const TT_MIB: usize = 16;
 /// process (several bots live in one process in tests and tools).
 fn shared_db(spec: BoardSpec, k: usize) -> Arc<Db> {
     static BUILT: OnceLock<Mutex<Vec<Arc<Db>>>> = OnceLock::new();
-    let mut built = BUILT.get_or_init(Mutex::default).lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(db) = built.iter().find(|d| d.spec() == spec && d.max_seeds() == k) {
+    let mut built = BUILT
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if let Some(db) = built
+        .iter()
+        .find(|d| d.spec() == spec && d.max_seeds() == k)
+    {
         return Arc::clone(db);
     }
     let db = Arc::new(Db::build_with_threads(spec, k, 1));
