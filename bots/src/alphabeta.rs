@@ -24,6 +24,9 @@
 //!   (captures first); children are made once (copy-make) and reused for ordering and search.
 //! - **Noise** (the Easy and Normal levels): every root move gets an exact score (full window),
 //!   and the move is drawn from softmax(score / temperature) with the game seed's generator.
+//! - **Hard on Kalah** first looks its position up in its opening book (`book.rs`), then lets
+//!   the exact solver try within part of its node budget (`exact.rs`); both moves are proven
+//!   optimal. Only at the level's own settings, so fixed-depth searches are as before.
 //!
 //! The TT key is [`State::key`], which ignores the sow count and Oware's repetition history, so
 //! near the sow cap or an Oware repetition a TT score can be slightly off; the move played is
@@ -816,6 +819,14 @@ impl AlphaBetaBot {
         self.level == Level::Hard && settings.nodes.is_some() && settings.noise == 0.0
     }
 
+    /// Hard's solver for `ruleset`'s board rules (built when they change), if it solves them.
+    fn exact_for(&mut self, ruleset: &Ruleset) -> Option<&mut Exact> {
+        if self.exact.as_ref().map(Exact::spec) != BoardSpec::from_ruleset(ruleset).ok() {
+            self.exact = Exact::new(ruleset);
+        }
+        self.exact.as_mut()
+    }
+
     /// Hard's solver stage: a proven optimal move if the solver finds one within
     /// [`HARD_SOLVE_NODES`] (and half the clock budget, if any), else the solver nodes spent.
     /// Tried only with at most [`HARD_SOLVE_SEEDS`] seeds in the pits, where it mostly succeeds.
@@ -824,11 +835,7 @@ impl AlphaBetaBot {
         if seeds > HARD_SOLVE_SEEDS {
             return Err(0);
         }
-        let ruleset = pos.ruleset();
-        if self.exact.as_ref().map(|e| e.spec()) != BoardSpec::from_ruleset(&ruleset).ok() {
-            self.exact = Exact::new(&ruleset);
-        }
-        let Some(exact) = self.exact.as_mut() else {
+        let Some(exact) = self.exact_for(&pos.ruleset()) else {
             return Err(0);
         };
         let cap = search
@@ -979,12 +986,8 @@ impl Bot for AlphaBetaBot {
         self.tt.clear();
         if self.level == Level::Hard {
             // Built here, before `readyok`, rather than on the first move's clock.
-            let spec = BoardSpec::from_ruleset(&ruleset).ok();
-            if self.exact.as_ref().map(|e| e.spec()) != spec {
-                self.exact = Exact::new(&ruleset);
-            }
-            if let Some(e) = self.exact.as_mut() {
-                e.new_game();
+            if let Some(exact) = self.exact_for(&ruleset) {
+                exact.new_game();
             }
         }
     }
@@ -1194,7 +1197,7 @@ mod tests {
         assert_eq!(bot.settings(&GoLimits::default()).eval, bot.eval);
     }
 
-    /// Hard's move in `pos` with a fresh bot of `options`, and the `info` lines it printed.
+    /// `bot`'s move in `pos` on a bare `go`, and the `info` lines it printed.
     fn hard_move(bot: &mut AlphaBetaBot, pos: &Position) -> (Move, String) {
         let stop = AtomicU64::new(0);
         let mut out = Vec::new();

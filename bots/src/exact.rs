@@ -5,8 +5,8 @@
 //! Why a database of the bot's own: a level must play the same moves on every machine, so it
 //! cannot use whatever larger database the user's cache folder holds. The one of
 //! [`auto::BOT_DB_ENTRIES`] entries (K = 12 seeds for 6 pits, 2.7 M entries) is built on one
-//! thread in about a second, once per bot process (shared by its bots), and never read from
-//! or written to disk.
+//! thread (0.37 s of CPU), once per bot process (shared by its bots), and never read from or
+//! written to disk.
 //!
 //! Why a node budget: the solver stops after [`Exact::try_move`]'s `nodes` whatever the clock,
 //! so a position is proven, or not, on any machine; its TT is cleared at each game so a game
@@ -77,8 +77,9 @@ pub struct Exact {
 }
 
 impl Exact {
-    /// The solver for `ruleset` with a freshly built database, or `None` if the solver cannot
-    /// value that game (Oware, Congkak, Kalah over 8 pits).
+    /// The solver for `ruleset` with the process's database for its board rules (built on
+    /// first use), or `None` if the solver cannot value that game (Oware, Congkak, Kalah over
+    /// 8 pits).
     pub fn new(ruleset: &Ruleset) -> Option<Exact> {
         let spec = BoardSpec::from_ruleset(ruleset).ok()?;
         // No position holds more seeds than the game.
@@ -110,8 +111,8 @@ impl Exact {
     }
 
     /// A proven optimal move on `board` within `nodes` solver nodes (or until `stop` says so;
-    /// both are looked at every few thousand nodes), or the nodes spent (`Err`: not proven; also when the
-    /// solver cannot value the position: game over, `swap` legal).
+    /// both are looked at every few thousand nodes), or the nodes spent (`Err`: not proven;
+    /// also when the solver cannot value the position: game over, `swap` legal).
     pub fn try_move(
         &mut self,
         board: &Board,
