@@ -2,20 +2,20 @@
 //! standard Kalah (6 pits), solved offline by the exact solver (`bots/examples/make_hard_book.rs`)
 //! and committed as `bots/data/hard-book-kalah6.txt` (docs/bots.md).
 //!
-//! Why a book: Hard's mistakes are almost all in the opening, where 48 seeds are still in the
-//! pits and its 300 000-node search sees least of the game (docs/solved.md, "Mistake rates of
-//! the alpha-beta levels"); there the solver needs its largest database, which a level cannot
-//! count on, so its answers are stored instead.
+//! Why a book: Hard's mistakes were mostly in the opening (13 % of its sows with 40 or more
+//! seeds in the pits lost value, half of all its mistakes in its first four sows), where its
+//! 300 000-node search sees least of the game (docs/solved.md, "Mistake rates of the alpha-beta
+//! levels"); there the solver needs a large database, which a level cannot count on, so its
+//! answers are stored instead.
 //!
 //! A position's value and best sows depend only on the pits (the solver's view: mover's pits,
 //! then the opponent's), not on the stores or the seeds per pit of the ruleset, so entries are
-//! keyed by the pits alone and serve any Kalah ruleset with the same board rules
-//! ([`BookKey`]).
+//! keyed by the pits alone and serve any Kalah ruleset with the same board rules.
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-use mancala_rules::{Board, Move, Ruleset};
+use mancala_rules::{Board, Ruleset};
 use mancala_solver::{BoardSpec, SBoard};
 
 /// The committed book (standard Kalah rules, 6 pits per side).
@@ -67,10 +67,11 @@ impl Book {
             if board.c[pit as usize - 1] == 0 {
                 return Err(at(format!("pit {pit} is empty")));
             }
-            if value.abs() > board.seeds() {
+            // The mover gains a − b of the S seeds left with a + b = S: |value| ≤ S, same parity.
+            let seeds = board.seeds();
+            if value.abs() > seeds || (value - seeds) % 2 != 0 {
                 return Err(at(format!(
-                    "value {value} is beyond ±{} (the seeds in the pits)",
-                    board.seeds()
+                    "value {value} is impossible with {seeds} seeds in the pits"
                 )));
             }
             if entries.insert(board.key(), Entry { value, pit }).is_some() {
@@ -100,11 +101,6 @@ impl Book {
     pub fn lookup(&self, board: &Board) -> Option<Entry> {
         let (b, _) = self.spec.board_of(board)?;
         self.entries.get(&b.key()).copied()
-    }
-
-    /// The book move for `board`, if the position is in the book.
-    pub fn best_move(&self, board: &Board) -> Option<Move> {
-        self.lookup(board).map(|e| Move::Pit(e.pit))
     }
 
     /// Every position with its entry (for tests and tools).
@@ -189,7 +185,14 @@ mod tests {
             ),
             ("444444/444444 8 7", "pit `7` is not 1..=6"),
             ("440444/444444 8 3", "pit 3 is empty"),
-            ("100000/100000 3 1", "value 3 is beyond ±2"),
+            (
+                "100000/100000 4 1",
+                "value 4 is impossible with 2 seeds in the pits",
+            ),
+            (
+                "100000/100000 1 1",
+                "value 1 is impossible with 2 seeds in the pits",
+            ),
             ("000000/100000 0 1", "the mover has no seeds"),
         ];
         for (line, want) in cases {
@@ -197,7 +200,7 @@ mod tests {
             assert!(err.contains(want), "{line}: {err}");
             assert!(err.starts_with("book line 2:"), "{err}");
         }
-        let twice = "100000/100000 1 1\n100000/100000 1 1";
+        let twice = "100000/100000 2 1\n100000/100000 2 1";
         assert!(Book::parse(spec(), twice)
             .unwrap_err()
             .contains("book line 2: position listed twice"));
