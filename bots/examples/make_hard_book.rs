@@ -37,7 +37,7 @@ fn main() {
         let mut next = Vec::new();
         for b in layer {
             if roots.insert(b.key()) {
-                next.extend(children(&spec, &b).into_iter().map(|(_, s)| s.next));
+                next.extend(children(&spec, &b).into_iter().map(|s| s.next));
             }
         }
         layer = next;
@@ -63,10 +63,14 @@ fn main() {
         todo.sort_unstable();
         for key in todo {
             let b = SBoard::from_key(key);
+            let before = book.len();
             let (_, best) = *book.entry(key).or_insert_with(|| {
                 let (v, all) = solver.best_moves(&b, 0, &mut |_| false).unwrap();
                 (v, all[0])
             });
+            if book.len() > before && book.len() % 100 == 0 {
+                eprintln!("level {m}: {} positions, {:.0?}", book.len(), t0.elapsed());
+            }
             let s = b.sow(&spec, best);
             if s.over {
                 continue;
@@ -75,9 +79,6 @@ fn main() {
                 next.insert(s.next.key());
             } else {
                 next.extend(replies(&spec, &s.next));
-            }
-            if book.len() % 100 == 0 {
-                eprintln!("level {m}: {} positions, {:.0?}", book.len(), t0.elapsed());
             }
         }
         write(&format!("{out}-{m}.txt"), &book, m, any, k);
@@ -90,12 +91,12 @@ fn main() {
     }
 }
 
-/// The non-final sows of `b`'s mover: (pit, sow).
-fn children(spec: &BoardSpec, b: &SBoard) -> Vec<(usize, Sow)> {
+/// The sows of `b`'s mover that do not end the game.
+fn children(spec: &BoardSpec, b: &SBoard) -> Vec<Sow> {
     (0..spec.pits)
         .filter(|&i| b.c[i] != 0)
-        .map(|i| (i, b.sow(spec, i)))
-        .filter(|(_, s)| !s.over)
+        .map(|i| b.sow(spec, i))
+        .filter(|s| !s.over)
         .collect()
 }
 
@@ -103,7 +104,7 @@ fn children(spec: &BoardSpec, b: &SBoard) -> Vec<(usize, Sow)> {
 /// of sows `b`'s mover can play (extra-turn chains followed to their end).
 fn replies(spec: &BoardSpec, b: &SBoard) -> Vec<u128> {
     let mut out = Vec::new();
-    for (_, s) in children(spec, b) {
+    for s in children(spec, b) {
         if s.extra {
             out.extend(replies(spec, &s.next));
         } else {
