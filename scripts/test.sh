@@ -17,6 +17,9 @@ MANCALA_ARENA_WAIT=poll cargo test --no-fail-fast --test harness --test reliabil
 # cache folder (docs/solved.md).
 cargo test --release -p mancala-solver --lib -- --ignored --test-threads 1 \
     tests::known_kalah_6_4 tests::kalah_6_5_fourteen_sows_deep 2>&1 | tee -a "$log" || status=$?
+# Hard's opening book: twenty of its entries solved again with the same K = 18 database.
+cargo test --release -p mancala-bots --lib -- --ignored book::tests::sampled 2>&1 \
+    | tee -a "$log" || status=$?
 # The split solve of Kalah(6,4) through a Slurm array job (+8, as unsplit; about 40 s, on its
 # own so that it does not share the cluster with the other Slurm tests); it skips without a
 # running cluster (outside CI).

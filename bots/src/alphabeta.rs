@@ -24,6 +24,9 @@
 //!   (captures first); children are made once (copy-make) and reused for ordering and search.
 //! - **Noise** (the Easy and Normal levels): every root move gets an exact score (full window),
 //!   and the move is drawn from softmax(score / temperature) with the game seed's generator.
+//! - **Hard on Kalah** first looks its position up in its opening book (`book.rs`), then lets
+//!   the exact solver try within part of its node budget (`exact.rs`); both moves are proven
+//!   optimal. Only at the level's own settings, so fixed-depth searches are as before.
 //!
 //! The TT key is [`State::key`], which ignores the sow count and Oware's repetition history, so
 //! near the sow cap or an Oware repetition a TT score can be slightly off; the move played is
@@ -36,9 +39,12 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use mancala_protocol::{Info, OptionDecl, OptionKind, Score};
-use mancala_rules::{GameKind, Move, Position, Ruleset, MAX_MOVES};
+use mancala_rules::{GameKind, Move, Position, Ruleset, Side, MAX_MOVES};
+use mancala_solver::BoardSpec;
 
+use crate::book::Book;
 use crate::engine_loop::{Bot, Search};
+use crate::exact::Exact;
 use crate::state::{same_player, with_state, State, WithState};
 
 /// Internal score units per seed.
@@ -51,8 +57,14 @@ pub const MAX_DEPTH: u32 = 64;
 /// TT depth of a solved subtree.
 const SOLVED: u8 = u8::MAX;
 
-/// Hard's node budget per move: about a tenth of a second in release builds.
+/// Hard's node budget per move: about a tenth of a second in release builds. Solver nodes
+/// spent on a move (below) count against it.
 pub const HARD_NODES: u64 = 300_000;
+
+/// Hard tries the solver (`exact.rs`) first when at most this many seeds are in the pits ...
+pub const HARD_SOLVE_SEEDS: u32 = 39;
+/// ... for at most this many solver nodes.
+pub const HARD_SOLVE_NODES: u64 = 150_000;
 
 /// A named playing strength (the site's levels). See docs/bots.md for the table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -618,6 +630,9 @@ impl WithState for Deepen<'_, '_> {
             free_extra,
         } = self;
         let budget = search.time_budget();
+        // Time already spent on this `go` before the search (Hard's solver stage): the
+        // iterations share what is left.
+        let spent = search.started.elapsed();
         let node_limit = search
             .limits
             .nodes
@@ -668,7 +683,7 @@ impl WithState for Deepen<'_, '_> {
             // An iteration costs several times the previous one: do not start one that cannot
             // finish.
             if let Some(b) = budget {
-                if search.started.elapsed() * 2 >= b {
+                if (search.started.elapsed() - spent) * 2 >= b.saturating_sub(spent) {
                     break;
                 }
             }
@@ -729,6 +744,8 @@ pub struct AlphaBetaBot {
     hash_mb: usize,
     tt: Tt,
     rng: ChaCha8Rng,
+    /// Hard's solver, built on first use (`exact.rs`).
+    exact: Option<Exact>,
 }
 
 impl Default for AlphaBetaBot {
@@ -741,6 +758,7 @@ impl Default for AlphaBetaBot {
             hash_mb: 16,
             tt: Tt::new(16),
             rng: ChaCha8Rng::seed_from_u64(0),
+            exact: None,
         }
     }
 }
@@ -769,9 +787,22 @@ impl AlphaBetaBot {
         }
     }
 
-    /// Searches `pos` and picks the move (see the module docs).
+    /// Searches `pos` and picks the move (see the module docs). At the Hard level's own
+    /// settings, first its book, then the solver within [`HARD_SOLVE_NODES`]; the search gets
+    /// the node budget the solver left.
     pub fn choose(&mut self, pos: &Position, search: &mut Search<'_>) -> Move {
-        let settings = self.settings(&search.limits);
+        let mut settings = self.settings(&search.limits);
+        if self.hard_extras(&settings) {
+            if let Some(mv) = book_move(pos, search) {
+                return mv;
+            }
+            match self.solver_move(pos, search) {
+                Ok(mv) => return mv,
+                Err(spent) => {
+                    settings.nodes = settings.nodes.map(|n| n.saturating_sub(spent).max(1));
+                }
+            }
+        }
         let out = self::search(pos, settings, &mut self.tt, search);
         let fallback = pos.legal_moves().first().copied().unwrap_or(Move::Pit(1));
         let Some(it) = out.last else { return fallback };
@@ -781,6 +812,69 @@ impl AlphaBetaBot {
             it.best
         }
     }
+
+    /// The book and the solver play only at the Hard level's own settings (its node budget, no
+    /// noise), so `Depth`, `go depth` and `Noise` search exactly as before.
+    fn hard_extras(&self, settings: &Settings) -> bool {
+        self.level == Level::Hard && settings.nodes.is_some() && settings.noise == 0.0
+    }
+
+    /// Hard's solver for `ruleset`'s board rules (built when they change), if it solves them.
+    fn exact_for(&mut self, ruleset: &Ruleset) -> Option<&mut Exact> {
+        if self.exact.as_ref().map(Exact::spec) != BoardSpec::from_ruleset(ruleset).ok() {
+            self.exact = Exact::new(ruleset);
+        }
+        self.exact.as_mut()
+    }
+
+    /// Hard's solver stage: a proven optimal move if the solver finds one within
+    /// [`HARD_SOLVE_NODES`] (and half the clock budget, if any), else the solver nodes spent.
+    /// Tried only with at most [`HARD_SOLVE_SEEDS`] seeds in the pits, where it mostly succeeds.
+    fn solver_move(&mut self, pos: &Position, search: &mut Search<'_>) -> Result<Move, u64> {
+        let seeds = pos.board().row_sum(Side::South) + pos.board().row_sum(Side::North);
+        if seeds > HARD_SOLVE_SEEDS {
+            return Err(0);
+        }
+        let Some(exact) = self.exact_for(&pos.ruleset()) else {
+            return Err(0);
+        };
+        let cap = search
+            .limits
+            .nodes
+            .unwrap_or(u64::MAX)
+            .min(HARD_SOLVE_NODES);
+        let half = search.time_budget().map(|b| b / 2);
+        let proven = exact.try_move(pos.board(), cap, &|| {
+            search.stopped() || search.out_of_time(half)
+        })?;
+        let ms = search.started.elapsed().as_millis() as u64;
+        search.info(&Info {
+            score: Some(Score::Exact(proven.margin)),
+            nodes: Some(proven.nodes),
+            nps: Some(proven.nodes * 1000 / ms.max(1)),
+            time: Some(ms),
+            pv: vec![proven.mv],
+            string: Some("solver".into()),
+            ..Info::default()
+        });
+        Ok(proven.mv)
+    }
+}
+
+/// Hard's book move (`book.rs`), reported as an exact score.
+fn book_move(pos: &Position, search: &mut Search<'_>) -> Option<Move> {
+    let entry = Book::for_ruleset(&pos.ruleset())?.lookup(pos.board())?;
+    let mover = pos.to_move()?;
+    let diff = pos.store(mover) as i32 - pos.store(mover.other()) as i32;
+    let mv = Move::Pit(entry.pit);
+    search.info(&Info {
+        score: Some(Score::Exact(diff + entry.value)),
+        nodes: Some(0),
+        pv: vec![mv],
+        string: Some("book".into()),
+        ..Info::default()
+    });
+    Some(mv)
 }
 
 impl Bot for AlphaBetaBot {
@@ -887,9 +981,15 @@ impl Bot for AlphaBetaBot {
         Ok(())
     }
 
-    fn new_game(&mut self, _ruleset: Ruleset, seed: u64) {
+    fn new_game(&mut self, ruleset: Ruleset, seed: u64) {
         self.rng = ChaCha8Rng::seed_from_u64(seed);
         self.tt.clear();
+        if self.level == Level::Hard {
+            // Built here, before `readyok`, rather than on the first move's clock.
+            if let Some(exact) = self.exact_for(&ruleset) {
+                exact.new_game();
+            }
+        }
     }
 
     fn think(&mut self, pos: &Position, search: &mut Search<'_>) -> Move {
@@ -1095,6 +1195,81 @@ mod tests {
         assert!(bot.set_option("EvalMobility", "65").is_err());
         assert!(bot.set_option("EvalMobility", "x").is_err());
         assert_eq!(bot.settings(&GoLimits::default()).eval, bot.eval);
+    }
+
+    /// `bot`'s move in `pos` on a bare `go`, and the `info` lines it printed.
+    fn hard_move(bot: &mut AlphaBetaBot, pos: &Position) -> (Move, String) {
+        let stop = AtomicU64::new(0);
+        let mut out = Vec::new();
+        let mv = {
+            let mut search = Search::new(GoLimits::default(), &stop, &mut out);
+            bot.think(pos, &mut search)
+        };
+        (mv, String::from_utf8(out).unwrap())
+    }
+
+    /// On Kalah(3,3) Hard's own database holds every position, so each of its moves, along
+    /// games against random moves, is proven and keeps the value plain minimax gives.
+    #[test]
+    fn hard_plays_proven_optimal_moves_where_its_solver_reaches() {
+        let ruleset: Ruleset = "kalah:pits=3,seeds=3".parse().unwrap();
+        let mut rng = ChaCha8Rng::seed_from_u64(30);
+        let mut bot = AlphaBetaBot::default();
+        for game in 0..4 {
+            bot.new_game(ruleset, game);
+            let mut pos = Position::new(ruleset);
+            while !pos.is_over() {
+                let mv = if pos.to_move() == Some(Side::South) {
+                    let (mv, info) = hard_move(&mut bot, &pos);
+                    // Final margins, as `score exact` reports them.
+                    let best = minimax(&pos);
+                    assert_eq!(minimax_move(&pos, mv), best, "{pos}: {mv}");
+                    assert!(info.contains(&format!("score exact {best} ")), "{info}");
+                    assert!(info.contains("string solver"), "{info}");
+                    mv
+                } else {
+                    *pos.legal_moves().choose(&mut rng).unwrap()
+                };
+                pos.play(mv).unwrap();
+            }
+        }
+    }
+
+    /// From the start of Kalah(6,4) Hard plays its book move, whose value is the published
+    /// one (+8, Irving et al. 2000); with its own depth set, it searches as before.
+    #[test]
+    fn hard_plays_the_book_at_its_own_settings_only() {
+        let ruleset = Ruleset::kalah(6, 4);
+        let pos = Position::new(ruleset);
+        let entry = Book::kalah6().lookup(pos.board()).unwrap();
+        let mut bot = AlphaBetaBot::default();
+        bot.new_game(ruleset, 1);
+        let (mv, info) = hard_move(&mut bot, &pos);
+        assert_eq!(mv, Move::Pit(entry.pit));
+        assert!(
+            info.contains("score exact 8") && info.contains("string book"),
+            "{info}"
+        );
+        bot.set_option("Depth", "3").unwrap();
+        let (_, info) = hard_move(&mut bot, &pos);
+        assert!(!info.contains("book") && info.contains("depth 3"), "{info}");
+    }
+
+    /// Oware has no solver and no book: Hard's move is its search's, as before.
+    #[test]
+    fn hard_on_oware_is_the_search_alone() {
+        let pos = Position::new(Ruleset::oware());
+        let mut bot = AlphaBetaBot::default();
+        bot.new_game(Ruleset::oware(), 1);
+        assert!(bot.exact.is_none());
+        let (mv, info) = hard_move(&mut bot, &pos);
+        assert!(!info.contains("exact"), "{info}");
+        let settings = AlphaBetaBot::default().settings(&GoLimits::default());
+        let stop = AtomicU64::new(0);
+        let mut out = Vec::new();
+        let mut search = Search::new(GoLimits::default(), &stop, &mut out);
+        let it = super::search(&pos, settings, &mut Tt::new(16), &mut search).last;
+        assert_eq!(Some(mv), it.map(|it| it.best));
     }
 
     #[test]

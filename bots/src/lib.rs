@@ -5,6 +5,8 @@
 //! - [`greedy`]: the move that fills its own store most by the end of its turn.
 //! - [`alphabeta`]: negamax alpha-beta with iterative deepening and a TT; the Easy, Normal and
 //!   Hard levels.
+//! - [`book`]: Hard's opening book of solved Kalah positions.
+//! - [`exact`]: the solver inside a node budget, Hard's endgame play.
 //! - [`solver`]: perfect Kalah play from the exact solver (`mancala_solver`).
 //! - [`mcts`]: UCT with random playouts.
 //!
@@ -12,7 +14,9 @@
 //! (Oware).
 
 pub mod alphabeta;
+pub mod book;
 pub mod engine_loop;
+pub mod exact;
 pub mod greedy;
 pub mod mcts;
 pub mod random;

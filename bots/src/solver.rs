@@ -25,6 +25,7 @@ use mancala_solver::{auto, db, BoardSpec, Db, Machine, Purpose, Solver};
 
 use crate::alphabeta::AlphaBetaBot;
 use crate::engine_loop::{Bot, Search};
+use crate::exact::proven_move;
 
 /// How long the exact search may run on a `go` without any limit.
 pub const BARE_GO: Duration = Duration::from_secs(2);
@@ -174,21 +175,7 @@ impl Bot for SolverBot {
                     || solve_for.is_some_and(|d| started.elapsed() >= d)
                     || node_cap.is_some_and(|c| n >= c)
             };
-            solver.solve(&b, 0, &mut abort).and_then(|v| {
-                // An optimal move: the TT move if it proves itself, else the first that does.
-                let mut order: Vec<usize> =
-                    (0..spec_pits(solver)).filter(|&i| b.c[i] != 0).collect();
-                if let Some(m) = solver.tt_move(&b) {
-                    order.retain(|&i| i != m);
-                    order.insert(0, m);
-                }
-                for i in order {
-                    if solver.move_at_least(&b, i, v, &mut abort)? {
-                        return Some((v, i));
-                    }
-                }
-                None
-            })
+            proven_move(solver, &b, &mut abort)
         };
         let elapsed = started.elapsed();
         let nodes = solver.nodes;
@@ -217,10 +204,6 @@ impl Bot for SolverBot {
             }
         }
     }
-}
-
-fn spec_pits(s: &Solver) -> usize {
-    s.spec().pits
 }
 
 fn nps(nodes: u64, t: Duration) -> u64 {

@@ -1,0 +1,203 @@
+//! Exact play inside a node budget: the solver (`mancala_solver`) with a small endgame database
+//! that the bot builds itself, for the Hard level (docs/bots.md), and the search for a proven
+//! optimal move that the `solver` bot shares.
+//!
+//! Why a database of the bot's own: a level must play the same moves on every machine, so it
+//! cannot use whatever larger database the user's cache folder holds. The one of
+//! [`auto::BOT_DB_ENTRIES`] entries (K = 12 seeds for 6 pits, 2.7 M entries) is built on one
+//! thread (0.37 s of CPU), once per bot process (shared by its bots), and never read from or
+//! written to disk.
+//!
+//! Why a node budget: the solver stops after [`Exact::try_move`]'s `nodes` whatever the clock,
+//! so a position is proven, or not, on any machine; its TT is cleared at each game so a game
+//! replays exactly.
+
+use std::sync::{Arc, Mutex, OnceLock};
+
+use mancala_rules::{Board, Move, Ruleset};
+use mancala_solver::{auto, BoardSpec, Db, SBoard, Solver};
+
+/// The solver's TT for Hard (MiB): holds the few hundred thousand positions of a move's budget
+/// and carries them to the next move of the game.
+const TT_MIB: usize = 16;
+
+/// The database of `k` seeds for `spec`, built on first use and then shared by every bot of the
+/// process (several bots live in one process in tests and tools).
+fn shared_db(spec: BoardSpec, k: usize) -> Arc<Db> {
+    static BUILT: OnceLock<Mutex<Vec<Arc<Db>>>> = OnceLock::new();
+    let mut built = BUILT
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if let Some(db) = built
+        .iter()
+        .find(|d| d.spec() == spec && d.max_seeds() == k)
+    {
+        return Arc::clone(db);
+    }
+    let db = Arc::new(Db::build_with_threads(spec, k, 1));
+    built.push(Arc::clone(&db));
+    db
+}
+
+/// An optimal sow of `b` (0-based pit) with the exact value, or `None` if `abort` stopped the
+/// search first. The TT move is tried first, then the pits in order; `abort` gets the solver's
+/// node count.
+pub fn proven_move(
+    solver: &mut Solver,
+    b: &SBoard,
+    abort: &mut dyn FnMut(u64) -> bool,
+) -> Option<(i32, usize)> {
+    let v = solver.solve(b, 0, abort)?;
+    let mut order: Vec<usize> = (0..solver.spec().pits).filter(|&i| b.c[i] != 0).collect();
+    if let Some(m) = solver.tt_move(b) {
+        order.retain(|&i| i != m);
+        order.insert(0, m);
+    }
+    for i in order {
+        if solver.move_at_least(b, i, v, abort)? {
+            return Some((v, i));
+        }
+    }
+    None
+}
+
+/// A proven move: the sow and the final store margin it keeps (exact).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Proven {
+    pub mv: Move,
+    pub margin: i32,
+    /// Solver nodes spent.
+    pub nodes: u64,
+}
+
+/// The solver with Hard's own database, for one ruleset's board rules.
+pub struct Exact {
+    solver: Solver,
+}
+
+impl Exact {
+    /// The solver for `ruleset` with the process's database for its board rules (built on
+    /// first use), or `None` if the solver cannot value that game (Oware, Congkak, Kalah over
+    /// 8 pits).
+    pub fn new(ruleset: &Ruleset) -> Option<Exact> {
+        let spec = BoardSpec::from_ruleset(ruleset).ok()?;
+        // No position holds more seeds than the game.
+        let total = 2 * spec.pits * ruleset.seeds() as usize;
+        let k = auto::fit_db_seeds(spec.pits, auto::BOT_DB_ENTRIES).min(total);
+        Some(Exact::with_db(spec, k))
+    }
+
+    /// The solver for `spec` with a database of `k` seeds.
+    fn with_db(spec: BoardSpec, k: usize) -> Exact {
+        Exact {
+            solver: Solver::new(spec, TT_MIB, Some(shared_db(spec, k))),
+        }
+    }
+
+    /// Seeds in the pits up to which the database holds every position.
+    pub fn db_seeds(&self) -> usize {
+        self.solver.db().map_or(0, |d| d.max_seeds())
+    }
+
+    /// The board rules this solver values.
+    pub fn spec(&self) -> BoardSpec {
+        self.solver.spec()
+    }
+
+    /// Forgets what earlier searches found (at a new game, so that games replay exactly).
+    pub fn new_game(&mut self) {
+        self.solver.clear_tt();
+    }
+
+    /// A proven optimal move on `board` within `nodes` solver nodes (or until `stop` says so;
+    /// both are looked at every few thousand nodes), or the nodes spent (`Err`: not proven;
+    /// also when the solver cannot value the position: game over, `swap` legal).
+    pub fn try_move(
+        &mut self,
+        board: &Board,
+        nodes: u64,
+        stop: &dyn Fn() -> bool,
+    ) -> Result<Proven, u64> {
+        let Some((b, diff)) = self.solver.spec().board_of(board) else {
+            return Err(0);
+        };
+        self.solver.reset_nodes();
+        let found = proven_move(&mut self.solver, &b, &mut |n| n >= nodes || stop());
+        let spent = self.solver.nodes;
+        found
+            .map(|(v, i)| Proven {
+                mv: Move::Pit(i as u8 + 1),
+                margin: diff + v,
+                nodes: spent,
+            })
+            .ok_or(spent)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mancala_rules::Position;
+    use mancala_solver::minimax;
+    use rand::seq::SliceRandom;
+    use rand::SeedableRng;
+    use rand_chacha::ChaCha8Rng;
+
+    /// The value of `mv` for the mover of `b`, by plain minimax.
+    fn minimax_move(spec: &BoardSpec, b: &SBoard, pit: usize) -> i32 {
+        let s = b.sow(spec, pit);
+        if s.over {
+            s.gain
+        } else if s.extra {
+            s.gain + minimax(spec, &s.next)
+        } else {
+            s.gain - minimax(spec, &s.next)
+        }
+    }
+
+    /// Along random Kalah(3,3) games, every move is proven (the database holds the whole
+    /// game) and keeps the value plain minimax gives the position.
+    #[test]
+    fn proven_moves_are_optimal_by_plain_minimax() {
+        let ruleset: Ruleset = "kalah:pits=3,seeds=3".parse().unwrap();
+        let mut exact = Exact::new(&ruleset).unwrap();
+        let spec = exact.spec();
+        let mut rng = ChaCha8Rng::seed_from_u64(30);
+        let mut checked = 0;
+        for _ in 0..6 {
+            exact.new_game();
+            let mut pos = Position::new(ruleset);
+            while !pos.is_over() {
+                let p = exact.try_move(pos.board(), 1 << 20, &|| false).unwrap();
+                let (b, diff) = spec.board_of(pos.board()).unwrap();
+                let Move::Pit(k) = p.mv else { panic!("swap") };
+                let best = minimax(&spec, &b);
+                assert_eq!(minimax_move(&spec, &b, k as usize - 1), best, "{pos}");
+                assert_eq!(p.margin, diff + best, "{pos}");
+                checked += 1;
+                let mv = *pos.legal_moves().choose(&mut rng).unwrap();
+                pos.play(mv).unwrap();
+            }
+        }
+        assert!(checked > 30, "{checked}");
+    }
+
+    #[test]
+    fn a_node_budget_too_small_proves_nothing_and_says_what_it_spent() {
+        let ruleset = Ruleset::kalah(4, 4);
+        let mut exact = Exact::with_db(BoardSpec::from_ruleset(&ruleset).unwrap(), 8);
+        let start = Position::new(ruleset);
+        // 32 seeds in the pits, more than the database's 8: the search needs nodes.
+        assert_eq!(exact.db_seeds(), 8);
+        let spent = exact.try_move(start.board(), 1, &|| false).unwrap_err();
+        assert!(spent > 0);
+        assert!(exact.try_move(start.board(), u64::MAX, &|| true).is_err());
+    }
+
+    #[test]
+    fn only_kalah_is_solved() {
+        assert!(Exact::new(&Ruleset::oware()).is_none());
+        assert!(Exact::new(&"congkak".parse().unwrap()).is_none());
+    }
+}
