@@ -169,7 +169,7 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<()> {
             setup.db_seeds,
             db.bytes(),
             db.bytes() as f64 / (1 << 20) as f64,
-            if db.loaded { "loaded" } else { "built" },
+            if db.is_mapped() { "mapped" } else { "built" },
             db.build_time.as_secs_f64(),
             dir.as_ref()
                 .map(|d| format!("  cache {}", d.display()))
