@@ -50,7 +50,7 @@ fn main() {
                 };
                 Job {
                     label: seq.to_string(),
-                    rules: rules.clone(),
+                    rules,
                     seq: seq.to_string(),
                     guess: g,
                     expect: None,
