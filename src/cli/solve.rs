@@ -169,7 +169,11 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<()> {
             setup.db_seeds,
             db.bytes(),
             db.bytes() as f64 / (1 << 20) as f64,
-            if db.is_mapped() { "mapped" } else { "built" },
+            match (db.loaded, db.is_mapped()) {
+                (true, true) => "mapped",
+                (true, false) => "copied into memory",
+                (false, _) => "built",
+            },
             db.build_time.as_secs_f64(),
             dir.as_ref()
                 .map(|d| format!("  cache {}", d.display()))
