@@ -21,9 +21,10 @@
 //! A cached file is served by a read-only memory map, not read: the levels are slices of the
 //! mapping, so opening a 5 GiB table costs no copy, pages come in as the search touches them,
 //! and every process using the file (the bot in each game, `arena analyse`) shares one copy in
-//! the page cache. A build works on owned tables (a mapped base is copied first). No `madvise`
-//! on the mapping: neither random access nor huge pages changed the Kalah(6,4) solve
-//! (docs/solved.md).
+//! the page cache. A build works on tables in memory (a mapped base is copied first), and
+//! [`Db::into_memory`] copies a mapping for a search of minutes, where 4 KiB file pages cost
+//! more than the copy. No `madvise` on the mapping: neither random access nor huge pages changed
+//! the Kalah(6,4) solve (docs/solved.md).
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicI8, AtomicU64, AtomicUsize, Ordering::Relaxed};
@@ -75,19 +76,16 @@ impl Levels {
         }
     }
 
-    /// Owned copies of the levels (of a mapping: read from the file once).
-    fn into_owned(self) -> Vec<Vec<i8>> {
-        match self {
-            Levels::Owned(levels) => levels,
-            mapped => (0..mapped.count())
-                .map(|k| {
-                    let level = mapped.get(k);
-                    let mut copy = super::huge_vec(level.len(), UNKNOWN);
-                    copy.copy_from_slice(level);
-                    copy
-                })
-                .collect(),
-        }
+    /// Copies of the levels in memory, on huge pages (of a mapping: read from the file once).
+    fn copied(&self) -> Vec<Vec<i8>> {
+        (0..self.count())
+            .map(|k| {
+                let level = self.get(k);
+                let mut copy = super::huge_vec(level.len(), UNKNOWN);
+                copy.copy_from_slice(level);
+                copy
+            })
+            .collect()
     }
 }
 
@@ -154,9 +152,7 @@ impl Db {
         assert!(max_seeds <= MAX_DB_SEEDS);
         let started = Instant::now();
         let m = 2 * self.spec.pits;
-        let mut owned = std::mem::replace(&mut self.levels, Levels::Owned(Vec::new())).into_owned();
-        owned.truncate(max_seeds + 1);
-        self.levels = Levels::Owned(owned);
+        self.owned_levels().truncate(max_seeds + 1);
         let first = self.levels.count();
         let todo: u64 = (first..=max_seeds)
             .map(|k| self.binom[k + m - 1][m - 1])
@@ -191,9 +187,7 @@ impl Db {
                     });
                 }
             });
-            if let Levels::Owned(levels) = &mut self.levels {
-                levels.push(from_atomic(level));
-            }
+            self.owned_levels().push(from_atomic(level));
             self.max_seeds = k;
         }
         self.max_seeds = max_seeds;
@@ -344,16 +338,24 @@ impl Db {
 
     /// The same database in this process's own memory, on huge pages (a mapped one is copied
     /// from the file; `build_time` adds the copy). Why: a mapping is file pages of 4 KiB, and
-    /// a search of minutes probes it at random; on huge pages it took 7–13 % less CPU
+    /// a search of minutes probes it at random; on huge pages it took 7–18 % less CPU
     /// (docs/solved.md), worth the few seconds of copying only for a long search.
     pub fn into_memory(mut self) -> Db {
-        if self.is_mapped() {
-            let started = Instant::now();
-            let levels = std::mem::replace(&mut self.levels, Levels::Owned(Vec::new()));
-            self.levels = Levels::Owned(levels.into_owned());
-            self.build_time += started.elapsed();
-        }
+        let started = Instant::now();
+        self.owned_levels();
+        self.build_time += started.elapsed();
         self
+    }
+
+    /// The levels as tables in memory, a mapping copied first.
+    fn owned_levels(&mut self) -> &mut Vec<Vec<i8>> {
+        if self.is_mapped() {
+            self.levels = Levels::Owned(self.levels.copied());
+        }
+        match &mut self.levels {
+            Levels::Owned(levels) => levels,
+            Levels::Mapped { .. } => unreachable!("copied above"),
+        }
     }
 
     pub fn spec(&self) -> BoardSpec {
