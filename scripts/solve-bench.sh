@@ -4,14 +4,21 @@
 # positions, one line each: value, nodes and search time to the value, and the database (built
 # or loaded, and how long that took). Release build; databases come from the cache folder
 # ($MANCALA_SOLVER_DB, docs/solved.md) and are built there on first use.
-# Usage: scripts/solve-bench.sh [full|6x5]
+# Usage: scripts/solve-bench.sh [full|6x5|positions [K]]
 #   (none)  Kalah(6,4), and Kalah(6,5) if the database its default setup wants is cached
 #           (else it says so: building it takes tens of minutes, run the 6x5 mode once)
 #   full    also Kalah(6,3), Kalah(5,4), Kalah(6,4) empty capture and Kalah(6,4) with K = 18, 20
 #   6x5     Kalah(6,5) with the default command, building its database if needed, under
 #           /usr/bin/time -v (CPU time and peak memory), with every MTD(f) pass traced
+#   positions [K]  the fixed set benches/solver-positions.txt (the search's work, docs/solved.md
+#           "Where the nodes go"): nodes, CPU and wall time per position, one thread (exact
+#           node counts), a 1 GiB TT per position, K = 28 unless given
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ "${1:-}" = positions ]; then
+    cargo build --release -p mancala-solver --example probe >/dev/null
+    exec target/release/examples/probe --positions benches/solver-positions.txt "${2:-28}" 1024 1
+fi
 cargo build --release -p mancala-arena --bin arena >/dev/null
 arena=target/release/arena
 mode=${1:-}

@@ -23,10 +23,10 @@ fn solve_prints_value_margin_and_best_moves() {
     assert!(out.contains("margin    +4"), "{out}");
     assert!(out.contains("best      "), "{out}");
     assert!(out.contains("nodes     "), "{out}");
-    // The database was built for the game's 12 seeds and cached; the second run loads it.
+    // The database was built for the game's 12 seeds and cached; the second run maps the file.
     assert!(out.contains("seeds<=12") && out.contains("built"), "{out}");
     let again = arena_with_cache(&cache, &["solve", "--rules", "kalah:pits=3,seeds=2"]);
-    assert!(again.contains("loaded"), "{again}");
+    assert!(again.contains("mapped in"), "{again}");
     // Kalah(3,3) with empty capture is +2, also by search alone (no database).
     let out = arena_with_cache(
         &cache,

@@ -169,7 +169,11 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<()> {
             setup.db_seeds,
             db.bytes(),
             db.bytes() as f64 / (1 << 20) as f64,
-            if db.loaded { "loaded" } else { "built" },
+            match (db.loaded, db.is_mapped()) {
+                (true, true) => "mapped",
+                (true, false) => "copied into memory",
+                (false, _) => "built",
+            },
             db.build_time.as_secs_f64(),
             dir.as_ref()
                 .map(|d| format!("  cache {}", d.display()))
@@ -242,8 +246,9 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<()> {
 }
 
 /// The endgame database of `setup` (none for K = 0), from the cache folder when `cache` and
-/// it is there, else built (saying so on stderr with the expected time, and a progress bar on
-/// a terminal) and saved. Also returns the cache folder used.
+/// it is there (mapped, or copied into memory when `setup.db_in_memory`), else built (saying so
+/// on stderr with the expected time, and a progress bar on a terminal) and saved. Also returns
+/// the cache folder used.
 pub fn load_db(spec: BoardSpec, setup: &Setup, cache: bool) -> Option<(Arc<Db>, Option<PathBuf>)> {
     let k = setup.db_seeds;
     if k == 0 {
@@ -278,6 +283,11 @@ pub fn load_db(spec: BoardSpec, setup: &Setup, cache: bool) -> Option<(Arc<Db>, 
         }
     };
     let db = Db::load_or_build_with(spec, k, dir.as_deref(), setup.build_threads, &progress);
+    let db = if setup.db_in_memory {
+        db.into_memory()
+    } else {
+        db
+    };
     if let Some(bar) = &bar {
         bar.finish();
     }

@@ -23,6 +23,10 @@
 //!   about 12 M nodes; zeroing 6 GiB would cost more than the search).
 //! - **First guess**: the published value for a known start position ([`KNOWN`]): MTD(f)
 //!   then proves it in two null-window passes; any guess gives the same exact value.
+//! - **A cached table is mapped** (shared, nothing to read), but `arena solve` of a game of
+//!   more than 48 seeds copies it into its own memory on huge pages
+//!   ([`Setup::db_in_memory`]): its search runs minutes, and probing file pages of 4 KiB costs
+//!   it more than the copy's seconds.
 //! - **Every optimal move** only for games of at most 48 seeds: on Kalah(6,5) proving that
 //!   each other first move is worse costs more than the value itself.
 
@@ -63,6 +67,8 @@ pub enum DbSource {
 pub struct Setup {
     pub db_seeds: usize,
     pub db_source: DbSource,
+    /// Copy a cached table into memory (huge pages) instead of searching its mapping.
+    pub db_in_memory: bool,
     pub tt_mib: usize,
     pub threads: usize,
     /// Threads of a database build (every core, whoever solves).
@@ -187,6 +193,7 @@ pub fn choose(
     Setup {
         db_seeds,
         db_source,
+        db_in_memory: purpose == Purpose::Solve && total > 48,
         tt_mib,
         threads,
         build_threads: machine.cores.max(1),
@@ -214,10 +221,18 @@ impl Setup {
 
     /// One line saying which path the solve takes.
     pub fn describe(&self, spec: &BoardSpec) -> String {
+        let how = if self.db_in_memory {
+            "copied into memory"
+        } else {
+            "mapped"
+        };
         let db = match self.db_source {
             DbSource::None => "no database".to_string(),
-            DbSource::Cached(k) if k == self.db_seeds => format!("database K={k} cached"),
-            DbSource::Cached(k) => format!("database K={} (prefix of cached K={k})", self.db_seeds),
+            DbSource::Cached(k) if k == self.db_seeds => format!("database K={k} cached ({how})"),
+            DbSource::Cached(k) => format!(
+                "database K={} (prefix of cached K={k}, {how})",
+                self.db_seeds
+            ),
             DbSource::Build { from } => format!(
                 "database K={} to build{} (about {:.0}s on {} threads)",
                 self.db_seeds,
@@ -270,6 +285,8 @@ mod tests {
         // The TT gets the rest of the 12 GiB share: 12 GiB − 5,586,853,480 bytes.
         assert_eq!(s.tt_mib, ((12 * GIB - 5_586_853_480) >> 20) as usize);
         assert_eq!((s.threads, s.guess, s.all_best), (2, 10, false));
+        // Its search runs minutes: a cached table is copied onto huge pages, not searched mapped.
+        assert!(s.db_in_memory);
         // A cached K = 24 is extended, not rebuilt.
         let s = pick("kalah:seeds=5", 24, &[12, 24], Purpose::Solve);
         assert_eq!(s.db_source, DbSource::Build { from: Some(24) });
@@ -285,6 +302,7 @@ mod tests {
         // Kalah(6,4) loads up to 28 seeds from the cache (48 − 20); Kalah(6,3) up to 16.
         let s = pick("kalah", 24, &[28], Purpose::Solve);
         assert_eq!((s.db_seeds, s.db_source), (28, DbSource::Cached(28)));
+        assert!(!s.db_in_memory, "a search of a second maps the table");
         assert_eq!(pick("kalah", 24, &[24], Purpose::Solve).db_seeds, 24);
         let s = pick("kalah:seeds=3", 24, &[28], Purpose::Solve);
         assert_eq!((s.db_seeds, s.db_source), (16, DbSource::Cached(28)));

@@ -16,7 +16,15 @@
 //! Caching: [`Db::load_or_build`] keeps a built database in a file named after the rules and K
 //! under [`default_dir`] (`$MANCALA_SOLVER_DB`, else `$XDG_CACHE_HOME/mancala-arena/solver`,
 //! else `~/.cache/mancala-arena/solver`). The file is the raw table behind a one-line header; a
-//! file of the wrong size is rebuilt. The values do not depend on seeds per pit.
+//! file of the wrong size or header is rebuilt. The values do not depend on seeds per pit.
+//!
+//! A cached file is served by a read-only memory map, not read: the levels are slices of the
+//! mapping, so opening a 5 GiB table costs no copy, pages come in as the search touches them,
+//! and every process using the file (the bot in each game, `arena analyse`) shares one copy in
+//! the page cache. A build works on tables in memory (a mapped base is copied first), and
+//! [`Db::into_memory`] copies a mapping for a search of minutes, where 4 KiB file pages cost
+//! more than the copy. No `madvise` on the mapping: neither random access nor huge pages changed
+//! the Kalah(6,4) solve (docs/solved.md).
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicI8, AtomicU64, AtomicUsize, Ordering::Relaxed};
@@ -33,12 +41,52 @@ const BINOM_ROWS: usize = MAX_DB_SEEDS + 17;
 pub struct Db {
     spec: BoardSpec,
     max_seeds: usize,
-    levels: Vec<Vec<i8>>,
+    levels: Levels,
     binom: Vec<[u64; 17]>,
     /// How long building (or loading) took.
     pub build_time: Duration,
-    /// Whether it came from the cache file.
+    /// Whether it came from the cache file (then it is mapped, not read).
     pub loaded: bool,
+}
+
+/// Where the levels live: tables in memory (being built, or just built), or a cache file's
+/// mapping.
+enum Levels {
+    Owned(Vec<Vec<i8>>),
+    /// The file's bytes; level `k` is `map[starts[k]..starts[k + 1]]`.
+    Mapped {
+        map: memmap2::Mmap,
+        starts: Vec<usize>,
+    },
+}
+
+impl Levels {
+    #[inline(always)]
+    fn get(&self, k: usize) -> &[i8] {
+        match self {
+            Levels::Owned(levels) => &levels[k],
+            Levels::Mapped { map, starts } => bytemuck::cast_slice(&map[starts[k]..starts[k + 1]]),
+        }
+    }
+
+    fn count(&self) -> usize {
+        match self {
+            Levels::Owned(levels) => levels.len(),
+            Levels::Mapped { starts, .. } => starts.len() - 1,
+        }
+    }
+
+    /// Copies of the levels in memory, on huge pages (of a mapping: read from the file once).
+    fn copied(&self) -> Vec<Vec<i8>> {
+        (0..self.count())
+            .map(|k| {
+                let level = self.get(k);
+                let mut copy = super::huge_vec(level.len(), UNKNOWN);
+                copy.copy_from_slice(level);
+                copy
+            })
+            .collect()
+    }
 }
 
 fn binomials() -> Vec<[u64; 17]> {
@@ -80,7 +128,7 @@ impl Db {
         Db {
             spec,
             max_seeds: 0,
-            levels: vec![vec![UNKNOWN]],
+            levels: Levels::Owned(vec![vec![UNKNOWN]]),
             binom: binomials(),
             build_time: Duration::ZERO,
             loaded: false,
@@ -93,7 +141,8 @@ impl Db {
     ///
     /// Each level is cut into chunks by the contents of its first two pits; threads take chunks
     /// in turn and share the level through atomic bytes (two threads may compute the same
-    /// same-level child; they store the same value). `build_time` adds the time spent here.
+    /// same-level child; they store the same value). `build_time` adds the time spent here. A
+    /// mapped database is copied into memory first.
     pub fn extend(
         mut self,
         max_seeds: usize,
@@ -103,8 +152,8 @@ impl Db {
         assert!(max_seeds <= MAX_DB_SEEDS);
         let started = Instant::now();
         let m = 2 * self.spec.pits;
-        self.levels.truncate(max_seeds + 1);
-        let first = self.levels.len();
+        self.owned_levels().truncate(max_seeds + 1);
+        let first = self.levels.count();
         let todo: u64 = (first..=max_seeds)
             .map(|k| self.binom[k + m - 1][m - 1])
             .sum();
@@ -138,7 +187,7 @@ impl Db {
                     });
                 }
             });
-            self.levels.push(from_atomic(level));
+            self.owned_levels().push(from_atomic(level));
             self.max_seeds = k;
         }
         self.max_seeds = max_seeds;
@@ -201,7 +250,7 @@ impl Db {
                 let ks = s.next.seeds() as usize;
                 let r = self.rank(&s.next, ks);
                 if ks < k {
-                    super::prefetch_line(&self.levels[ks][r]);
+                    super::prefetch_line(&self.levels.get(ks)[r]);
                 } else {
                     super::prefetch_line(&cur[r]);
                 }
@@ -216,7 +265,7 @@ impl Db {
                 s.gain
             } else {
                 let cv = if ks < k {
-                    self.levels[ks][r] as i32
+                    self.levels.get(ks)[r] as i32
                 } else {
                     self.compute(cur, &s.next, k, r)
                 };
@@ -256,7 +305,7 @@ impl Db {
         if k > self.max_seeds {
             return None;
         }
-        let v = self.levels[k][self.rank(b, k)];
+        let v = self.levels.get(k)[self.rank(b, k)];
         (v != UNKNOWN).then_some(v as i32)
     }
 
@@ -264,7 +313,7 @@ impl Db {
     #[inline]
     pub fn prefetch(&self, b: &SBoard, seeds: i32) {
         let k = seeds as usize;
-        super::prefetch_line(&self.levels[k][self.rank(b, k)]);
+        super::prefetch_line(&self.levels.get(k)[self.rank(b, k)]);
     }
 
     /// Largest number of seeds in the pits the database covers.
@@ -274,12 +323,39 @@ impl Db {
 
     /// The raw values of level `k` (`i8::MIN` for finished positions).
     pub fn level(&self, k: usize) -> &[i8] {
-        &self.levels[k]
+        self.levels.get(k)
     }
 
-    /// Bytes of table.
+    /// Bytes of table (levels `0..=max_seeds`; a mapped file may hold more).
     pub fn bytes(&self) -> usize {
-        self.levels.iter().map(Vec::len).sum()
+        (0..self.levels.count()).map(|k| self.level(k).len()).sum()
+    }
+
+    /// Whether the levels are a cache file's mapping (else tables in memory).
+    pub fn is_mapped(&self) -> bool {
+        matches!(self.levels, Levels::Mapped { .. })
+    }
+
+    /// The same database in this process's own memory, on huge pages (a mapped one is copied
+    /// from the file; `build_time` adds the copy). Why: a mapping is file pages of 4 KiB, and
+    /// a search of minutes probes it at random; on huge pages it took 7–18 % less CPU
+    /// (docs/solved.md), worth the few seconds of copying only for a long search.
+    pub fn into_memory(mut self) -> Db {
+        let started = Instant::now();
+        self.owned_levels();
+        self.build_time += started.elapsed();
+        self
+    }
+
+    /// The levels as tables in memory, a mapping copied first.
+    fn owned_levels(&mut self) -> &mut Vec<Vec<i8>> {
+        if self.is_mapped() {
+            self.levels = Levels::Owned(self.levels.copied());
+        }
+        match &mut self.levels {
+            Levels::Owned(levels) => levels,
+            Levels::Mapped { .. } => unreachable!("copied above"),
+        }
     }
 
     pub fn spec(&self) -> BoardSpec {
@@ -338,38 +414,31 @@ impl Db {
         format!("mancala-arena solver db v1 {} k{max_seeds}\n", spec.tag())
     }
 
-    /// Levels `0..=max_seeds` from the cache file of K = `file_seeds` in `dir`, if that file
-    /// has the right header and size. Reads level by level into the final tables, so loading
-    /// never holds a second copy.
+    /// Levels `0..=max_seeds` of the cache file of K = `file_seeds` in `dir`, mapped, if that
+    /// file has the right header and size.
     fn load(dir: &Path, spec: BoardSpec, file_seeds: usize, max_seeds: usize) -> Option<Db> {
-        use std::io::Read;
         let path = dir.join(Db::file_name(&spec, file_seeds));
         let header = Db::header(&spec, file_seeds);
-        let len = std::fs::metadata(&path).ok()?.len();
+        let file = std::fs::File::open(&path).ok()?;
+        let len = file.metadata().ok()?.len();
         if len != (header.len() + db_entries(spec.pits, file_seeds)) as u64 {
             return None;
         }
-        let mut file = std::io::BufReader::with_capacity(1 << 20, std::fs::File::open(&path).ok()?);
-        let mut head = vec![0u8; header.len()];
-        file.read_exact(&mut head).ok()?;
-        if head != header.as_bytes() {
+        // SAFETY: the mapping is read-only, and nothing changes a cache file in place: `save`
+        // writes a new file under a temporary name and renames it over the old one, which
+        // leaves this mapping on the old file's pages. (Another program truncating or writing
+        // the file by hand would break that; the cache folder is this program's.)
+        let map = unsafe { memmap2::Mmap::map(&file) }.ok()?;
+        if !map.starts_with(header.as_bytes()) {
             return None;
         }
         let mut db = Db::empty(spec);
-        db.levels.clear();
         let m = 2 * spec.pits;
-        let mut buf = vec![0u8; 1 << 20];
+        let mut starts = vec![header.len()];
         for k in 0..=max_seeds {
-            let mut level = super::huge_vec(db.binom[k + m - 1][m - 1] as usize, UNKNOWN);
-            for part in level.chunks_mut(buf.len()) {
-                let bytes = &mut buf[..part.len()];
-                file.read_exact(bytes).ok()?;
-                for (v, &b) in part.iter_mut().zip(bytes.iter()) {
-                    *v = b as i8;
-                }
-            }
-            db.levels.push(level);
+            starts.push(starts[k] + db.binom[k + m - 1][m - 1] as usize);
         }
+        db.levels = Levels::Mapped { map, starts };
         db.max_seeds = max_seeds;
         db.loaded = true;
         Some(db)
@@ -385,15 +454,8 @@ impl Db {
         let tmp = path.with_extension(format!("tmp{}", std::process::id()));
         let mut file = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&tmp)?);
         file.write_all(Db::header(&self.spec, self.max_seeds).as_bytes())?;
-        let mut buf = vec![0u8; 1 << 20];
-        for level in &self.levels {
-            for part in level.chunks(buf.len()) {
-                let bytes = &mut buf[..part.len()];
-                for (b, &v) in bytes.iter_mut().zip(part) {
-                    *b = v as u8;
-                }
-                file.write_all(bytes)?;
-            }
+        for k in 0..self.levels.count() {
+            file.write_all(bytemuck::cast_slice(self.level(k)))?;
         }
         file.into_inner().map_err(|e| e.into_error())?.sync_all()?;
         std::fs::rename(&tmp, path)
@@ -443,7 +505,7 @@ mod tests {
         let spec = BoardSpec::from_ruleset(&Ruleset::kalah(2, 1)).unwrap();
         let db = Db::build(spec, 5);
         for k in 0..=5 {
-            let size = db.levels[k].len();
+            let size = db.level(k).len();
             let mut seen = vec![false; size];
             for a in 0..=k {
                 for b in 0..=k - a {
@@ -464,15 +526,116 @@ mod tests {
         }
     }
 
+    /// A fresh cache folder for one test.
+    fn temp_dir(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("mancala-db-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        dir
+    }
+
+    fn same_levels(a: &Db, b: &Db) {
+        assert_eq!(a.max_seeds(), b.max_seeds());
+        assert_eq!(a.bytes(), b.bytes());
+        for k in 0..=a.max_seeds() {
+            assert!(a.level(k) == b.level(k), "level {k} differs");
+        }
+    }
+
     #[test]
     fn save_and_load_round_trip() {
         let spec = BoardSpec::from_ruleset(&Ruleset::kalah(3, 1)).unwrap();
-        let dir = std::env::temp_dir().join(format!("mancala-db-test-{}", std::process::id()));
+        let dir = temp_dir("round-trip");
         let built = Db::load_or_build(spec, 6, Some(&dir));
-        assert!(!built.loaded);
+        assert!(!built.loaded && !built.is_mapped());
         let loaded = Db::load_or_build(spec, 6, Some(&dir));
-        assert!(loaded.loaded);
-        assert_eq!(built.levels, loaded.levels);
+        assert!(loaded.loaded && loaded.is_mapped());
+        same_levels(&built, &loaded);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A mapped file answers exactly as the tables built in memory, level by level and through
+    /// `get`, and a larger file's prefix serves a smaller K.
+    #[test]
+    fn mapped_file_matches_the_built_tables() {
+        let spec = BoardSpec::from_ruleset(&Ruleset::kalah(6, 4)).unwrap();
+        let dir = temp_dir("mapped");
+        let built = Db::build_with_threads(spec, 9, 2);
+        built.save(&dir.join(Db::file_name(&spec, 9))).unwrap();
+        let mapped = Db::load_or_build(spec, 9, Some(&dir));
+        assert!(mapped.is_mapped());
+        same_levels(&built, &mapped);
+        let copied = Db::load_or_build(spec, 9, Some(&dir)).into_memory();
+        assert!(copied.loaded && !copied.is_mapped());
+        same_levels(&built, &copied);
+        let prefix = Db::load_or_build(spec, 7, Some(&dir));
+        assert!(prefix.is_mapped());
+        same_levels(&Db::build_with_threads(spec, 7, 1), &prefix);
+        // Every position of level 5 through the public lookup.
+        let mut cells = [0u8; 16];
+        let mut checked = 0;
+        each_position(&spec, 5, 0, &mut cells, &mut |b| {
+            assert_eq!(built.get(b, 5), mapped.get(b, 5));
+            mapped.prefetch(b, 5);
+            checked += 1;
+        });
+        assert_eq!(checked, level_size(5, 12));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Every distribution of `left` seeds over the pits from the `j`-th on.
+    fn each_position(
+        spec: &BoardSpec,
+        left: usize,
+        j: usize,
+        cells: &mut [u8; 16],
+        f: &mut dyn FnMut(&SBoard),
+    ) {
+        let n = spec.pits;
+        let at = if j < n { j } else { 8 + j - n };
+        if j == 2 * n - 1 {
+            cells[at] = left as u8;
+            f(&SBoard { c: *cells });
+            return;
+        }
+        for x in 0..=left {
+            cells[at] = x as u8;
+            each_position(spec, left - x, j + 1, cells, f);
+        }
+        cells[at] = 0;
+    }
+
+    /// A build extending a mapped smaller file gives the same tables as one from nothing.
+    #[test]
+    fn extending_a_mapped_file() {
+        let spec = BoardSpec::from_ruleset(&Ruleset::kalah(4, 3)).unwrap();
+        let dir = temp_dir("extend");
+        Db::load_or_build(spec, 6, Some(&dir));
+        let extended = Db::load_or_build(spec, 9, Some(&dir));
+        assert!(!extended.loaded && !extended.is_mapped());
+        same_levels(&Db::build_with_threads(spec, 9, 1), &extended);
+        assert!(Db::load_or_build(spec, 9, Some(&dir)).is_mapped());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A file one byte short, or with another header, is not mapped: the table is built again
+    /// (and the file rewritten).
+    #[test]
+    fn bad_files_are_refused() {
+        let spec = BoardSpec::from_ruleset(&Ruleset::kalah(3, 2)).unwrap();
+        let dir = temp_dir("refused");
+        let good = Db::load_or_build(spec, 6, Some(&dir));
+        let path = dir.join(Db::file_name(&spec, 6));
+        let bytes = std::fs::read(&path).unwrap();
+        std::fs::write(&path, &bytes[..bytes.len() - 1]).unwrap();
+        assert!(Db::load(&dir, spec, 6, 6).is_none(), "short file");
+        let mut other = bytes.clone();
+        other[0] ^= 1;
+        std::fs::write(&path, &other).unwrap();
+        assert!(Db::load(&dir, spec, 6, 6).is_none(), "wrong header");
+        let rebuilt = Db::load_or_build(spec, 6, Some(&dir));
+        assert!(!rebuilt.loaded);
+        same_levels(&good, &rebuilt);
+        assert_eq!(std::fs::read(&path).unwrap(), bytes);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

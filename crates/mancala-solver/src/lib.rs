@@ -70,15 +70,17 @@ fn advise_huge_pages(start: usize, bytes: usize) {
     }
     let page = 4096;
     let aligned = start.next_multiple_of(page);
-    // SAFETY: the range lies inside an allocation the caller owns and has not touched; madvise
-    // only changes how the kernel backs it, and a failure is harmless.
-    unsafe {
-        libc::madvise(
-            aligned as *mut libc::c_void,
-            (start + bytes).saturating_sub(aligned) / page * page,
-            libc::MADV_HUGEPAGE,
-        );
-    }
+    let len = (start + bytes).saturating_sub(aligned) / page * page;
+    // SAFETY: the range lies inside an allocation the caller owns and has not touched;
+    // MADV_HUGEPAGE only changes how the kernel backs it (never its contents), and a failure is
+    // harmless.
+    let _ = unsafe {
+        rustix::mm::madvise(
+            aligned as *mut std::ffi::c_void,
+            len,
+            rustix::mm::Advice::LinuxHugepage,
+        )
+    };
 }
 
 /// Asks the CPU to start loading the cache line holding `x` (no effect on other targets).
