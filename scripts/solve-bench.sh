@@ -23,14 +23,14 @@ cargo build --release -p mancala-arena --bin arena >/dev/null
 arena=target/release/arena
 mode=${1:-}
 if [ "$mode" = 6x5 ]; then
-    SOLVER_TRACE=1 /usr/bin/time -v "$arena" solve --rules kalah:seeds=5
+    SOLVER_TRACE=1 /usr/bin/time -v "$arena" solve --rules kalah:seeds=5 --no-value-cache
     exit 0
 fi
 run() {
     local label=$1
     shift
     local out
-    out=$("$arena" solve "$@" 2>&1)
+    out=$("$arena" solve --no-value-cache "$@" 2>&1)
     local db solved
     db=$(grep '^database' <<<"$out" | sed -E 's/ +/ /g; s/  cache.*//; s/^database //; s/ cache .*//')
     solved=$(grep '^solved' <<<"$out" | sed -E 's/^solved +//; s/; now.*//')

@@ -23,7 +23,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use crate::rules::{GameKind, Move, Position, Ruleset, Side};
-use crate::solver::{setup_here, BoardSpec, Db, Purpose, Solver};
+use crate::solver::{setup_here, BoardSpec, Db, Purpose, Solver, ValueCache};
 use crate::vocab::config::{Opening, OpeningSource};
 
 /// The bundled suite's name in `run.json` and the reports.
@@ -162,9 +162,14 @@ impl Valuer {
     /// the solver's table size.
     pub fn new(ruleset: Ruleset, method: Method, db: Option<Arc<Db>>, tt_mib: usize) -> Valuer {
         let solver = match method {
-            Method::Exact { .. } => BoardSpec::from_ruleset(&ruleset)
-                .ok()
-                .map(|spec| Solver::new(spec, tt_mib, db)),
+            Method::Exact { .. } => BoardSpec::from_ruleset(&ruleset).ok().map(|spec| {
+                let mut solver = Solver::new(spec, tt_mib, db);
+                // Openings valued before (here, by `arena analyse`, the bot...) cost nothing.
+                if let Some(values) = ValueCache::open_default(&spec) {
+                    solver.set_values(Arc::new(values));
+                }
+                solver
+            }),
             Method::Search { .. } => None,
         };
         Valuer {

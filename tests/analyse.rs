@@ -228,6 +228,83 @@ fn link_opens_the_viewer_there(report: &Path, dir: &Dir, worst: &Row) {
     assert!(dom.contains(&counter), "no `{counter}` in the page");
 }
 
+/// The value cache (issue 30, point 1): a second analysis answers from the positions the first
+/// proved (kept in the database folder), finds the same verdicts, which are minimax's, and a
+/// damaged file is read around, not trusted. A 4-seed database leaves most positions to search.
+#[test]
+fn a_second_analysis_reuses_the_proven_values_and_judges_the_same() {
+    let cache = Dir::new("analyse-values-cache");
+    let dir = Dir::new("analyse-values");
+    let fixture =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/analyse/hand-written.pgn");
+    let fixture_s = fixture.display().to_string();
+    let expected = minimax_tally(&std::fs::read_to_string(&fixture).unwrap());
+    let run = |name: &str| {
+        let out = dir.join(name);
+        let out_s = out.display().to_string();
+        let args = [
+            &fixture_s,
+            "--out",
+            &out_s,
+            "--db-seeds",
+            "4",
+            "--no-report",
+        ];
+        let output = analyse(&cache, &args);
+        let stderr = String::from_utf8_lossy(&output.stderr).to_string();
+        succeeded(&["analyse"], output);
+        for r in csv_rows(&out.join("analysis-games.csv")) {
+            let (sows, mistakes, lost, _) =
+                expected[&(num(&r, "game_id") as u64, r["player"].clone())];
+            assert_eq!(num(&r, "proven") as u64, sows, "{name}: {r:?}");
+            assert_eq!(num(&r, "mistakes") as u64, mistakes, "{name}: {r:?}");
+            assert_eq!(num(&r, "seeds_lost") as i64, lost, "{name}: {r:?}");
+        }
+        (
+            stderr,
+            std::fs::read_to_string(out.join("analysis-worst.csv")).unwrap(),
+        )
+    };
+    let (first, worst) = run("first");
+    assert!(first.contains("values    0 proven positions"), "{first}");
+    let kept: usize = first
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("values    ")?
+                .split(" new proven")
+                .next()?
+                .parse()
+                .ok()
+        })
+        .unwrap_or_else(|| panic!("no `N new proven positions kept`: {first}"));
+    assert!(kept > 10, "{first}");
+    let (second, worst_again) = run("second");
+    assert!(
+        second.contains(&format!("values    {kept} proven positions")),
+        "{second}"
+    );
+    assert!(
+        !second.contains("new proven"),
+        "nothing left to prove: {second}"
+    );
+    assert_eq!(
+        worst, worst_again,
+        "the same costliest sows with the same optimal pits"
+    );
+    // A flipped byte in one record: that record is skipped (and counted), the rest still used.
+    let file = std::fs::read_dir(cache.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with("-values.bin"))
+        .expect("the value cache file");
+    let mut bytes = std::fs::read(&file).unwrap();
+    let at = bytes.iter().position(|&b| b == b'\n').unwrap() + 1 + 16;
+    bytes[at] ^= 0x40;
+    std::fs::write(&file, &bytes).unwrap();
+    let (third, _) = run("third");
+    assert!(third.contains("(1 damaged records skipped)"), "{third}");
+}
+
 #[test]
 fn malformed_pgn_is_refused_with_file_line_and_ply() {
     let cache = Dir::new("analyse-bad-cache");

@@ -49,6 +49,9 @@ pub fn proven_move(
     abort: &mut dyn FnMut(u64) -> bool,
 ) -> Option<(i32, usize)> {
     let v = solver.solve(b, 0, abort)?;
+    if let Some(m) = solver.cached_best(b) {
+        return Some((v, m));
+    }
     let mut order: Vec<usize> = (0..solver.spec().pits).filter(|&i| b.c[i] != 0).collect();
     if let Some(m) = solver.tt_move(b) {
         order.retain(|&i| i != m);

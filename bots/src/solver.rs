@@ -21,7 +21,7 @@ use std::time::Duration;
 
 use mancala_protocol::{Info, OptionDecl, OptionKind, Score};
 use mancala_rules::{Move, Position, Ruleset};
-use mancala_solver::{auto, db, BoardSpec, Db, Machine, Purpose, Solver};
+use mancala_solver::{auto, db, BoardSpec, Db, Machine, Purpose, Solver, ValueCache};
 
 use crate::alphabeta::AlphaBetaBot;
 use crate::engine_loop::{Bot, Search};
@@ -59,8 +59,14 @@ impl SolverBot {
         let Ok(spec) = BoardSpec::from_ruleset(&ruleset) else {
             return;
         };
-        if self.solver.as_ref().is_some_and(|s| s.spec() == spec) {
-            return;
+        if let Some(solver) = &self.solver {
+            // A new game: what the last one proved is kept for every program (the value cache).
+            if let Some(values) = solver.values() {
+                let _ = values.flush();
+            }
+            if solver.spec() == spec {
+                return;
+            }
         }
         let dir = if self.db_cache {
             db::default_dir()
@@ -84,7 +90,17 @@ impl SolverBot {
             .db_seeds
         });
         let db = (k > 0).then(|| Arc::new(Db::load_or_build(spec, k, dir.as_deref())));
-        self.solver = Some(Solver::new(spec, self.tt_mib, db));
+        let mut solver = Solver::new(spec, self.tt_mib, db);
+        // Positions proven before (by this bot, `arena analyse`, `arena solve`...) are answered
+        // at once; only with the cache folder (`DbCache`).
+        if let Some(values) = self
+            .db_cache
+            .then(|| ValueCache::open_default(&spec))
+            .flatten()
+        {
+            solver.set_values(Arc::new(values));
+        }
+        self.solver = Some(solver);
     }
 }
 

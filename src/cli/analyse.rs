@@ -368,17 +368,16 @@ fn judge(
     }
     for solver in solvers.values().filter_map(|s| s.values()) {
         match solver.flush() {
-            Ok(n) if n > 0 => eprintln!("values    {n} new proven positions kept in {}", path_of(solver)),
+            Ok(n) if n > 0 => eprintln!(
+                "values    {n} new proven positions kept in {}",
+                solver.path().display()
+            ),
             Ok(_) => {}
-            Err(e) => eprintln!("values    not kept ({e}) in {}", path_of(solver)),
+            Err(e) => eprintln!("values    not kept ({e}) in {}", solver.path().display()),
         }
     }
     games.sort_by_key(|g| g.game_id);
     Ok((games, skipped_games, nodes, times))
-}
-
-fn path_of(values: &ValueCache) -> String {
-    values.path().map_or("memory".into(), |p| p.display().to_string())
 }
 
 /// The value cache of `spec` in the database folder (docs/solved.md), saying how many values
@@ -398,7 +397,7 @@ pub fn value_cache(spec: &BoardSpec, off: bool) -> Option<Arc<ValueCache>> {
             eprintln!(
                 "values    {} proven positions from {}{damaged}",
                 values.loaded,
-                path_of(&values)
+                values.path().display()
             );
             Some(Arc::new(values))
         }
@@ -419,7 +418,10 @@ impl SowTimes {
     fn describe(&self) -> String {
         let mut t: Vec<f64> = self.0.iter().map(|(d, _)| d.as_secs_f64() * 1e3).collect();
         t.sort_by(f64::total_cmp);
-        let at = |q: f64| t.get(((t.len() as f64 - 1.0) * q).round() as usize).copied();
+        let at = |q: f64| {
+            t.get(((t.len() as f64 - 1.0) * q).round() as usize)
+                .copied()
+        };
         let proven = self.0.iter().filter(|(_, p)| *p).count();
         format!(
             "sows {}, proven {proven} ({:.2} %), per sow median {:.2} ms, p99 {:.1} ms, max {:.0} ms",
@@ -515,7 +517,7 @@ pub fn sow_verdict(solver: &mut Solver, b: &SBoard, i: usize, budget: u64) -> Op
     let start = solver.nodes;
     let mut abort = |n: u64| n - start > budget;
     let v = solver.solve(b, 0, &mut abort)?;
-    let tt_best = solver.tt_move(b);
+    let tt_best = solver.tt_move(b).or_else(|| solver.cached_best(b));
     let spec = solver.spec();
     let s = b.sow(&spec, i);
     let played = if s.over {
@@ -535,7 +537,7 @@ pub fn sow_verdict(solver: &mut Solver, b: &SBoard, i: usize, budget: u64) -> Op
             best: Some(i as u8 + 1),
         });
     }
-    // Positions the database or the value cache valued have no TT move: find an optimal sow.
+    // Positions the database valued have no TT move: find an optimal sow.
     let best = match tt_best.filter(|&m| m != i) {
         Some(m) => Some(m),
         None => (0..spec.pits)

@@ -15,7 +15,7 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use mancala_arena::rules::{Move, Position, Ruleset};
 use mancala_arena::solver::auto::{self, DbSource};
-use mancala_arena::solver::{db, setup_here, BoardSpec, Db, Purpose, Setup, Solver};
+use mancala_arena::solver::{db, setup_here, BoardSpec, Db, Purpose, Setup, Solver, ValueCache};
 
 #[derive(Debug, Args)]
 pub struct SolveArgs {
@@ -50,6 +50,10 @@ pub struct SolveArgs {
     /// Do not read or write the database cache folder (build in memory).
     #[arg(long)]
     pub no_db_cache: bool,
+    /// Prove the value afresh: do not answer from, or add to, the value cache (positions
+    /// proven before by any program, kept in the database folder). Benchmarks use it.
+    #[arg(long)]
+    pub no_value_cache: bool,
     /// Stop once the value is proven (and one optimal move checked): skip proving every other
     /// move worse. The default from the start of games with more than 48 seeds.
     #[arg(long, conflicts_with = "all_best")]
@@ -184,6 +188,12 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<()> {
     let mut solver = Solver::new(spec, setup.tt_mib, db);
     solver.set_id_depth(args.id_depth);
     solver.set_threads(setup.threads);
+    let values = (!args.no_value_cache && !args.no_db_cache)
+        .then(|| ValueCache::open_default(&spec))
+        .flatten();
+    if let Some(values) = values {
+        solver.set_values(Arc::new(values));
+    }
     let started = Instant::now();
     let value = solver
         .solve(&board, setup.guess, &mut |_| false)
@@ -194,9 +204,15 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<()> {
     } else {
         ""
     };
+    let cached = solver.values().and_then(|v| v.get(&board)).is_some() && value_nodes == 0;
+    let from = if cached {
+        " from the value cache (proven before; --no-value-cache proves it again)".to_string()
+    } else {
+        String::new()
+    };
     writeln!(
         out,
-        "solved    value {value:+} in {value_secs:.3}s, {value_nodes} nodes{next}"
+        "solved    value {value:+} in {value_secs:.3}s, {value_nodes} nodes{from}{next}"
     )?;
     let best = if setup.all_best {
         solver
@@ -204,10 +220,12 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<()> {
             .expect("never aborted")
             .1
     } else {
-        // The proof's move at the root, checked (cheap: the TT holds its bound).
+        // The proof's move at the root, checked (cheap: the TT holds its bound), or the one
+        // the value cache kept with the value.
         solver
             .tt_move(&board)
             .filter(|&i| solver.move_at_least(&board, i, value, &mut |_| false) == Some(true))
+            .or_else(|| solver.cached_best(&board))
             .into_iter()
             .collect()
     };

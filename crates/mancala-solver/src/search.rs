@@ -33,7 +33,7 @@ use std::sync::Arc;
 
 use super::board::{BoardSpec, SBoard, Sow};
 use super::db::Db;
-use super::values::ValueCache;
+use super::values::{Known, ValueCache};
 
 /// One TT entry (24 bytes in the table, see [`Tt`]): the key, bounds, best move, log2 of the
 /// subtree's nodes, depth.
@@ -381,16 +381,25 @@ impl Solver {
         abort: &mut dyn FnMut(u64) -> bool,
     ) -> Option<i32> {
         let cached = self.values.clone().filter(|_| b.seeds() > self.db_seeds);
-        if let Some(v) = cached.as_ref().and_then(|c| c.get(b)) {
-            return Some(v);
+        if let Some(known) = cached.as_ref().and_then(|c| c.get(b)) {
+            return Some(known.value);
         }
         let v = self
             .bounds(b, guess, abort)
             .and_then(|(lo, hi)| (lo == hi).then_some(lo))?;
         if let Some(c) = cached {
-            c.insert(b, v);
+            // The proof's root move, checked (cheap: the TT holds its bound), goes with it.
+            let best = self
+                .tt_move(b)
+                .filter(|&i| self.move_at_least(b, i, v, abort) == Some(true));
+            c.insert(b, Known { value: v, best });
         }
         Some(v)
+    }
+
+    /// A proven optimal pit of `b` (0-based) that the value cache holds.
+    pub fn cached_best(&self, b: &SBoard) -> Option<usize> {
+        self.values.as_ref()?.get(b)?.best
     }
 
     /// Answer and remember root values with `values` (see [`Solver::solve`]).
