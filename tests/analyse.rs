@@ -305,6 +305,63 @@ fn a_second_analysis_reuses_the_proven_values_and_judges_the_same() {
     assert!(third.contains("(1 damaged records skipped)"), "{third}");
 }
 
+/// Oware and Congkak have no exact solver: their sows are judged by the search, and every table
+/// says the losses are estimates; `--estimate-depth 0` leaves those games out as before.
+#[test]
+fn oware_and_congkak_are_estimated_and_labelled_so() {
+    let cache = Dir::new("analyse-estimate-cache");
+    let dir = Dir::new("analyse-estimate");
+    for rules in ["oware", "congkak"] {
+        let out = dir.join(rules);
+        let out_s = out.display().to_string();
+        let ran = arena(&[
+            "run",
+            "--rules",
+            rules,
+            "--pairs",
+            "1",
+            "--seed",
+            "5",
+            "--movetime",
+            "100",
+            "--bot",
+            "name=greedy",
+            "bundled=greedy",
+            "--bot",
+            "name=random",
+            "bundled=random",
+            "--out",
+            &out_s,
+        ]);
+        succeeded(&["run", rules], ran);
+        let stdout = succeeded(
+            &["analyse", rules],
+            analyse(&cache, &[&out_s, "--estimate-depth", "6"]),
+        );
+        assert!(stdout.contains("the losses are estimates"), "{stdout}");
+        let rows = csv_rows(&out.join("analysis.csv"));
+        assert_eq!(rows.len(), 2, "{rows:?}");
+        for r in &rows {
+            assert_eq!(r["judged_by"], "estimate (alpha-beta to 6 turns)", "{r:?}");
+            assert_eq!(num(r, "unproven"), 0.0, "every sow gets an estimate: {r:?}");
+            assert!(num(r, "sows") > 0.0 && num(r, "seeds_lost") >= 0.0, "{r:?}");
+        }
+        for r in csv_rows(&out.join("analysis-worst.csv")) {
+            assert!(num(&r, "loss") > 0.0, "{r:?}");
+        }
+        let report = std::fs::read_to_string(out.join("report.html")).unwrap();
+        assert!(
+            report.contains("not by the solver: the losses are estimates"),
+            "{rules}"
+        );
+        let skipped = succeeded(
+            &["analyse", rules, "--estimate-depth", "0"],
+            analyse(&cache, &[&out_s, "--estimate-depth", "0", "--no-report"]),
+        );
+        assert!(skipped.contains("2 non-Kalah games skipped"), "{skipped}");
+    }
+}
+
 #[test]
 fn malformed_pgn_is_refused_with_file_line_and_ply() {
     let cache = Dir::new("analyse-bad-cache");

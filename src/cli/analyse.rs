@@ -24,7 +24,7 @@ use std::time::Instant;
 use anyhow::{bail, Context};
 use clap::Args;
 use mancala_arena::report::rate::{rate_dir, RateOptions};
-use mancala_arena::rules::{Move, Ruleset};
+use mancala_arena::rules::{Move, Position, Ruleset, Side};
 use mancala_arena::run_folder::analysis::{
     write_analysis, Analysis, ANALYSIS_BRACKETS_CSV, ANALYSIS_CSV,
 };
@@ -83,6 +83,10 @@ pub struct AnalyseArgs {
     /// Transposition table size in MiB (one per ruleset, shared by the threads).
     #[arg(long, default_value_t = 2048)]
     pub tt_mib: usize,
+    /// Games no exact solver fits (Oware, Congkak): judge their sows by the alpha-beta search
+    /// to this many turns, an estimate labelled as such in every table; 0 skips those games.
+    #[arg(long, default_value_t = 12)]
+    pub estimate_depth: u32,
     /// Neither read nor add to the value cache (positions proven before, kept beside the
     /// databases; docs/solved.md): every position is proven afresh.
     #[arg(long)]
@@ -264,6 +268,13 @@ fn print_tables(a: &Analysis) -> anyhow::Result<()> {
             r.worst_loss,
             r.accuracy * 100.0,
             r.weighted_accuracy * 100.0
+        )?;
+    }
+    for r in a.players.iter().filter(|r| r.judged_by != "exact") {
+        writeln!(
+            out,
+            "  {}: judged by {}, not by the solver: the losses are estimates",
+            r.player, r.judged_by
         )?;
     }
     if !a.worst.is_empty() {
@@ -457,7 +468,11 @@ fn analyse_games<'a>(
     for rec in games {
         let row = &rec.row;
         let Ok(spec) = BoardSpec::from_ruleset(&row.rules) else {
-            skipped_games += 1;
+            if args.estimate_depth == 0 {
+                skipped_games += 1;
+            } else {
+                judged.push(estimate_game(rec, args.estimate_depth, &mut times)?);
+            }
             game_done();
             continue;
         };
@@ -473,6 +488,7 @@ fn analyse_games<'a>(
             players: [row.first.clone(), row.second.clone()],
             ratings: [None, None],
             sows: Vec::new(),
+            estimate_depth: None,
         };
         // The sows after the opening, each with its mover (read_records checked the lengths).
         let skip = row.opening.moves.len();
@@ -507,6 +523,89 @@ fn analyse_games<'a>(
         times,
     })
 }
+
+/// A game no exact solver fits (Oware, Congkak), judged by the alpha-beta bot's search to
+/// `depth` turns: a sow's loss is the search's value of the position before it minus that of
+/// the position after it, both from the mover's view, in whole seeds and at least 0 (the search
+/// can misjudge either side of the horizon). The next position's value is the next sow's, so
+/// each position is searched once. An estimate: `JudgedGame::estimate_depth` says so.
+fn estimate_game(rec: &GameRecord, depth: u32, times: &mut SowTimes) -> anyhow::Result<JudgedGame> {
+    let row = &rec.row;
+    let mut pos = row
+        .opening
+        .start(row.rules)
+        .map_err(|e| anyhow::anyhow!("game {}: {e}", row.game_id))?;
+    let mut game = JudgedGame {
+        game_id: row.game_id,
+        players: [row.first.clone(), row.second.clone()],
+        ratings: [None, None],
+        sows: Vec::new(),
+        estimate_depth: Some(depth),
+    };
+    // The value of a position from `side`'s view: the search's, or the final margin.
+    let value_for = |pos: &Position, side: Side| -> f64 {
+        match pos.to_move() {
+            Some(mover) => {
+                let v = mancala_bots::value(pos, depth, ESTIMATE_TT_MIB).unwrap_or(0.0);
+                if mover == side {
+                    v
+                } else {
+                    -v
+                }
+            }
+            None => {
+                let b = pos.board();
+                let margin = f64::from(b.store(Side::South)) - f64::from(b.store(Side::North));
+                if side == Side::South {
+                    margin
+                } else {
+                    -margin
+                }
+            }
+        }
+    };
+    let skip = row.opening.moves.len();
+    let mut before: Option<f64> = None;
+    for (ply, &mv) in rec.moves.iter().enumerate() {
+        let side = pos.to_move();
+        let mover = ply.checked_sub(skip).map(|i| rec.movers[i]);
+        let started = Instant::now();
+        let here = match (mover, side) {
+            (Some(_), Some(side)) => Some(before.take().unwrap_or_else(|| value_for(&pos, side))),
+            _ => None,
+        };
+        let position = pos.to_state_string();
+        let seeds = pos.board().row_sum(Side::South) + pos.board().row_sum(Side::North);
+        pos.play(mv)
+            .with_context(|| format!("game {}: move {}", row.game_id, ply + 1))?;
+        let (Some(mover), Some(side), Some(v), Move::Pit(k)) = (mover, side, here, mv) else {
+            before = None;
+            continue;
+        };
+        let after = value_for(&pos, side);
+        // The next position's value for its own mover, for the next sow.
+        before = pos
+            .to_move()
+            .map(|next| if next == side { after } else { -after });
+        times.0.push((started.elapsed(), true));
+        game.sows.push(JudgedSow {
+            ply,
+            mover,
+            pit: k,
+            seeds,
+            position,
+            verdict: Some(Verdict {
+                value: v.round() as i32,
+                loss: (v - after).round().max(0.0) as i32,
+                best: None,
+            }),
+        });
+    }
+    Ok(game)
+}
+
+/// The search's table for an estimate (MiB): cleared for each position, so small.
+const ESTIMATE_TT_MIB: usize = 16;
 
 /// The exact verdict on sowing pit `i` in `b`, or `None` when a search ran out of its budget.
 ///

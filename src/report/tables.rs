@@ -324,7 +324,16 @@ pub fn mistakes_table(rows: &[MistakeRow]) -> Table {
                 ]
             })
             .collect(),
-        notes: Vec::new(),
+        notes: rows
+            .iter()
+            .filter(|r| !r.judged_by.is_empty() && r.judged_by != "exact")
+            .map(|r| {
+                format!(
+                    "{}: judged by {}, not by the solver: the losses are estimates",
+                    r.player, r.judged_by
+                )
+            })
+            .collect(),
     }
 }
 

@@ -43,6 +43,10 @@ pub struct MistakeRow {
     /// `1 − seeds_lost / stake`.
     #[serde(default)]
     pub weighted_accuracy: f64,
+    /// `exact` (the solver), or `estimate (alpha-beta to D turns)` for games no exact solver
+    /// fits (Oware, Congkak); both joined by ` + ` when a player has games of each.
+    #[serde(default)]
+    pub judged_by: String,
 }
 
 /// One player's sows in one game (a row of `analysis-games.csv`).

@@ -45,6 +45,9 @@ pub struct JudgedGame {
     /// Their ratings in this game (PGN Elo tags, or the folder's fitted ratings), if known.
     pub ratings: [Option<f64>; 2],
     pub sows: Vec<JudgedSow>,
+    /// `None`: judged exactly by the solver; `Some(d)`: estimated by the alpha-beta search to
+    /// `d` turns (Oware, Congkak: no exact solver), so its losses are estimates.
+    pub estimate_depth: Option<u32>,
 }
 
 /// Counts over a set of sows, and the rates made of them (docs/solved.md, "Accuracy").
@@ -115,20 +118,30 @@ fn ratio(a: f64, b: f64) -> f64 {
 }
 
 /// Each player's tally and games, by name.
+/// How a game's sows were judged, as `analysis.csv`'s `judged_by` says it.
+pub fn judged_by(estimate_depth: Option<u32>) -> String {
+    match estimate_depth {
+        None => "exact".into(),
+        Some(d) => format!("estimate (alpha-beta to {d} turns)"),
+    }
+}
+
 pub fn player_rows(games: &[JudgedGame], node_budget: u64) -> Vec<MistakeRow> {
-    let mut by: BTreeMap<&str, (u64, Tally)> = BTreeMap::new();
+    let mut by: BTreeMap<&str, (u64, Tally, BTreeSet<String>)> = BTreeMap::new();
     for g in games {
         for (p, name) in g.players.iter().enumerate() {
             let entry = by.entry(name).or_default();
             entry.0 += 1;
+            entry.2.insert(judged_by(g.estimate_depth));
             for s in g.sows.iter().filter(|s| usize::from(s.mover) == p) {
                 entry.1.add(s);
             }
         }
     }
     by.into_iter()
-        .map(|(player, (games, t))| {
+        .map(|(player, (games, t, how))| {
             MistakeRow {
+                judged_by: how.into_iter().collect::<Vec<_>>().join(" + "),
                 player: player.to_string(),
                 games,
                 sows: t.sows,
@@ -315,6 +328,7 @@ mod tests {
             players: players.map(String::from),
             ratings,
             sows,
+            estimate_depth: None,
         }
     }
 
