@@ -10,9 +10,12 @@
 //! A sow's *loss* is `v(best) - v(played)` from the mover's view, both exact. Opening sows (the
 //! run's `opening`, not chosen by the players) and `swap` are not counted. Each position gets a
 //! node budget; a position the solver cannot prove within it is counted as *unproven* and left
-//! out of the rates, and the table says how many there were. Games are dealt to worker threads
-//! (one per core); each keeps one solver (TT) per ruleset for all its games, so positions seen
-//! again are solved once, and the endgame databases are shared by all threads.
+//! out of the rates, and the table says how many there were.
+//! Oware and Congkak, which no exact solver fits, are judged by a deep search instead, and every
+//! table says those losses are estimates. Each position of a game is proven once (the next
+//! sow's position is the one this sow leads to); worker threads take games as they free up and
+//! share one TT, the mapped database and the value cache (positions proven before, by any
+//! program), so the costly first positions of a set of games are proven once.
 
 use std::collections::{BTreeSet, HashMap};
 use std::io::Write;
@@ -318,7 +321,8 @@ fn print_tables(a: &Analysis) -> anyhow::Result<()> {
 }
 
 /// Judges every sow of `records` on worker threads; the games in game-id order, how many were
-/// skipped (not Kalah), the solver nodes spent and the time each sow took.
+/// skipped (not Kalah, with `--estimate-depth 0`), the solver nodes spent and the time each sow
+/// took.
 fn judge(
     records: &[GameRecord],
     args: &AnalyseArgs,
@@ -479,17 +483,7 @@ fn analyse_games<'a>(
         let solver = solvers
             .entry(spec)
             .or_insert_with(|| shared[&spec].sharing_tables());
-        let mut pos = row
-            .opening
-            .start(row.rules)
-            .map_err(|e| anyhow::anyhow!("game {}: {e}", row.game_id))?;
-        let mut game = JudgedGame {
-            game_id: row.game_id,
-            players: [row.first.clone(), row.second.clone()],
-            ratings: [None, None],
-            sows: Vec::new(),
-            estimate_depth: None,
-        };
+        let (mut pos, mut game) = start_game(rec, None)?;
         // The sows after the opening, each with its mover (read_records checked the lengths).
         let skip = row.opening.moves.len();
         for (ply, &mv) in rec.moves.iter().enumerate() {
@@ -524,6 +518,26 @@ fn analyse_games<'a>(
     })
 }
 
+/// The position a game starts from (its opening's) and its record with no sow judged yet.
+fn start_game(
+    rec: &GameRecord,
+    estimate_depth: Option<u32>,
+) -> anyhow::Result<(Position, JudgedGame)> {
+    let row = &rec.row;
+    let pos = row
+        .opening
+        .start(row.rules)
+        .map_err(|e| anyhow::anyhow!("game {}: {e}", row.game_id))?;
+    let game = JudgedGame {
+        game_id: row.game_id,
+        players: [row.first.clone(), row.second.clone()],
+        ratings: [None, None],
+        sows: Vec::new(),
+        estimate_depth,
+    };
+    Ok((pos, game))
+}
+
 /// A game no exact solver fits (Oware, Congkak), judged by the alpha-beta bot's search to
 /// `depth` turns: a sow's loss is the search's value of the position before it minus that of
 /// the position after it, both from the mover's view, in whole seeds and at least 0 (the search
@@ -531,17 +545,7 @@ fn analyse_games<'a>(
 /// each position is searched once. An estimate: `JudgedGame::estimate_depth` says so.
 fn estimate_game(rec: &GameRecord, depth: u32, times: &mut SowTimes) -> anyhow::Result<JudgedGame> {
     let row = &rec.row;
-    let mut pos = row
-        .opening
-        .start(row.rules)
-        .map_err(|e| anyhow::anyhow!("game {}: {e}", row.game_id))?;
-    let mut game = JudgedGame {
-        game_id: row.game_id,
-        players: [row.first.clone(), row.second.clone()],
-        ratings: [None, None],
-        sows: Vec::new(),
-        estimate_depth: Some(depth),
-    };
+    let (mut pos, mut game) = start_game(rec, Some(depth))?;
     // The value of a position from `side`'s view: the search's, or the final margin.
     let value_for = |pos: &Position, side: Side| -> f64 {
         match pos.to_move() {
