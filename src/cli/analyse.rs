@@ -381,14 +381,14 @@ fn judge(
         games.extend(part.games);
         times.0.extend(part.times.0);
     }
-    for solver in solvers.values().filter_map(|s| s.values()) {
-        match solver.flush() {
+    for values in solvers.values().filter_map(|s| s.values()) {
+        match values.flush() {
             Ok(n) if n > 0 => eprintln!(
                 "values    {n} new proven positions kept in {}",
-                solver.path().display()
+                values.path().display()
             ),
             Ok(_) => {}
-            Err(e) => eprintln!("values    not kept ({e}) in {}", solver.path().display()),
+            Err(e) => eprintln!("values    not kept ({e}) in {}", values.path().display()),
         }
     }
     games.sort_by_key(|g| g.game_id);
