@@ -107,7 +107,10 @@ pub fn write_report(
     let think = records
         .as_ref()
         .map_err(|e| PlotError::NoData(format!("{e:#}")))
-        .and_then(|records| ThinkTimePlot::from_records(&rated.summary.players, records));
+        .and_then(|records| {
+            let played = RunFile::read(dir).is_ok();
+            ThinkTimePlot::from_records(&rated.summary.players, records, played)
+        });
     let viewer = records
         .ok()
         .filter(|r| !r.is_empty())

@@ -104,12 +104,18 @@ pub struct ThinkTimePlot {
 }
 
 impl ThinkTimePlot {
-    /// The think times of `records` (a folder's `games.jsonl`).
-    pub fn from_records(names: &[String], records: &[GameRecord]) -> Result<Self, PlotError> {
-        // Games read from PGN (`arena analyse FILE.pgn`) carry no times: zeros everywhere,
-        // the wall time included, which no played game has.
+    /// The think times of `records` (a folder's `games.jsonl`); `played`: the folder was
+    /// played by `arena run` (it has a `run.json`), not written from PGN.
+    pub fn from_records(
+        names: &[String],
+        records: &[GameRecord],
+        played: bool,
+    ) -> Result<Self, PlotError> {
+        // Games read from PGN (`arena analyse FILE.pgn`) carry no times: zeros everywhere. Played
+        // games can be all zeros too (fast bots finish a game within a millisecond), so only a
+        // folder that was not played is taken for PGN.
         let untimed = |r: &GameRecord| r.row.wall_ms == 0 && r.think_ms.iter().all(|&t| t == 0);
-        if !records.is_empty() && records.iter().all(untimed) {
+        if !played && !records.is_empty() && records.iter().all(untimed) {
             return Err(PlotError::NoData(
                 "the games carry no times (read from PGN)".into(),
             ));
@@ -331,9 +337,12 @@ mod attribution_tests {
             .all(Vec::is_empty));
         // A game without any time (read from PGN) gives no figure, rather than boxes at 0 ms.
         record.row.first = "a".into();
-        assert!(ThinkTimePlot::from_records(&names, &[record.clone()]).is_ok());
+        assert!(ThinkTimePlot::from_records(&names, &[record.clone()], false).is_ok());
         record.think_ms = vec![0, 0];
-        let untimed = ThinkTimePlot::from_records(&names, &[record]);
+        let untimed = ThinkTimePlot::from_records(&names, &[record.clone()], false);
         assert!(matches!(untimed, Err(PlotError::NoData(why)) if why.contains("PGN")));
+        // The same zeros from a played run (bots faster than a millisecond) are drawn.
+        record.row.wall_ms = 0;
+        assert!(ThinkTimePlot::from_records(&names, &[record], true).is_ok());
     }
 }
