@@ -27,6 +27,11 @@ fn num(r: &Row, k: &str) -> f64 {
         .unwrap_or_else(|_| panic!("{k} = {:?} in {r:?}", r.get(k)))
 }
 
+/// The hand-written PGN fixture (three games of small Kalah boards, Elo tags).
+fn hand_written() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/analyse/hand-written.pgn")
+}
+
 /// `arena analyse ARGS` with its own database cache; the output.
 fn analyse(cache: &Dir, args: &[&str]) -> std::process::Output {
     let mut all = vec!["analyse"];
@@ -78,8 +83,7 @@ fn minimax_tally(text: &str) -> BTreeMap<(u64, String), (u64, u64, i64, i64)> {
 fn a_hand_written_pgn_is_judged_as_plain_minimax_judges_it() {
     let cache = Dir::new("analyse-hand-cache");
     let dir = Dir::new("analyse-hand");
-    let fixture =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/analyse/hand-written.pgn");
+    let fixture = hand_written();
     let out = dir.join("out");
     let (fixture_s, out_s) = (fixture.display().to_string(), out.display().to_string());
     let stdout = succeeded(
@@ -215,14 +219,7 @@ fn link_opens_the_viewer_there(report: &Path, dir: &Dir, worst: &Row) {
         text(&o.stderr)
     );
     // The game's length: the linked game, not the first one, is shown.
-    let games = parse_pgn(
-        &std::fs::read_to_string(
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/analyse/hand-written.pgn"),
-        )
-        .unwrap(),
-        "x.pgn",
-    )
-    .unwrap();
+    let games = parse_pgn(&std::fs::read_to_string(hand_written()).unwrap(), "x.pgn").unwrap();
     let game: usize = worst["game_id"].parse().unwrap();
     let counter = format!("sow {ply} of {}", games[game].moves.len());
     assert!(dom.contains(&counter), "no `{counter}` in the page");
@@ -235,8 +232,7 @@ fn link_opens_the_viewer_there(report: &Path, dir: &Dir, worst: &Row) {
 fn a_second_analysis_reuses_the_proven_values_and_judges_the_same() {
     let cache = Dir::new("analyse-values-cache");
     let dir = Dir::new("analyse-values");
-    let fixture =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/analyse/hand-written.pgn");
+    let fixture = hand_written();
     let fixture_s = fixture.display().to_string();
     let expected = minimax_tally(&std::fs::read_to_string(&fixture).unwrap());
     let run = |name: &str| {
