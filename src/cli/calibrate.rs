@@ -19,7 +19,7 @@ use anyhow::{bail, Context, Result};
 use mancala_arena::calibrate::matchmaking::{matchmaking, Level as MatchLevel};
 use mancala_arena::calibrate::{self, Calibration, Knob, Settings, Stop};
 use mancala_arena::plan::game::GameSettings;
-use mancala_arena::plan::players::parse_bot_arg;
+use mancala_arena::plan::players::read_player;
 use mancala_arena::plan::pool::{elos_from_ratings, Reference, ReferencePlayer};
 use mancala_arena::report::calibration::{
     matchmaking_text, table, write_curve, write_matchmaking_plot,
@@ -31,18 +31,22 @@ use mancala_arena::run_folder::calibration::{
 };
 use mancala_arena::run_folder::ratings::RatingsFile;
 use mancala_arena::session::calibration::{pool_elos, rate_pool, Candidate, StepDone, StepPlayer};
+use mancala_arena::session::probe::{declared_options, find_declared, refuse_optionless};
 use mancala_arena::tournament::events::RunSink;
-use mancala_arena::vocab::GameFlags;
+use mancala_arena::vocab::{BotSpec, GameFlags, Program};
 
 use super::output::OutputFlags;
 use super::progress::Console;
 
 #[derive(clap::Args, Debug)]
 pub struct CalibrateArgs {
-    /// The candidate bot's command line (e.g. target/release/mancala-alphabeta).
-    #[arg(long)]
-    pub bot: String,
-    /// A fixed option for the candidate, NAME=VALUE (repeatable), e.g. Level=hard.
+    /// The candidate bot, in the player words (docs/players.md): a bundled name (`alphabeta`),
+    /// `cmd="PROGRAM ARGS"` with `option.NAME=VALUE` fixed options, or a bare command line. Its
+    /// protocol must be the arena's own: the knob is an option.
+    #[arg(long, num_args = 1.., value_name = "PLAYER", required = true)]
+    pub bot: Vec<String>,
+    /// A fixed option for the candidate, NAME=VALUE (repeatable; shorthand for
+    /// option.NAME=VALUE), e.g. Level=hard.
     #[arg(long = "bot-option", value_name = "NAME=VALUE")]
     pub bot_options: Vec<String>,
     /// The knob: option.NAME=LO..HI; whole-number ends (1..8) make it an integer knob.
@@ -55,10 +59,14 @@ pub struct CalibrateArgs {
     /// rates them against each other first; `easy=1000,normal=1300` gives their Elos.
     #[arg(long, value_delimiter = ',')]
     pub reference: Vec<String>,
-    /// A reference player of your own: `name=N cmd="PROGRAM ARGS" [option.K=V ...] [elo=E]`
-    /// (one string, split like a shell; repeatable).
-    #[arg(long = "reference-bot", value_name = "SPEC")]
+    /// A reference player of your own, in the player words (docs/players.md) with its Elo if
+    /// known: `name=N cmd="PROGRAM ARGS" [option.K=V ...] [protocol=kgp] [elo=E]`, as separate
+    /// words or one string split like a shell; repeatable.
+    #[arg(long = "reference-bot", num_args = 1.., value_name = "PLAYER", action = clap::ArgAction::Append)]
     pub reference_bots: Vec<String>,
+    /// The `--reference-bot` values grouped by occurrence (filled by `cli::with_grouped_values`).
+    #[arg(skip)]
+    pub reference_bot_groups: Vec<Vec<String>>,
     /// Game pairs per encounter of the reference round robin.
     #[arg(long, default_value_t = 20)]
     pub reference_pairs: u32,
@@ -150,25 +158,21 @@ fn references(
                 .context("--reference (use --reference-bot for other players)")?,
         );
     }
-    for spec in &args.reference_bots {
-        let all = shlex::split(spec).with_context(|| format!("--reference-bot `{spec}`"))?;
-        let mut words = Vec::new();
-        let mut elo = None;
-        for w in all {
-            match w.strip_prefix("elo=") {
-                Some(e) => {
-                    elo = Some(
-                        e.parse::<f64>()
-                            .with_context(|| format!("--reference-bot: `{e}` is not an Elo"))?,
-                    )
-                }
-                None => words.push(w),
-            }
+    for words in &args.reference_bot_groups {
+        let read = read_player("--reference-bot", words, &["elo"])?;
+        if read.table.name.is_empty() {
+            bail!("--reference-bot `{}` needs name=NAME", words.join(" "));
         }
-        if !words.iter().any(|w| w.starts_with("name=")) {
-            bail!("--reference-bot `{spec}` needs name=NAME");
-        }
-        let spec = parse_bot_arg(&words).with_context(|| format!("--reference-bot `{spec}`"))?;
+        let elo = match read.extra.last() {
+            Some((_, e)) => Some(
+                e.parse::<f64>()
+                    .ok()
+                    .filter(|v| v.is_finite())
+                    .with_context(|| format!("--reference-bot: elo=`{e}` is not an Elo"))?,
+            ),
+            None => None,
+        };
+        let spec = read.spec(None)?;
         refs.push(Reference {
             name: spec.name.clone(),
             player: ReferencePlayer::Bot(spec),
@@ -247,6 +251,12 @@ fn pool(
 
 pub fn run(args: &CalibrateArgs) -> Result<()> {
     let knob = Knob::parse(&args.knob).map_err(anyhow::Error::msg)?;
+    let candidate = Candidate {
+        spec: read_player("--bot", &args.bot, &[])?
+            .with_options("--bot-option", &args.bot_options)?
+            .spec(Some(CANDIDATE))?,
+    };
+    refuse_optionless(&candidate.spec, "a calibration's knob")?;
     let ratings = args
         .reference_ratings
         .as_deref()
@@ -276,7 +286,18 @@ pub fn run(args: &CalibrateArgs) -> Result<()> {
         max_pairs: args.max_pairs.max(args.min_pairs),
     };
     let dir = args.output.out_or_default("calibrate");
+    let fresh = !dir.exists();
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    // The bot is asked once what it declares, before any game: the knob must be its option. A
+    // calibration refused here leaves no folder behind.
+    let declared = declared_options(&candidate.spec, "a calibration's knob", &dir)
+        .and_then(|declared| find_declared(&declared, &knob.name, "--knob").map(|_| ()));
+    if let Err(e) = declared {
+        if fresh {
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+        return Err(e);
+    }
     let game = args.game.settings()?;
     let rated = refs.iter().any(|r| r.elo.is_none());
     let pool = pool(args, &game, &refs, &dir)?;
@@ -308,10 +329,6 @@ pub fn run(args: &CalibrateArgs) -> Result<()> {
             dir.display()
         );
     }
-    let candidate = Candidate {
-        cmd: args.bot.clone(),
-        options: args.bot_options.clone(),
-    };
     let mut on_step = |s: &StepDone<'_>| {
         if !quiet {
             eprintln!(
@@ -357,11 +374,11 @@ pub fn run(args: &CalibrateArgs) -> Result<()> {
         }
     })
     .map_err(anyhow::Error::msg)?;
-    write_outputs(args, &game, &refs, &cal, &dir, &source)?;
+    write_outputs(args, &candidate.spec, &game, &refs, &cal, &dir, &source)?;
     out!("{}", table(&cal))?;
     outln!("{source}")?;
     if let Some(humans) = &humans {
-        let made = write_matchmaking(args, &knob, &cal, humans, &source, &dir)?;
+        let made = write_matchmaking(args, &candidate.spec, &knob, &cal, humans, &source, &dir)?;
         out!("\n{made}")?;
     }
     outln!(
@@ -379,6 +396,7 @@ pub fn run(args: &CalibrateArgs) -> Result<()> {
 
 fn write_outputs(
     args: &CalibrateArgs,
+    candidate: &BotSpec,
     game: &GameSettings,
     refs: &[Reference],
     cal: &Calibration,
@@ -393,8 +411,7 @@ fn write_outputs(
     write_calibration(
         dir,
         cal,
-        &args.bot,
-        &args.bot_options,
+        candidate,
         &pool.join(", "),
         &format!("{}\n{source}\n", table(cal)),
         source,
@@ -404,7 +421,7 @@ fn write_outputs(
             eprintln!("{missing}");
         }
     }
-    write_bands(dir, &bands(args, game, refs, cal, source))?;
+    write_bands(dir, &bands(args, candidate, game, refs, cal, source))?;
     Ok(())
 }
 
@@ -463,6 +480,7 @@ fn humans(
 /// Returns the printed table.
 fn write_matchmaking(
     args: &CalibrateArgs,
+    candidate: &BotSpec,
     knob: &Knob,
     cal: &Calibration,
     humans: &Humans,
@@ -470,18 +488,21 @@ fn write_matchmaking(
     dir: &Path,
 ) -> Result<String> {
     let name = args.level_name.clone().unwrap_or_else(|| {
-        let program = shlex::split(&args.bot)
-            .and_then(|w| w.into_iter().next())
-            .unwrap_or_else(|| args.bot.clone());
-        let stem = Path::new(&program)
-            .file_name()
-            .map_or(program.clone(), |f| f.to_string_lossy().into_owned());
-        std::iter::once(stem)
+        let program = match &candidate.program {
+            Program::Exec { program, .. } => program
+                .file_name()
+                .map_or(program.display().to_string(), |f| {
+                    f.to_string_lossy().into_owned()
+                }),
+            Program::Shell { command } => command.clone(),
+        };
+        std::iter::once(program)
             .chain(
-                args.bot_options
+                candidate
+                    .options
                     .iter()
-                    .filter(|o| o.split_once('=').map(|(k, _)| k) != Some(knob.name.as_str()))
-                    .cloned(),
+                    .filter(|(k, _)| *k != knob.name)
+                    .map(|(k, v)| format!("{k}={v}")),
             )
             .collect::<Vec<_>>()
             .join(" ")
@@ -518,6 +539,7 @@ fn write_matchmaking(
 /// the same pool with the Elos it was held at, with the game settings the calibration played.
 fn bands(
     args: &CalibrateArgs,
+    candidate: &BotSpec,
     game: &GameSettings,
     refs: &[Reference],
     cal: &Calibration,
@@ -543,8 +565,7 @@ fn bands(
     };
     bands_toml(
         cal,
-        &args.bot,
-        &args.bot_options,
+        candidate,
         &pool,
         &game_table,
         &gate,
@@ -571,7 +592,9 @@ mod tests {
         for b in bots {
             argv.extend(["--reference-bot", b]);
         }
-        Wrap::parse_from(argv).args
+        let mut args = Wrap::parse_from(argv).args;
+        args.reference_bot_groups = bots.iter().map(|b| vec![b.to_string()]).collect();
+        args
     }
 
     fn references_of(args: &CalibrateArgs) -> Result<Vec<Reference>> {
@@ -623,10 +646,20 @@ mod tests {
             ..Settings::default()
         };
         let cal = calibrate::calibrate(&knob, &pool, &settings, &mut player, |_| {}).unwrap();
+        let candidate = BotSpec {
+            name: CANDIDATE.into(),
+            program: Program::from_command_line("target/release/mancala-alphabeta").unwrap(),
+            dir: None,
+            options: vec![
+                ("Level".into(), "hard".into()),
+                ("Noise".into(), "9".into()),
+            ],
+            protocol: Default::default(),
+            sandbox: false,
+        };
         let text = mancala_arena::run_folder::calibration::toml_snippet(
             &cal,
-            "target/release/mancala-alphabeta",
-            &["Level=hard".to_string(), "Noise=9".to_string()],
+            &candidate,
             "a=1000, b=1400",
         );
         let parsed: toml::Table = toml::from_str(&text).unwrap();

@@ -1,4 +1,5 @@
-//! `arena check-bot -- CMD ARGS...`: the protocol compliance check (docs/protocol.md).
+//! `arena check-bot --bot PLAYER` (or `-- CMD ARGS...`): the protocol compliance check
+//! (docs/protocol.md), of any player the player words name (docs/players.md).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -6,7 +7,8 @@ use std::time::Duration;
 
 use anyhow::Result;
 use mancala_arena::engine::check::{check_bot, CheckConfig, DEFAULT_RULESETS};
-use mancala_arena::engine::{last_lines, Program, Protocol};
+use mancala_arena::engine::{last_lines, BotSpec, Protocol};
+use mancala_arena::plan::players::read_player;
 use mancala_arena::tournament::check_driver::check_driver;
 
 #[derive(clap::Args, Debug)]
@@ -15,7 +17,13 @@ pub struct CheckBotArgs {
     /// kalah:pie=true, oware, congkak).
     #[arg(long = "ruleset")]
     pub rulesets: Vec<String>,
-    /// An option to set before the checks, NAME=VALUE (repeatable).
+    /// The bot, in the player words (docs/players.md): a bundled name (`hard`), or
+    /// `cmd="PROGRAM ARGS"` with `protocol=`, `option.NAME=VALUE`, `sandbox=` and `dir=`.
+    /// The words may also follow `--` in place of a command line.
+    #[arg(long, num_args = 1.., value_name = "PLAYER", conflicts_with = "command")]
+    pub bot: Option<Vec<String>>,
+    /// An option to set before the checks, NAME=VALUE (repeatable; shorthand for
+    /// option.NAME=VALUE).
     #[arg(long = "option", value_name = "NAME=VALUE")]
     pub options: Vec<String>,
     /// Safety timeout for `go depth`/`nodes`/plain `go`, in ms.
@@ -30,14 +38,36 @@ pub struct CheckBotArgs {
     /// Where to write the transcript [default: a file in the temporary folder].
     #[arg(long)]
     pub transcript: Option<PathBuf>,
-    /// The protocol the bot speaks: mancala (the arena's own, every check of docs/protocol.md),
-    /// mankalah, kgp or per-move (played through their drivers against random moves,
-    /// docs/protocols.md).
-    #[arg(long, default_value = "mancala")]
-    pub protocol: Protocol,
-    /// The bot's command line (run without a shell).
-    #[arg(last = true, required = true, value_name = "CMD")]
+    /// The protocol the bot speaks (shorthand for protocol=): mancala (the arena's own, every
+    /// check of docs/protocol.md; the default), mankalah, kgp or per-move (played through their
+    /// drivers against random moves, docs/protocols.md).
+    #[arg(long)]
+    pub protocol: Option<Protocol>,
+    /// The bot's command line (run without a shell), or its player words.
+    #[arg(last = true, value_name = "CMD")]
     pub command: Vec<String>,
+}
+
+impl CheckBotArgs {
+    /// The checked bot: `--bot`'s words or those after `--`, with the shorthand flags.
+    fn spec(&self) -> Result<BotSpec> {
+        let (flag, words) = match &self.bot {
+            Some(words) => ("--bot", words.as_slice()),
+            None if !self.command.is_empty() => ("--", self.command.as_slice()),
+            None => anyhow::bail!(
+                "which bot? give --bot PLAYER (docs/players.md) or its command line after `--`"
+            ),
+        };
+        let mut words = read_player(flag, words, &[])?.with_options("--option", &self.options)?;
+        if let Some(protocol) = self.protocol {
+            let given = words.table.protocol;
+            if !given.is_native() && given != protocol {
+                anyhow::bail!("--protocol {protocol} and protocol={given}: give one");
+            }
+            words.table.protocol = protocol;
+        }
+        words.spec(Some("checked"))
+    }
 }
 
 /// A new transcript and stderr log in the temporary folder, created exclusively (`O_EXCL`, so a
@@ -85,21 +115,12 @@ fn create_new_pair(dir: &std::path::Path, stem: &str) -> Option<(PathBuf, PathBu
 
 /// Exit codes: 0 compliant (warnings allowed), 1 a check failed, 2 the bot could not be started.
 pub fn run(args: &CheckBotArgs) -> Result<ExitCode> {
-    let mut options = Vec::new();
-    for o in &args.options {
-        let (n, v) = o
-            .split_once('=')
-            .ok_or_else(|| anyhow::anyhow!("--option `{o}` is not NAME=VALUE"))?;
-        options.push((n.to_string(), v.to_string()));
-    }
+    let spec = args.spec()?;
+    let protocol = spec.protocol;
     let rulesets = if args.rulesets.is_empty() {
         DEFAULT_RULESETS.iter().map(|s| s.to_string()).collect()
     } else {
         args.rulesets.clone()
-    };
-    let program = Program::Exec {
-        program: PathBuf::from(&args.command[0]),
-        args: args.command[1..].to_vec(),
     };
     let (transcript, stderr_log) = match &args.transcript {
         Some(path) => {
@@ -120,10 +141,9 @@ pub fn run(args: &CheckBotArgs) -> Result<ExitCode> {
     };
     let config_log = stderr_log.clone();
     let config = CheckConfig {
-        program,
+        spec,
         explicit_rulesets: !args.rulesets.is_empty(),
         rulesets,
-        options,
         timeout: Duration::from_millis(args.timeout_ms),
         margin: Duration::from_millis(args.margin_ms),
         seed: args.seed,
@@ -134,9 +154,9 @@ pub fn run(args: &CheckBotArgs) -> Result<ExitCode> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    let checked = match args.protocol {
+    let checked = match protocol {
         Protocol::Mancala => runtime.block_on(check_bot(&config)),
-        other => runtime.block_on(check_driver(&config, other)),
+        _ => runtime.block_on(check_driver(&config)),
     };
     let report = match checked {
         Ok(report) => report,
@@ -160,7 +180,7 @@ pub fn run(args: &CheckBotArgs) -> Result<ExitCode> {
         report.warned(),
         report.failed()
     );
-    if args.protocol.is_native() {
+    if protocol.is_native() {
         println!(
             "bot stderr: {} bytes in {}; transcript: {}",
             report.stderr_bytes,

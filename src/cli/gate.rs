@@ -19,13 +19,14 @@ use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
 
+use mancala_arena::plan::players::read_player;
 use mancala_arena::plan::pool::{elos_from_ratings, Reference, ReferencePlayer};
 use mancala_arena::rating::gate::GateSettings;
 use mancala_arena::report::tables::{gate_table, gate_words};
 use mancala_arena::run_folder::bands::BandsFile;
 use mancala_arena::run_folder::ratings::RatingsFile;
 use mancala_arena::session::gate::{self, GatePlan, Level, LevelUpdate};
-use mancala_arena::vocab::{BotSpec, GameFlags, Program};
+use mancala_arena::vocab::GameFlags;
 
 use super::output::OutputFlags;
 use super::progress::Console;
@@ -39,10 +40,12 @@ const DEFAULT_MAX_PAIRS: u32 = 300;
 pub struct GateArgs {
     /// The bands file (TOML): the levels with their bands, the reference pool with its Elos.
     pub bands: PathBuf,
-    /// The program of every level, replacing the file's `cmd`/`bundled` (in CI: the build under
-    /// test; the file gives each level's options).
-    #[arg(long, value_name = "CMD")]
-    pub bot: Option<String>,
+    /// The bot of every level, in the player words (docs/players.md), replacing the file's
+    /// program (in CI: the build under test): a bare command line (`./alphabeta-branch`),
+    /// `cmd="..."` or a bundled name, with its protocol, sandbox, folder and options; each level
+    /// keeps its name and its options (the flag's own win).
+    #[arg(long, num_args = 1.., value_name = "PLAYER")]
+    pub bot: Option<Vec<String>>,
     /// The chance that a level outside its band by at least the margin passes [default: 0.05].
     #[arg(long)]
     pub alpha: Option<f64>,
@@ -88,21 +91,17 @@ impl GateArgs {
     }
 
     fn gate_from(&self, file: BandsFile, base: &Path) -> Result<GatePlan> {
+        let flag = match &self.bot {
+            Some(words) => Some(read_player("--bot", words, &[])?.table),
+            None => None,
+        };
         let mut levels = Vec::new();
         for level in &file.bot {
             let band = level.level_band()?;
-            let bot = &level.bot;
             // With --bot the program comes from the flag: the file's cmd or bundled is unused.
-            let spec = match &self.bot {
-                Some(cmd) => BotSpec {
-                    name: bot.name.clone(),
-                    program: Program::from_command_line(cmd).map_err(anyhow::Error::msg)?,
-                    dir: None,
-                    options: bot.options(),
-                    protocol: bot.protocol,
-                    sandbox: bot.sandbox,
-                },
-                None => bot.spec(base)?,
+            let spec = match &flag {
+                Some(flag) => flag.in_place_of(&level.bot).spec(Path::new(""))?,
+                None => level.bot.spec(base)?,
             };
             levels.push(Level { spec, band });
         }
@@ -252,6 +251,7 @@ pub fn run(args: &GateArgs) -> Result<ExitCode> {
 mod tests {
     use super::*;
     use mancala_arena::rating::gate::Band;
+    use mancala_arena::vocab::{BotSpec, Program};
 
     fn args(extra: &[&str]) -> GateArgs {
         use clap::Parser;
@@ -384,15 +384,15 @@ mod tests {
             first_move_advantage: Some(30.0),
             ..GateTable::default()
         };
-        let text = bands_toml(
-            &cal,
-            "target/release/mancala-alphabeta",
-            &["Level=normal".to_string()],
-            &refs,
-            &game,
-            &gate_table,
-            50.0,
-        );
+        let candidate = BotSpec {
+            name: "candidate".into(),
+            program: Program::from_command_line("target/release/mancala-alphabeta").unwrap(),
+            dir: None,
+            options: vec![("Level".into(), "normal".into())],
+            protocol: Default::default(),
+            sandbox: false,
+        };
+        let text = bands_toml(&cal, &candidate, &refs, &game, &gate_table, 50.0);
         let gate = parse(&text, &[]).unwrap_or_else(|e| panic!("{e:#}\n{text}"));
         assert_eq!(gate.levels.len(), 2);
         assert_eq!(gate.levels[0].spec.name, "elo-1200");

@@ -100,12 +100,25 @@ pub enum Command {
     Perft(perft::PerftArgs),
 }
 
-/// Completes what clap's derive cannot express: `--bot` values grouped per occurrence.
+/// Completes what clap's derive cannot express: the values of a repeatable player flag
+/// (`run --bot`, `calibrate --reference-bot`) grouped per occurrence.
 pub fn with_grouped_values(mut cli: Cli, matches: &clap::ArgMatches) -> Cli {
-    if let (Command::Run(args), Some(("run", sub))) = (&mut cli.command, matches.subcommand()) {
-        args.group_bots(sub);
+    match (&mut cli.command, matches.subcommand()) {
+        (Command::Run(args), Some(("run", sub))) => args.bot_groups = occurrences(sub, "bots"),
+        (Command::Calibrate(args), Some(("calibrate", sub))) => {
+            args.reference_bot_groups = occurrences(sub, "reference_bots")
+        }
+        _ => {}
     }
     cli
+}
+
+/// The values of the flag `id`, one group per occurrence.
+fn occurrences(matches: &clap::ArgMatches, id: &str) -> Vec<Vec<String>> {
+    match matches.try_get_occurrences::<String>(id) {
+        Ok(Some(occurrences)) => occurrences.map(|o| o.cloned().collect()).collect(),
+        _ => Vec::new(),
+    }
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {

@@ -1,4 +1,4 @@
-//! `arena sprt --base CMD --test CMD --elo0 E0 --elo1 E1`: plays game pairs between two bots
+//! `arena sprt --base PLAYER --test PLAYER --elo0 E0 --elo1 E1`: plays game pairs between two bots
 //! until the pentanomial GSPRT reaches a decision, for regression tests in CI. The test itself
 //! is `mancala_arena::session::sprt`; this file reads the flags and prints.
 //!
@@ -10,7 +10,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use mancala_arena::plan::physical_cores;
-use mancala_arena::plan::players::command_spec;
+use mancala_arena::plan::players::read_player;
 use mancala_arena::rating::sprt::SprtModel;
 use mancala_arena::session::sprt::{self, Hypotheses, PairDone, BASE, TEST};
 use mancala_arena::vocab::{Format, GameFlags};
@@ -29,16 +29,18 @@ pub enum Model {
 
 #[derive(clap::Args, Debug)]
 pub struct SprtArgs {
-    /// The reference bot's command line.
-    #[arg(long)]
-    pub base: String,
-    /// The candidate bot's command line.
-    #[arg(long)]
-    pub test: String,
-    /// An option for the base bot, NAME=VALUE (repeatable).
+    /// The reference bot, in the player words (docs/players.md): a bundled name (`hard`), the
+    /// words of `run --bot` (`cmd="./hard-main" option.Hash=64`, `protocol=kgp`...), or a bare
+    /// command line (`./hard-main`).
+    #[arg(long, num_args = 1.., value_name = "PLAYER", required = true)]
+    pub base: Vec<String>,
+    /// The candidate bot, in the player words, as --base.
+    #[arg(long, num_args = 1.., value_name = "PLAYER", required = true)]
+    pub test: Vec<String>,
+    /// An option for the base bot, NAME=VALUE (repeatable; shorthand for option.NAME=VALUE).
     #[arg(long = "base-option", value_name = "NAME=VALUE")]
     pub base_options: Vec<String>,
-    /// An option for the test bot, NAME=VALUE (repeatable).
+    /// An option for the test bot, NAME=VALUE (repeatable; shorthand for option.NAME=VALUE).
     #[arg(long = "test-option", value_name = "NAME=VALUE")]
     pub test_options: Vec<String>,
     /// H0: the test is `elo0` better than the base (Elo of the chosen model).
@@ -81,8 +83,12 @@ pub fn run(args: &SprtArgs) -> Result<ExitCode> {
     let bounds = test.sprt()?.decide(0.0);
     let game = args.game.settings_with_suite()?;
     let players = vec![
-        command_spec(BASE, &args.base, &args.base_options)?,
-        command_spec(TEST, &args.test, &args.test_options)?,
+        read_player("--base", &args.base, &[])?
+            .with_options("--base-option", &args.base_options)?
+            .spec(Some(BASE))?,
+        read_player("--test", &args.test, &[])?
+            .with_options("--test-option", &args.test_options)?
+            .spec(Some(TEST))?,
     ];
     let out = args.output.out_or_default("sprt");
     let mut plan = game.plan(

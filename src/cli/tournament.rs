@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use anyhow::{bail, Result};
 
 use mancala_arena::engine::DEFAULT_LOG_CAP;
-use mancala_arena::plan::players::{default_field, parse_bot_arg};
+use mancala_arena::plan::players::{default_field, read_player};
 use mancala_arena::plan::tournament_file::TournamentFile;
 use mancala_arena::plan::{gauntlet, physical_cores};
 use mancala_arena::run_folder::{RunFile, RunKind};
@@ -25,13 +25,14 @@ use super::progress::Console;
 pub struct RunArgs {
     /// A tournament file (TOML; see tournament.example.toml).
     pub config: Option<PathBuf>,
-    /// A player: `name=NAME cmd="PROGRAM ARGS" [option.KEY=VALUE ...] [dir=DIR] [shell=true]
-    /// [protocol=mancala|mankalah|kgp|per-move]`, or
-    /// `bundled=alphabeta|random|greedy|mcts|solver` instead of cmd. Repeat for each player.
-    #[arg(long = "bot", num_args = 1.., value_name = "KEY=VALUE", action = clap::ArgAction::Append)]
+    /// A player, in the player words (docs/players.md): a bundled name (`hard`), or `name=NAME
+    /// cmd="PROGRAM ARGS"` or `bundled=NAME`, with `[option.KEY=VALUE ...]`
+    /// `[protocol=mancala|mankalah|kgp|per-move]` `[sandbox=true] [dir=DIR] [shell=true]`.
+    /// Repeat for each player.
+    #[arg(long = "bot", num_args = 1.., value_name = "PLAYER", action = clap::ArgAction::Append)]
     pub bots: Vec<String>,
-    /// The `--bot` values grouped by occurrence (clap's derive flattens them; see
-    /// [`RunArgs::group_bots`]).
+    /// The `--bot` values grouped by occurrence (clap's derive flattens them; filled by
+    /// `cli::with_grouped_values`).
     #[arg(skip)]
     pub bot_groups: Vec<Vec<String>>,
     /// Ruleset, openings, time control, concurrency (shared with `sprt`, `gate` and `calibrate`).
@@ -86,15 +87,6 @@ pub struct RunArgs {
     pub output: OutputFlags,
 }
 
-impl RunArgs {
-    /// Fills [`RunArgs::bot_groups`] from the parsed matches of the `run` subcommand.
-    pub fn group_bots(&mut self, matches: &clap::ArgMatches) {
-        if let Ok(Some(occurrences)) = matches.try_get_occurrences::<String>("bots") {
-            self.bot_groups = occurrences.map(|o| o.cloned().collect()).collect();
-        }
-    }
-}
-
 /// Builds the plan from the file and the flags (flags win).
 pub fn build_plan(args: &RunArgs) -> Result<RunPlan> {
     let (file, base) = match &args.config {
@@ -108,7 +100,7 @@ pub fn build_plan(args: &RunArgs) -> Result<RunPlan> {
         players.push(b.spec(&base)?);
     }
     for words in &args.bot_groups {
-        players.push(parse_bot_arg(words)?);
+        players.push(read_player("--bot", words, &[])?.spec(None)?);
     }
     if players.is_empty() {
         if let Some(path) = &args.config {

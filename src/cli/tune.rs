@@ -11,12 +11,14 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
+use mancala_arena::plan::players::read_player;
 use mancala_arena::rating::spsa::{parse_params, Schedule};
 use mancala_arena::report::plots::{write_figure, TunePlot};
 use mancala_arena::run_folder::check_new_folder;
 use mancala_arena::run_folder::tune::{
     write_params, TuneFile, TuneSetup, VerifySetup, TUNED_TOML, TUNED_TXT, TUNE_CSV, TUNE_JSON,
 };
+use mancala_arena::session::probe::{declared_options, find_declared};
 use mancala_arena::session::sprt::PairDone;
 use mancala_arena::session::tune::{self, declared_params, IterationDone, TuneRun};
 use mancala_arena::vocab::GameFlags;
@@ -26,10 +28,12 @@ use super::progress::Console;
 
 #[derive(clap::Args, Debug)]
 pub struct TuneArgs {
-    /// The tuned bot's command line (e.g. target/release/mancala-alphabeta).
-    #[arg(long)]
-    pub bot: Option<String>,
-    /// A fixed option of the bot, NAME=VALUE (repeatable), e.g. Level=hard.
+    /// The tuned bot, in the player words (docs/players.md): a bundled name (`alphabeta`,
+    /// `hard`), `cmd="PROGRAM ARGS"` with `option.NAME=VALUE` fixed options, or a bare command
+    /// line. Its protocol must be the arena's own: the parameters are options.
+    #[arg(long, num_args = 1.., value_name = "PLAYER")]
+    pub bot: Option<Vec<String>>,
+    /// A fixed option of the bot, NAME=VALUE (repeatable; shorthand for option.NAME=VALUE).
     #[arg(long = "bot-option", value_name = "NAME=VALUE")]
     pub bot_options: Vec<String>,
     /// Parameters file: lines `name, start, min, max, c_end, r_end` (fishtest) or
@@ -150,7 +154,11 @@ impl TuneArgs {
         let g = &self.game;
         let names: Vec<&str> = s.params.iter().map(|p| p.name.as_str()).collect();
         let given = [
-            ("--bot", self.bot.clone(), s.bot.clone()),
+            (
+                "--bot",
+                self.bot.as_ref().map(|w| w.join(" ")),
+                s.bot.clone(),
+            ),
             (
                 "--bot-option",
                 (!self.bot_options.is_empty()).then(|| self.bot_options.join(" ")),
@@ -247,12 +255,12 @@ impl TuneArgs {
     }
 }
 
-/// A new tune's setup from the flags (the folder is made for `--tune-options`' probe).
+/// A new tune's setup from the flags (the folder is made for the probe of the bot's options).
 fn new_setup(args: &TuneArgs, dir: &std::path::Path) -> Result<TuneSetup> {
-    let bot = args
-        .bot
-        .clone()
-        .context("--bot: the tuned bot's command line")?;
+    let words = args.bot.as_deref().context("--bot: the tuned bot")?;
+    let player = read_player("--bot", words, &[])?
+        .with_options("--bot-option", &args.bot_options)?
+        .spec(Some("tuned"))?;
     let iterations = args
         .iterations
         .context("--iterations: how many SPSA iterations")?;
@@ -264,25 +272,41 @@ fn new_setup(args: &TuneArgs, dir: &std::path::Path) -> Result<TuneSetup> {
     if !(0.0..=1.0).contains(&tail) {
         bail!("--tail is a fraction of the iterations, 0 to 1");
     }
-    let params = match (&args.params, args.tune_options.is_empty()) {
+    let from_file = match (&args.params, args.tune_options.is_empty()) {
         (Some(path), _) => {
             let text = std::fs::read_to_string(path)
                 .with_context(|| format!("cannot read {}", path.display()))?;
-            parse_params(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?
+            Some(parse_params(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?)
         }
-        (None, false) => {
-            std::fs::create_dir_all(dir)
-                .with_context(|| format!("cannot create {}", dir.display()))?;
-            declared_params(&bot, &args.bot_options, &args.tune_options, dir)?
-        }
+        (None, false) => None,
         (None, true) => bail!("--params FILE or --tune-options NAME,...: what to tune"),
     };
+    // The bot is asked once what it declares: every parameter must be one of its options.
+    let fresh = !dir.exists();
+    let params = (|| {
+        let declared = declared_options(&player, "a tune", dir)?;
+        match from_file {
+            Some(params) => {
+                for p in &params {
+                    find_declared(&declared, &p.name, "--params")?;
+                }
+                Ok(params)
+            }
+            None => declared_params(&declared, &args.tune_options),
+        }
+    })();
+    // A tune refused here leaves no folder behind (the probe's log made it).
+    if params.is_err() && fresh {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+    let params = params?;
     let mut game = args.game.clone();
     game.concurrency = None;
     let verify = (!args.no_verify).then(|| args.verify_setup(&game, None));
     Ok(TuneSetup {
-        bot,
-        bot_options: args.bot_options.clone(),
+        bot: player.program.display(),
+        bot_options: player.option_words(),
+        player: Some(player),
         params,
         iterations,
         pairs_per_iteration,

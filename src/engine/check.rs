@@ -15,18 +15,19 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use super::{BotLog, Engine, Fault, FaultKind, Program, StartError, Violation, DEFAULT_LOG_CAP};
+use super::{BotLog, BotSpec, Engine, Fault, FaultKind, StartError, Violation, DEFAULT_LOG_CAP};
 use crate::protocol::{FromBot, GoLimits, OptionKind, PositionStart, Score, ToBot};
 use crate::rules::{Move, Position, Ruleset, Side};
 
 /// Settings of a check run.
 #[derive(Clone, Debug)]
 pub struct CheckConfig {
-    pub program: Program,
+    /// The bot checked: its program, folder, sandbox, protocol and the options set before the
+    /// checks.
+    pub spec: BotSpec,
     pub rulesets: Vec<String>,
     /// The rulesets were given (`--ruleset`), not the defaults.
     pub explicit_rulesets: bool,
-    pub options: Vec<(String, String)>,
     /// Safety timeout for `go depth`/`nodes`/plain `go`.
     pub timeout: Duration,
     pub margin: Duration,
@@ -202,7 +203,7 @@ struct Checker<'a> {
 pub async fn check_bot(config: &CheckConfig) -> Result<Report, StartError> {
     let stderr_log =
         BotLog::new(&config.stderr_log, DEFAULT_LOG_CAP).map_err(|error| StartError::Arena {
-            program: config.program.display(),
+            program: config.spec.program.display(),
             error,
         })?;
     let mut c = Checker {
@@ -267,7 +268,15 @@ pub async fn check_bot(config: &CheckConfig) -> Result<Report, StartError> {
 }
 
 fn spawn(config: &CheckConfig, stderr_log: &BotLog) -> Result<Engine, StartError> {
-    let engine = Engine::spawn(&config.program, None, stderr_log, READY, None, false)?;
+    let spec = &config.spec;
+    let engine = Engine::spawn(
+        &spec.program,
+        spec.dir.as_deref(),
+        stderr_log,
+        READY,
+        None,
+        spec.sandbox,
+    )?;
     Ok(engine.strict().with_transcript())
 }
 
@@ -282,7 +291,7 @@ impl Checker<'_> {
         self.engine = spawn(self.config, &self.stderr_log).map_err(|f| f.to_string())?;
         let mut started = self.engine.handshake();
         if started.is_ok() {
-            started = self.engine.set_options(&self.config.options);
+            started = self.engine.set_options(&self.config.spec.options);
         }
         self.engine.take_violations(); // judged by the handshake check already
         started.map_err(|f| format!("the restarted bot: {}", describe(&f, READY)))
@@ -576,7 +585,7 @@ impl Checker<'_> {
                         }
                     }
                 }
-                let _ = self.engine.set_options(&config.options);
+                let _ = self.engine.set_options(&config.spec.options);
                 self.ready();
             }
             Check::Games => {

@@ -5,9 +5,9 @@
 
 use anyhow::{bail, Result};
 
-use super::players::{bundled_spec, DEFAULT_FIELD};
+use super::players::DEFAULT_FIELD;
 use crate::run_folder::ratings::RatingsFile;
-use crate::vocab::BotSpec;
+use crate::vocab::{BotSpec, FileBot};
 
 /// A reference player and, if given, its fixed Elo.
 pub struct Reference {
@@ -43,7 +43,7 @@ impl Reference {
     /// The player, named `name`.
     pub fn spec_named(&self, name: &str) -> Result<BotSpec> {
         let mut spec = match &self.player {
-            ReferencePlayer::Bundled { bot, options } => bundled_spec(&self.name, bot, options)?,
+            ReferencePlayer::Bundled { .. } => FileBot::bundled(&self.name).spec("".as_ref())?,
             ReferencePlayer::Bot(spec) => spec.clone(),
         };
         spec.name = name.to_string();

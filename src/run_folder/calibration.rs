@@ -53,14 +53,13 @@ pub const CANDIDATE: &str = "candidate";
 /// Each batch's run folder is `step-NN-<knob>-<value>`.
 pub const STEP_PREFIX: &str = "step-";
 
-/// Writes the four files into the calibration folder `dir` at the end. `cmd` and `fixed` are
-/// the candidate's command line and fixed options (`NAME=VALUE`), `pool` the reference pool in
-/// words, `source` where its Elos came from (a comment line of `calibrated.toml`).
+/// Writes the four files into the calibration folder `dir` at the end. `candidate` is the bot
+/// with its fixed options, `pool` the reference pool in words, `source` where its Elos came from
+/// (a comment line of `calibrated.toml`).
 pub fn write_calibration(
     dir: &Path,
     cal: &Calibration,
-    cmd: &str,
-    fixed: &[String],
+    candidate: &BotSpec,
     pool: &str,
     table: &str,
     source: &str,
@@ -68,7 +67,7 @@ pub fn write_calibration(
     write_points(dir, cal)?;
     super::files::write(
         &dir.join(CALIBRATED_TOML),
-        toml_snippet(cal, cmd, fixed, pool) + &format!("\n# {}\n", one_line(source)),
+        toml_snippet(cal, candidate, pool) + &format!("\n# {}\n", one_line(source)),
     )?;
     super::files::write(&dir.join(TABLE_TXT), table)?;
     Ok(())
@@ -186,8 +185,8 @@ pub fn write_bands(dir: &Path, text: &str) -> Result<std::path::PathBuf> {
 }
 
 /// `[[bot]]` tables in the tournament file's format, one per target.
-pub fn toml_snippet(cal: &Calibration, cmd: &str, fixed: &[String], pool: &str) -> String {
-    heading(cal, pool) + &bot_tables(&levels(cal, cmd, fixed, None))
+pub fn toml_snippet(cal: &Calibration, candidate: &BotSpec, pool: &str) -> String {
+    heading(cal, pool) + &bot_tables(&levels(cal, candidate, None))
 }
 
 fn heading(cal: &Calibration, pool: &str) -> String {
@@ -214,8 +213,7 @@ pub struct BandsReference {
 /// the band `± tolerance`. Written by [`BandsFile::to_text`], so that it is what the gate reads.
 pub fn bands_toml(
     cal: &Calibration,
-    cmd: &str,
-    fixed: &[String],
+    candidate: &BotSpec,
     pool: &[BandsReference],
     game: &GameFlags,
     gate: &GateTable,
@@ -253,23 +251,21 @@ pub fn bands_toml(
                 })
                 .collect(),
         },
-        bot: levels(cal, cmd, fixed, Some(tolerance)),
+        bot: levels(cal, candidate, Some(tolerance)),
         ..BandsFile::default()
     };
     file.to_text(&heading)
 }
 
-/// One player per target, at the knob's value for it with the `fixed` options, each noted with
-/// its Elo on the curve; with `band`, each gets `elo` (the curve's, rounded) and `tolerance`.
-fn levels(cal: &Calibration, cmd: &str, fixed: &[String], band: Option<f64>) -> Vec<BandsBot> {
+/// One player per target: the candidate at the knob's value for it with its fixed options, each
+/// noted with its Elo on the curve; with `band`, each gets `elo` (the curve's, rounded) and
+/// `tolerance`.
+fn levels(cal: &Calibration, candidate: &BotSpec, band: Option<f64>) -> Vec<BandsBot> {
     let mut out = Vec::new();
+    let table = FileBot::from_spec(candidate);
     for r in &cal.targets {
-        let mut options: toml::Table = fixed
-            .iter()
-            .filter_map(|o| o.split_once('='))
-            .filter(|(k, _)| *k != cal.knob.name)
-            .map(|(k, v)| (k.to_string(), toml::Value::String(v.to_string())))
-            .collect();
+        let mut options = table.options.clone();
+        options.remove(&cal.knob.name);
         options.insert(
             cal.knob.name.clone(),
             toml::Value::String(cal.knob.format(r.x)),
@@ -297,9 +293,8 @@ fn levels(cal: &Calibration, cmd: &str, fixed: &[String], band: Option<f64>) -> 
         out.push(BandsBot {
             bot: FileBot {
                 name: format!("elo-{:.0}", r.target),
-                cmd: Some(cmd.to_string()),
                 options,
-                ..FileBot::default()
+                ..table.clone()
             },
             elo: band.map(|_| r.elo.round()),
             tolerance: band,

@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 
 use super::calibration::write_atomically;
 use crate::rating::spsa::{Param, Schedule};
-use crate::vocab::{BotSpec, FileBot, GameFlags};
+use crate::vocab::{BotSpec, FileBot, GameFlags, Program};
 
 pub const TUNE_JSON: &str = "tune.json";
 pub const TUNE_CSV: &str = "tune.csv";
@@ -67,9 +67,13 @@ pub struct VerifySetup {
 /// Everything a tune is a function of (with the games).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TuneSetup {
-    /// The tuned bot's command line.
+    /// The tuned player with its fixed options (a tuned parameter's own gives way to the tune);
+    /// `None` in files written before it was recorded, which give `bot` and `bot_options`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub player: Option<BotSpec>,
+    /// The tuned bot's command line, in words (for readers; `player` is what is played).
     pub bot: String,
-    /// Fixed options, `NAME=VALUE` (a tuned parameter's own gives way to the tune).
+    /// Its fixed options, `NAME=VALUE`, in words.
     pub bot_options: Vec<String>,
     pub params: Vec<Param>,
     pub iterations: u64,
@@ -81,6 +85,33 @@ pub struct TuneSetup {
     /// The iterations' game settings.
     pub game: GameFlags,
     pub verify: Option<VerifySetup>,
+}
+
+impl TuneSetup {
+    /// The tuned player with its fixed options: `player`, or for an older file the command line
+    /// and options it recorded.
+    pub fn player(&self) -> anyhow::Result<BotSpec> {
+        if let Some(p) = &self.player {
+            return Ok(p.clone());
+        }
+        let options = self
+            .bot_options
+            .iter()
+            .map(|o| match o.split_once('=') {
+                Some((k, v)) => Ok((k.to_string(), v.to_string())),
+                None => anyhow::bail!("tune.json: bot option `{o}` is not NAME=VALUE"),
+            })
+            .collect::<anyhow::Result<_>>()?;
+        Ok(BotSpec {
+            name: "tuned".into(),
+            program: Program::from_command_line(&self.bot)
+                .map_err(|e| anyhow::anyhow!("tune.json: bot: {e}"))?,
+            dir: None,
+            options,
+            protocol: Default::default(),
+            sandbox: false,
+        })
+    }
 }
 
 /// One completed iteration.

@@ -12,7 +12,6 @@ use super::Session;
 use crate::calibrate::{Knob, Observation, Player};
 use crate::plan::game::GameSettings;
 use crate::plan::gauntlet;
-use crate::plan::players::command_spec;
 use crate::plan::pool::{specs, Reference};
 use crate::report::rate::{rate_dir, RateOptions, Rated};
 use crate::run_folder::calibration::{CANDIDATE, REFERENCE_DIR, STEP_PREFIX};
@@ -21,25 +20,21 @@ use crate::run_folder::RunKind;
 use crate::tournament::events::{OnGame, RunSink, Steer};
 use crate::vocab::{BotSpec, Format, RunPlan};
 
-/// The bot being calibrated: its command line and fixed options (`NAME=VALUE`).
+/// The bot being calibrated, named [`CANDIDATE`], with its fixed options.
 #[derive(Clone, Debug)]
 pub struct Candidate {
-    pub cmd: String,
-    pub options: Vec<String>,
+    pub spec: BotSpec,
 }
 
 impl Candidate {
     /// The candidate at knob value `x`, with its fixed options (a fixed value of the knob itself
     /// gives way to `x`).
     pub fn at(&self, knob: &Knob, x: f64) -> Result<BotSpec> {
-        let options: Vec<String> = self
-            .options
-            .iter()
-            .filter(|o| o.split_once('=').map(|(k, _)| k) != Some(knob.name.as_str()))
-            .cloned()
-            .chain([format!("{}={}", knob.name, knob.format(x))])
-            .collect();
-        command_spec(CANDIDATE, &self.cmd, &options)
+        let mut spec = self.spec.clone();
+        spec.name = CANDIDATE.to_string();
+        spec.options.retain(|(k, _)| *k != knob.name);
+        spec.options.push((knob.name.clone(), knob.format(x)));
+        Ok(spec)
     }
 }
 

@@ -9,6 +9,7 @@
 
 pub mod calibration;
 pub mod gate;
+pub mod probe;
 pub mod sprt;
 pub mod tune;
 

@@ -16,10 +16,11 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
+use super::probe::find_declared;
 use super::sprt::{self as sprt_session, Hypotheses, PairDone, BASE, TEST};
 use super::Session;
 use crate::plan::game::GameSettings;
-use crate::plan::players::command_spec;
+use crate::protocol::{OptionDecl, OptionKind};
 use crate::rating::sprt::{SprtModel, SprtResult};
 use crate::rating::spsa::{sim::iteration_rng, tail_mean, Param, Perturbation, Spsa};
 use crate::run_folder::games::{read_games, GameRow};
@@ -34,27 +35,18 @@ use crate::vocab::{BotSpec, Format, RunPlan};
 
 /// The bot with its fixed options and the parameters at `values`, named `name`.
 pub fn spec_at(setup: &TuneSetup, name: &str, values: &[f64]) -> Result<BotSpec> {
-    let tuned = |o: &String| {
-        let key = o.split_once('=').map_or(o.as_str(), |(k, _)| k);
+    let mut spec = setup.player()?;
+    spec.name = name.to_string();
+    spec.options
+        .retain(|(k, _)| !setup.params.iter().any(|p| p.name.eq_ignore_ascii_case(k)));
+    spec.options.extend(
         setup
             .params
             .iter()
-            .any(|p| p.name.eq_ignore_ascii_case(key))
-    };
-    let options: Vec<String> = setup
-        .bot_options
-        .iter()
-        .filter(|o| !tuned(o))
-        .cloned()
-        .chain(
-            setup
-                .params
-                .iter()
-                .zip(values)
-                .map(|(p, v)| format!("{}={}", p.name, p.format(*v))),
-        )
-        .collect();
-    command_spec(name, &setup.bot, &options)
+            .zip(values)
+            .map(|(p, v)| (p.name.clone(), p.format(*v))),
+    );
+    Ok(spec)
 }
 
 /// The result a bot gets: θ (the mean of the trajectory's tail when asked), integers rounded.
@@ -304,45 +296,14 @@ fn free_verify_dir(dir: &Path) -> PathBuf {
         .expect("some number is free")
 }
 
-/// The parameters `names` from the bot's own declarations: each must be a `spin` option; its
-/// default, min and max become start, min and max, with `c_end` = (max − min) / 20 (at least 1)
-/// and fishtest's usual `r_end` 0.002. The bot is started once (its stderr into
-/// `dir/logs/probe.log`) with its fixed options and asked for its declarations.
-pub fn declared_params(
-    cmd: &str,
-    options: &[String],
-    names: &[String],
-    dir: &Path,
-) -> Result<Vec<Param>> {
-    use crate::engine::{BotLog, Engine};
-    use crate::protocol::OptionKind;
-    let spec = command_spec("probe", cmd, options)?;
-    let logs = crate::run_folder::logs::logs_dir(dir);
-    std::fs::create_dir_all(&logs).with_context(|| format!("cannot create {}", logs.display()))?;
-    let log = BotLog::new(&logs.join("probe.log"), 1 << 20)?;
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-    let declared = runtime.block_on(async {
-        let engine = Engine::start(
-            &spec,
-            &log,
-            std::time::Duration::from_millis(crate::vocab::config::DEFAULT_HANDSHAKE_MS),
-            None,
-        )
-        .await
-        .map_err(|e| anyhow::anyhow!("cannot start {cmd} to read its options: {e}"))?;
-        let options = engine.info.options.clone();
-        engine.quit(std::time::Duration::from_millis(500)).await;
-        anyhow::Ok(options)
-    })?;
+/// The parameters `names` from the bot's own declarations (`declared`, [`declared_options`]):
+/// each must be a `spin` option; its default, min and max become start, min and max, with
+/// `c_end` = (max − min) / 20 (at least 1) and fishtest's usual `r_end` 0.002.
+pub fn declared_params(declared: &[OptionDecl], names: &[String]) -> Result<Vec<Param>> {
     names
         .iter()
         .map(|name| {
-            let decl = declared
-                .iter()
-                .find(|d| d.name.eq_ignore_ascii_case(name))
-                .with_context(|| format!("the bot declares no option `{name}`"))?;
+            let decl = find_declared(declared, name, "--tune-options")?;
             let OptionKind::Spin { default, min, max } = decl.kind else {
                 bail!(
                     "`{}` is not a spin option: give it in a --params file (name, start, min, max, c_end, r_end)",

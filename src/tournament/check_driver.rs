@@ -13,7 +13,7 @@ use rand_chacha::ChaCha8Rng;
 use super::referee::{self, EarlyEnd, GameSetup, Stage};
 use crate::engine::check::{CheckConfig, CheckResult, Report, Status};
 use crate::engine::{
-    Answer, BotLog, BotSpec, Contestant, Fault, Player, Protocol, SlotThread, StartError, Turn,
+    Answer, BotLog, Contestant, Fault, Player, Protocol, SlotThread, StartError, Turn,
     DEFAULT_LOG_CAP,
 };
 use crate::protocol::PositionStart;
@@ -28,22 +28,16 @@ const MOVETIME: Duration = Duration::from_millis(1000);
 const GAMES: u32 = 4;
 
 /// Plays the checks. `Err` only when the agent cannot be started at all.
-pub async fn check_driver(config: &CheckConfig, protocol: Protocol) -> Result<Report, StartError> {
+pub async fn check_driver(config: &CheckConfig) -> Result<Report, StartError> {
+    let protocol = config.spec.protocol;
     let log =
         BotLog::new(&config.stderr_log, DEFAULT_LOG_CAP).map_err(|error| StartError::Arena {
-            program: config.program.display(),
+            program: config.spec.program.display(),
             error,
         })?;
-    let spec = BotSpec {
-        name: "checked".into(),
-        program: config.program.clone(),
-        dir: None,
-        options: config.options.clone(),
-        protocol,
-        sandbox: false,
-    };
+    let spec = &config.spec;
     let started = Instant::now();
-    let mut player = Player::start(&spec, &log, config.timeout, None).await?;
+    let mut player = Player::start(spec, &log, config.timeout, None).await?;
     let declared = player.info().declared_rulesets();
     let mut checks = vec![CheckResult {
         name: "start",
@@ -97,7 +91,7 @@ pub async fn check_driver(config: &CheckConfig, protocol: Protocol) -> Result<Re
                 Err(note) => {
                     result.status = Status::Fail;
                     player.kill().await;
-                    match Player::start(&spec, &log, config.timeout, None).await {
+                    match Player::start(spec, &log, config.timeout, None).await {
                         Ok(p) => player = p,
                         Err(e) => {
                             result.notes.push(note);
@@ -269,10 +263,16 @@ mod tests {
 
     fn config() -> CheckConfig {
         CheckConfig {
-            program: Program::Shell {
-                command: String::new(),
+            spec: crate::engine::BotSpec {
+                name: "checked".into(),
+                program: Program::Shell {
+                    command: String::new(),
+                },
+                dir: None,
+                options: Vec::new(),
+                protocol: Protocol::Kgp,
+                sandbox: false,
             },
-            options: Vec::new(),
             rulesets: Vec::new(),
             explicit_rulesets: false,
             seed: 5,

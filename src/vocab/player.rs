@@ -61,12 +61,26 @@ pub struct BotSpec {
     pub sandbox: bool,
 }
 
-/// A player as a `[[bot]]` table of a tournament or bands file reads and writes it: `cmd` (a
-/// command line, or with `shell = true` a shell's) or `bundled` (a bundled bot's name, resolved
-/// to its binary by `plan::players`), `dir` relative to the file's folder, and `options`.
+impl BotSpec {
+    /// The options as `NAME=VALUE` words, in order.
+    pub fn option_words(&self) -> Vec<String> {
+        self.options
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect()
+    }
+}
+
+/// A player's words as a table: a `[[bot]]` table of a tournament or bands file as it is read
+/// and written, and what a player flag's words are read into (`plan::players`, which alone turns
+/// it into a [`BotSpec`]): `cmd` (a command line, or with `shell = true` a shell's) or `bundled`
+/// (a bundled player's name), `dir` relative to the file's folder, and `options` in the order
+/// given.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct FileBot {
+    /// Empty when not given: a bundled name names the player, or the command's role does.
+    #[serde(default)]
     pub name: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cmd: Option<String>,

@@ -138,6 +138,7 @@ mod tests {
         .collect();
         TuneFile {
             setup: TuneSetup {
+                player: None,
                 bot: "bot".into(),
                 bot_options: Vec::new(),
                 params,
