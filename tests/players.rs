@@ -277,7 +277,12 @@ fn gate_bot_takes_every_form_of_the_player_words() {
     let greedy = bot("greedy");
     let lvl = level(&gate(&dir, "cmd", &no_options, &[format!("cmd={greedy}")]));
     assert_eq!(program(&lvl), greedy);
-    let lvl = level(&gate(&dir, "bare", &no_options, std::slice::from_ref(&greedy)));
+    let lvl = level(&gate(
+        &dir,
+        "bare",
+        &no_options,
+        std::slice::from_ref(&greedy),
+    ));
     assert_eq!(program(&lvl), greedy);
     // A KGP agent in place of the level's bot.
     let lvl = level(&gate(&dir, "kgp", &no_options, &kgp_words()));
