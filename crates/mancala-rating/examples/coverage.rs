@@ -9,7 +9,9 @@
 //! player's rating, of the least-played players', of the first-mover advantage, of the pairwise
 //! table's head-to-head Elo and of the joint differences; intervals of zero width; the largest
 //! gap between predicted and observed frequency of LOS and P(top) over tenths with at least 200
-//! predictions; failed samples.
+//! predictions; failed samples; then the refused and unsettled data sets, the mean widths of
+//! every player's and the least-played players' intervals, and the mean distance of the points
+//! from the truth.
 
 use std::time::Instant;
 
@@ -55,7 +57,7 @@ fn main() {
         let r = measure(&design, &config, datasets, 20261202).expect("rating");
         let zero = r.ratings.zero_width + r.advantage.zero_width + r.pairwise.zero_width;
         println!(
-            "{:<44} {:>8} {:>8} {:>8} {:>8} {:>8} {:>6} {:>7.3} {:>7.3} {:>6}   ({} refused, {} unsettled, width {:.0}/{:.0}, {:.1} s)",
+            "{:<44} {:>8} {:>8} {:>8} {:>8} {:>8} {:>6} {:>7.3} {:>7.3} {:>6}   ({} refused, {} unsettled, width {:.0}/{:.0}, |error| {:.1}, {:.1} s)",
             design.name,
             cell(&r.ratings),
             cell(&r.least_played),
@@ -70,6 +72,7 @@ fn main() {
             r.unsettled,
             r.ratings.mean_width(),
             r.least_played.mean_width(),
+            r.point_error.0 / r.point_error.1.max(1) as f64,
             start.elapsed().as_secs_f64()
         );
     }

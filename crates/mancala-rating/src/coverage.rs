@@ -38,6 +38,9 @@ pub struct Design {
     pub nu: f64,
     /// Site-like: the schedule is drawn anew per data set (humans with few games).
     site: Option<SiteShape>,
+    /// Players held at their true ratings as fixed anchors (Ordo's `-m`): the first humans of a
+    /// site design. 0: the fit is centred on the mean, as the truth is.
+    pub fixed_anchors: usize,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -71,6 +74,7 @@ impl Design {
             advantage: 30.0,
             nu: nu_for_draw_rate(0.3),
             site: None,
+            fixed_anchors: 0,
         }
     }
 
@@ -89,6 +93,19 @@ impl Design {
                 .collect(),
         );
         gauntlet.truth = Truth::Normal { sd: 200.0 };
+        // Issue 45's design: the normal intervals covered 74–83 % here, and a spoke of one pair
+        // got the hub's interval.
+        let sparse_spokes = [1, 1, 3, 3, 300, 300];
+        let mut sparse = Design::new(
+            "gauntlet, spokes of 1, 3 and 300 pairs",
+            1 + sparse_spokes.len(),
+            sparse_spokes
+                .iter()
+                .enumerate()
+                .map(|(k, &p)| (0, k + 1, p))
+                .collect(),
+        );
+        sparse.truth = Truth::Normal { sd: 200.0 };
         let mut groups: Vec<(usize, usize, u32)> = round_robin(4, 20);
         groups.extend(
             round_robin(4, 20)
@@ -114,19 +131,26 @@ impl Design {
             level_pairs: (1, 4),
             human_pairs: (0, 3),
         });
+        // The site with three humans fixed at their true ratings (issue 45: the points and the
+        // intervals of several fixed anchors must come from one estimate).
+        let mut anchored = site.clone();
+        anchored.name = "site, 3 humans as fixed anchors";
+        anchored.fixed_anchors = 3;
         vec![
             Design::new("round robin, 8 players, 60 pairs", 8, round_robin(8, 60)),
             draws,
             gauntlet,
+            sparse,
             Design::new("two groups of 4, one bridge of 3 pairs", 8, groups),
             tiny,
             small,
             site,
+            anchored,
         ]
     }
 
-    /// One data set: the true ratings (centred at 0, as the mean anchor centres the fit) and
-    /// the games.
+    /// One data set: the true ratings (centred at 0, as the mean anchor centres the fit, unless
+    /// some are fixed anchors) and the games.
     pub fn sample(&self, rng: &mut ChaCha8Rng) -> (Vec<f64>, Vec<RatedGame>) {
         let mut truth: Vec<f64> = match &self.truth {
             Truth::Normal { sd } => {
@@ -142,8 +166,10 @@ impl Design {
                     .collect()
             }
         };
-        let mean = truth.iter().sum::<f64>() / truth.len() as f64;
-        truth.iter_mut().for_each(|t| *t -= mean);
+        if self.fixed_anchors == 0 {
+            let mean = truth.iter().sum::<f64>() / truth.len() as f64;
+            truth.iter_mut().for_each(|t| *t -= mean);
+        }
         let encounters = match self.site {
             Some(shape) => site_schedule(shape, rng),
             None => self.encounters.clone(),
@@ -173,6 +199,24 @@ impl Design {
             }
         }
         (truth, games)
+    }
+
+    /// The players held as fixed anchors: the first humans after a site's levels.
+    pub fn anchored_players(&self) -> std::ops::Range<usize> {
+        let first = self.site.map_or(0, |s| s.levels);
+        first..first + self.fixed_anchors
+    }
+
+    /// How the fit is anchored for data set `truth`: the mean at 0, or the fixed anchors at
+    /// their true ratings.
+    fn anchor(&self, truth: &[f64]) -> Anchor {
+        if self.fixed_anchors == 0 {
+            return Anchor::Mean(0.0);
+        }
+        Anchor::Set(crate::fit::AnchorSet {
+            fixed: self.anchored_players().map(|p| (p, truth[p])).collect(),
+            ..crate::fit::AnchorSet::default()
+        })
     }
 
     /// The true head-to-head Elo of `a` against `b` as the pairwise table estimates it: the Elo
@@ -287,6 +331,8 @@ pub struct CoverageResult {
     pub differences: Tally,
     pub los: Calibration,
     pub p_top: Calibration,
+    /// Sum and count of `|point − truth|` over the rated players (fixed anchors left out).
+    pub point_error: (f64, u64),
     /// Resamples or draws the interval method reported as failed.
     pub failed_samples: usize,
     /// Data sets whose posterior sampler did not settle (divergences, or R-hat above 1.05).
@@ -305,13 +351,15 @@ pub fn measure(
         ..CoverageResult::default()
     };
     let names: Vec<String> = (0..design.players).map(|i| format!("p{i}")).collect();
-    let config = RatingConfig {
-        anchor: Anchor::Mean(0.0),
-        ..*config
-    };
+    let z = crate::normal_quantile(0.5 + config.level / 2.0);
+    let anchored = design.anchored_players();
     for k in 0..datasets {
         let mut rng = ChaCha8Rng::seed_from_u64(seed.wrapping_add(1_000_003 * k as u64));
         let (truth, games) = design.sample(&mut rng);
+        let config = RatingConfig {
+            anchor: design.anchor(&truth),
+            ..*config
+        };
         let report = match analyse(&names, &games, &config, &mut rng) {
             Ok(r) => r,
             Err(RatingError::NoFiniteFit { .. }) => {
@@ -325,9 +373,11 @@ pub fn measure(
         let fewest = played.iter().copied().filter(|&g| g > 0).min().unwrap_or(0);
         for row in &report.rows {
             let i: usize = row.name[1..].parse().expect("p<index>");
-            if played[i] == 0 {
+            if played[i] == 0 || anchored.contains(&i) {
                 continue;
             }
+            out.point_error.0 += (row.elo - truth[i]).abs();
+            out.point_error.1 += 1;
             out.ratings.add(row.ci_low, row.ci_high, truth[i]);
             if played[i] == fewest {
                 out.least_played.add(row.ci_low, row.ci_high, truth[i]);
@@ -346,11 +396,15 @@ pub fn measure(
                 if i == j || played[i] == 0 || played[j] == 0 {
                     continue;
                 }
-                if let Some(b) = &report.boot {
-                    let iv = b.differences[i][j];
-                    if i < j {
-                        out.differences.add(iv.low, iv.high, truth[i] - truth[j]);
-                    }
+                if i < j {
+                    let (low, high) = match &report.boot {
+                        Some(b) => (b.differences[i][j].low, b.differences[i][j].high),
+                        None => {
+                            let (d, se) = (report.ratings.diff(i, j), report.ratings.diff_se(i, j));
+                            (d - z * se, d + z * se)
+                        }
+                    };
+                    out.differences.add(low, high, truth[i] - truth[j]);
                 }
                 out.los.add(report.los[i][j], truth[i] > truth[j]);
             }

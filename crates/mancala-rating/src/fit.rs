@@ -1249,6 +1249,83 @@ impl Layout {
     }
 }
 
+impl Layout {
+    /// Raises each free player's variance in `cov` (raw units², `(n+1)²`, as
+    /// [`Layout::covariance`] gives it) to at least what its own games allow: the variance of
+    /// its rating if every opponent's were known, `Σ n v / (Σ n p(1 − p))²` over its real games
+    /// (`v = p(1 − p) − p_D/4` a game's score variance under the draw law at `nu`). The
+    /// empirical `J` of a player with one or two pairs can be near zero (a split pair has no
+    /// between-pair variance), and the sandwich then lent it its opponents' precision (issue
+    /// 45). The shortfall `d_i` is added as independent noise on the player's uncentred rating
+    /// (`P D P` in a group centred on its mean, `P` the centring): the matrix stays a
+    /// covariance of centred values and every difference `r_i − r_j` widens by `d_i + d_j`.
+    fn floor_variances(&self, table: &GameTable, q: &[f64], nu: f64, cov: &mut [f64]) {
+        let n = self.n;
+        let m = n + 1;
+        let (mut info, mut var) = (vec![0.0; n], vec![0.0; n]);
+        for c in table.cells() {
+            let games = c.counts.iter().sum::<u64>() as f64;
+            if games == 0.0 {
+                continue;
+            }
+            let p = expected(self.x(q, c.first, c.second));
+            let pq = p * (1.0 - p);
+            let v = (pq - draw_probability(p, nu) / 4.0).max(0.0);
+            for player in [c.first, c.second] {
+                info[player] += games * pq;
+                var[player] += games * v;
+            }
+        }
+        // A loose anchor is one more observation of its player, with variance σ² (as in `J`
+        // and `H`).
+        for &(k, _, precision) in &self.penalties {
+            if let Some(i) = self.var.iter().position(|&v| v == Some(k)) {
+                info[i] += precision;
+                var[i] += precision;
+            }
+        }
+        let mut members = vec![0usize; self.groups];
+        for &g in &self.group {
+            members[g] += 1;
+        }
+        // Variance added to each player's uncentred rating.
+        let mut d = vec![0.0; n];
+        for i in 0..n {
+            if (self.var[i].is_none() && self.anchored[self.group[i]]) || info[i] <= 0.0 {
+                continue;
+            }
+            let g = self.group[i];
+            // Centring on a group of k shrinks an own variance by ((k − 1)/k)².
+            let centring = if self.anchored[g] {
+                1.0
+            } else {
+                let k = members[g] as f64;
+                ((k - 1.0) / k).powi(2)
+            };
+            let floor = var[i] / (info[i] * info[i]);
+            d[i] = (centring * floor - cov[i * m + i]).max(0.0) / centring.max(1e-12);
+        }
+        let mut d_sum = vec![0.0; self.groups];
+        for i in 0..n {
+            d_sum[self.group[i]] += d[i];
+        }
+        for i in 0..n {
+            let g = self.group[i];
+            if self.anchored[g] {
+                cov[i * m + i] += d[i];
+                continue;
+            }
+            let k = members[g] as f64;
+            for j in 0..n {
+                if self.group[j] == g {
+                    let own = if i == j { d[i] } else { 0.0 };
+                    cov[i * m + j] += own - (d[i] + d[j]) / k + d_sum[g] / (k * k);
+                }
+            }
+        }
+    }
+}
+
 /// Anchored Elo ratings from raw parameters (as [`Ratings`] and `Model::refit` give them).
 pub(crate) fn anchored(raw: &[f64], n: usize, anchor: &Anchor) -> Vec<f64> {
     let (shift, value) = match anchor {
@@ -1479,7 +1556,15 @@ pub fn fit(table: &GameTable, config: &FitConfig) -> Result<Ratings, RatingError
     let mut q = layout.start();
     let (iterations, obj) = model.solve(&cells, &mut q)?;
     let log_likelihood = layout.eval(obj, &cells, &q, None, None);
-    let cov = layout.covariance(obj, table, &cells, &q)?;
+    let draw = match obj {
+        Objective::ExpectedScore => fit_draws(table, layout, &q),
+        Objective::DrawLaw(nu) => DrawParameter {
+            nu,
+            draw_rate_equal: nu / (2.0 + nu),
+        },
+    };
+    let mut cov = layout.covariance(obj, table, &cells, &q)?;
+    layout.floor_variances(table, &q, draw.nu, &mut cov);
     let raw = layout.raw(&q);
     let m = n + 1;
     let z = normal_quantile(0.5 + config.level / 2.0);
@@ -1560,13 +1645,7 @@ pub fn fit(table: &GameTable, config: &FitConfig) -> Result<Ratings, RatingError
     Ok(Ratings {
         players,
         advantage: Estimate::new(raw[n] / ELO_SCALE, adv_se, z),
-        draw: match obj {
-            Objective::ExpectedScore => fit_draws(table, layout, &q),
-            Objective::DrawLaw(nu) => DrawParameter {
-                nu,
-                draw_rate_equal: nu / (2.0 + nu),
-            },
-        },
+        draw,
         anchor: config.anchor.clone(),
         level: config.level,
         prior: config.prior,
