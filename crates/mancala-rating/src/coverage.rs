@@ -133,9 +133,18 @@ impl Design {
         });
         // The site with three humans fixed at their true ratings (issue 45: the points and the
         // intervals of several fixed anchors must come from one estimate).
+        // Shaped as tests/fixtures/ratings-anchors (each human 12 pairs against the levels and
+        // about 8 against other humans), dense enough for the plain fit (`--prior 0`, Ordo's).
         let mut anchored = site.clone();
-        anchored.name = "site, 3 humans as fixed anchors";
+        anchored.name = "site of 30 humans, 3 of them fixed anchors";
+        anchored.players = 33;
         anchored.fixed_anchors = 3;
+        anchored.site = Some(SiteShape {
+            levels: 3,
+            humans: 30,
+            level_pairs: (12, 12),
+            human_pairs: (4, 4),
+        });
         vec![
             Design::new("round robin, 8 players, 60 pairs", 8, round_robin(8, 60)),
             draws,
@@ -450,7 +459,12 @@ mod tests {
         for design in Design::all() {
             let mut rng = ChaCha8Rng::seed_from_u64(9);
             let (truth, games) = design.sample(&mut rng);
-            assert!(truth.iter().sum::<f64>().abs() < 1e-6, "{}", design.name);
+            if design.fixed_anchors == 0 {
+                assert!(truth.iter().sum::<f64>().abs() < 1e-6, "{}", design.name);
+            } else {
+                // Anchored at their true ratings: the levels keep theirs.
+                assert_eq!(truth[..3], [900.0, 1250.0, 1650.0], "{}", design.name);
+            }
             assert_eq!(games.len() % 2, 0);
             if design.site.is_none() {
                 let pairs: u32 = design.encounters.iter().map(|e| e.2).sum();

@@ -65,8 +65,9 @@ pub enum Anchor {
 ///
 /// - A *fixed* anchor holds its player at its value: the player is not a parameter of the fit
 ///   and its standard error is 0.
-///   With two or more, the other players are where Ordo's own step-size descent leaves them
-///   ([`crate::ordo_descent`]), as Ordo's `-m` has them.
+///   The other players are at the maximum of `Q` with the anchors held, with one or several
+///   (not where Ordo's own step-size descent stops with several: docs/statistics.md §2a says
+///   why), so the points and the intervals drawn around them are one estimate.
 /// - A *loose* anchor `(A, σ)` adds the Gaussian penalty `−(r − A)²/(2σ²)` to the objective on
 ///   the player's absolute rating `r`: a normal prior on that rating.
 ///
@@ -1029,26 +1030,6 @@ impl Layout {
         })
     }
 
-    /// Ordo's `-m` point with several fixed anchors ([`crate::ordo_descent`]): the free
-    /// players of anchored groups and the advantage where Ordo's descent leaves them; players
-    /// of groups without an anchor keep their values at `q` (the maximum of `Q`).
-    fn ordo_point(&self, cells: &[FitCell], q: &mut [f64]) {
-        let mut elo: Vec<f64> = (0..self.n).map(|i| self.theta(q, i) / ELO_SCALE).collect();
-        let movable: Vec<bool> = (0..self.n)
-            .map(|i| self.var[i].is_some() && self.anchored[self.group[i]])
-            .collect();
-        let mut adv = self.adv.map(|k| q[k] / ELO_SCALE);
-        crate::ordo_descent::descend(cells, &movable, ELO_SCALE, &mut elo, adv.as_mut());
-        for (i, e) in elo.iter().enumerate() {
-            if let (true, Some(k)) = (movable[i], self.var[i]) {
-                q[k] = e * ELO_SCALE;
-            }
-        }
-        if let (Some(k), Some(a)) = (self.adv, adv) {
-            q[k] = a * ELO_SCALE;
-        }
-    }
-
     /// `Σ_c w_c a_c a_cᵀ` over the real cells (`weights` parallel to `table.cells()`,
     /// `a_c = ∂x/∂q`), `dim × dim` row-major: an information matrix for the weights given.
     pub(crate) fn weighted_outer_sum(&self, table: &GameTable, weights: &[f64]) -> Vec<f64> {
@@ -1409,9 +1390,6 @@ pub(crate) struct Model {
     prior: PriorDraws,
     /// Loose anchors present: maximise the draw law's likelihood (with ν) instead of `Q`.
     draw_law: bool,
-    /// Two or more fixed anchors and no loose one: Ordo's descent ([`Layout::ordo_point`])
-    /// after maximising `Q` (which places the groups without an anchor).
-    ordo_descent: bool,
     /// No prior: a fit exists only where every group conceded and scored (Ford's condition).
     plain: bool,
 }
@@ -1422,10 +1400,6 @@ impl Model {
             layout: Layout::new(table, config.first_move_advantage, &config.anchor),
             prior: PriorDraws::new(table, config.prior),
             draw_law: matches!(&config.anchor, Anchor::Set(set) if !set.loose.is_empty()),
-            ordo_descent: matches!(
-                &config.anchor,
-                Anchor::Set(set) if set.loose.is_empty() && set.fixed.len() >= 2
-            ),
             plain: config.prior == 0.0,
         }
     }
@@ -1467,12 +1441,6 @@ impl Model {
     /// at the optimum. With the draw law, ν and the rest are maximised in turn (Ordo does the
     /// same, `ratingb.c`) until ν moves by less than 1e-10.
     fn solve(&self, cells: &[FitCell], q: &mut [f64]) -> Result<(usize, Objective), RatingError> {
-        if self.ordo_descent {
-            let obj = Objective::ExpectedScore;
-            let newton = self.layout.maximize(obj, cells, q)?;
-            self.layout.ordo_point(cells, q);
-            return Ok((newton, obj));
-        }
         if !self.draw_law {
             let obj = Objective::ExpectedScore;
             return Ok((self.layout.maximize(obj, cells, q)?, obj));

@@ -42,7 +42,6 @@ pub mod sprt;
 pub mod spsa;
 
 mod linalg;
-mod ordo_descent;
 
 pub use analyse::{analyse, FirstMove, RatingConfig, RatingReport};
 
