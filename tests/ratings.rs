@@ -517,7 +517,10 @@ fn several_fixed_anchors_give_points_and_intervals_from_one_estimate() {
     let mean = offsets.iter().sum::<f64>() / 30.0;
     let below = offsets.iter().filter(|&&o| o < 0.0).count();
     // Skewed posteriors put single midpoints on either side; none sits systematically below.
-    assert!(mean.abs() < 5.0 && below < 25, "midpoint − point: {offsets:?}");
+    assert!(
+        mean.abs() < 5.0 && below < 25,
+        "midpoint − point: {offsets:?}"
+    );
     // Ordo's own numbers are where its descent stopped, 24 Elo above on average here.
     let ordo = ordo_csv("ordo-multi.csv");
     let (gap, _) = max_gap(&ours, &ordo);

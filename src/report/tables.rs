@@ -217,8 +217,12 @@ pub fn ratings_table(rows: &[RatingRow]) -> Table {
 pub fn pair_elo(p: &PairwiseRow) -> String {
     let finite = |x: Option<f64>| x.filter(|v| v.is_finite());
     match p.score_pct {
-        Some(s) if s >= 100.0 => finite(p.elo_low).map_or("–".into(), |l| format!("≥ {}", signed(l))),
-        Some(s) if s <= 0.0 => finite(p.elo_high).map_or("–".into(), |h| format!("≤ {}", signed(h))),
+        Some(s) if s >= 100.0 => {
+            finite(p.elo_low).map_or("–".into(), |l| format!("≥ {}", signed(l)))
+        }
+        Some(s) if s <= 0.0 => {
+            finite(p.elo_high).map_or("–".into(), |h| format!("≤ {}", signed(h)))
+        }
         _ => {
             let Some(point) = finite(p.elo_penta.or(p.elo)) else {
                 return "–".to_string();
@@ -579,7 +583,10 @@ mod tests {
             let lost = pair_elo(&sweep_row(pairs, false));
             assert!(won.starts_with("≥ +"), "{won}");
             assert!(lost.starts_with("≤ -"), "{lost}");
-            assert_eq!(won.trim_start_matches("≥ +"), lost.trim_start_matches("≤ -"));
+            assert_eq!(
+                won.trim_start_matches("≥ +"),
+                lost.trim_start_matches("≤ -")
+            );
             for text in [&won, &lost] {
                 assert!(!text.contains("inf") && !text.contains('['), "{text}");
             }

@@ -2,13 +2,16 @@
 //! every completed game pair), written by `arena sprt`.
 //!
 //! # Format
-//! `sprt.json`: `elo0`, `elo1`, `alpha`, `beta`, `model` (`logistic` or `normalized`), `pairs`,
-//! `penta` (`[LL, LD, DD/WL, WD, WW]` from the test bot's view) and `status` (`result`:
-//! `Continue`, `AcceptH0` or `AcceptH1`; `llr`, `lower`, `upper`). Written when the test ends.
+//! `sprt.json`: `elo0`, `elo1`, `alpha`, `beta`, `model` (`logistic`, `normalized` or
+//! `margin`), `pairs`, `penta` (`[LL, LD, DD/WL, WD, WW]` from the test bot's view), `status`
+//! (`result`: `Continue`, `AcceptH0` or `AcceptH1`; `llr`, `lower`, `upper`), `estimate` (the
+//! test bot's Elo: `elo`, `low`, `high`, `level`; null where unbounded), and with the margin
+//! model `link` (`advantage`, `delta`, `sd`, `step`, `clip`, `pairs`) and `link_check`.
+//! Written when the test ends.
 //!
 //! `sprt.csv`: a header, then one row per completed pair, flushed as it is written: `pairs`,
-//! `llr`, `lower`, `upper` (5 decimals) and the pentanomial counts `ll`, `ld`, `dd_wl`, `wd`,
-//! `ww`.
+//! `llr`, `lower`, `upper` (5 decimals), the pentanomial counts `ll`, `ld`, `dd_wl`, `wd`,
+//! `ww`, and the estimate so far `elo`, `elo_low`, `elo_high` (empty where unbounded).
 
 use std::fs::File;
 use std::path::Path;
@@ -16,8 +19,9 @@ use std::path::Path;
 use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
+use crate::rating::margin::{Link, LinkCheck};
 use crate::rating::pairwise::PentaCounts;
-use crate::rating::sprt::SprtStatus;
+use crate::rating::sprt::{EloEstimate, SprtStatus};
 
 pub const SPRT_JSON: &str = "sprt.json";
 pub const SPRT_CSV: &str = "sprt.csv";
@@ -33,6 +37,15 @@ pub struct SprtFile {
     pub pairs: u64,
     pub penta: [u64; 5],
     pub status: SprtStatus,
+    /// The test bot's Elo over the base with its interval (absent in folders of older
+    /// versions).
+    #[serde(default)]
+    pub estimate: Option<EloEstimate>,
+    /// `model` `margin`: the link from margins to score, and its check on the run's pairs.
+    #[serde(default)]
+    pub link: Option<Link>,
+    #[serde(default)]
+    pub link_check: Option<LinkCheck>,
 }
 
 impl SprtFile {
@@ -53,6 +66,13 @@ pub struct TracePoint {
     pub llr: f64,
     pub lower: f64,
     pub upper: f64,
+    /// The estimate after this pair (empty where unbounded; absent in older traces).
+    #[serde(default)]
+    pub elo: Option<f64>,
+    #[serde(default)]
+    pub elo_low: Option<f64>,
+    #[serde(default)]
+    pub elo_high: Option<f64>,
 }
 
 /// The most of `sprt.csv` a reader takes in.
@@ -69,14 +89,21 @@ impl SprtTrace {
         let path = dir.join(SPRT_CSV);
         let mut csv = csv::Writer::from_writer(super::files::create(&path)?);
         csv.write_record([
-            "pairs", "llr", "lower", "upper", "ll", "ld", "dd_wl", "wd", "ww",
+            "pairs", "llr", "lower", "upper", "ll", "ld", "dd_wl", "wd", "ww", "elo", "elo_low",
+            "elo_high",
         ])?;
         csv.flush()?;
         Ok(SprtTrace { csv })
     }
 
-    /// One completed pair: the counts so far and the test's status.
-    pub fn append(&mut self, penta: &PentaCounts, status: &SprtStatus) -> Result<()> {
+    /// One completed pair: the counts so far, the test's status and the estimate.
+    pub fn append(
+        &mut self,
+        penta: &PentaCounts,
+        status: &SprtStatus,
+        estimate: Option<&EloEstimate>,
+    ) -> Result<()> {
+        let num = |x: Option<f64>| x.map_or(String::new(), |v| format!("{v:.2}"));
         self.csv.write_record(&[
             penta.pairs().to_string(),
             format!("{:.5}", status.llr),
@@ -87,6 +114,9 @@ impl SprtTrace {
             penta.dd_wl.to_string(),
             penta.wd.to_string(),
             penta.ww.to_string(),
+            num(estimate.and_then(|e| e.elo)),
+            num(estimate.and_then(|e| e.low)),
+            num(estimate.and_then(|e| e.high)),
         ])?;
         self.csv.flush()?;
         Ok(())

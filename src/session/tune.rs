@@ -259,6 +259,7 @@ pub fn verify(
         alpha: v.alpha,
         beta: v.beta,
         model: SprtModel::Logistic,
+        margin: None,
     };
     let end = sprt_session::play(plan, &test, report, on_pair, sinks)?;
     let stats = end.penta.stats(0.95);

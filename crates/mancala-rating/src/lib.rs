@@ -35,6 +35,7 @@ pub mod coverage;
 pub mod fit;
 pub mod gate;
 pub mod ladder;
+pub mod margin;
 pub mod pairwise;
 pub mod posterior;
 pub mod rows;

@@ -155,8 +155,16 @@ pub fn score_interval(s: f64, var: f64, n: f64, games_per_unit: f64, z: f64) -> 
     let disc = (qb * qb - 4.0 * qa * qc).max(0.0).sqrt();
     // At a score of 1 (0) the upper (lower) root is 1 (0) exactly; rounding put it a hair
     // below, a finite +5880 Elo after 7 pairs won where 6 gave +∞ (issue 45).
-    let low = if s <= 0.0 { 0.0 } else { (-qb - disc) / (2.0 * qa) };
-    let high = if s >= 1.0 { 1.0 } else { (-qb + disc) / (2.0 * qa) };
+    let low = if s <= 0.0 {
+        0.0
+    } else {
+        (-qb - disc) / (2.0 * qa)
+    };
+    let high = if s >= 1.0 {
+        1.0
+    } else {
+        (-qb + disc) / (2.0 * qa)
+    };
     (low.clamp(0.0, 1.0), high.clamp(0.0, 1.0))
 }
 

@@ -169,7 +169,9 @@ pub fn pairwise_rows(
             // A sweep (all won or all lost) has no finite Elo: its point, fastchess's half-width
             // and the interval's end on its side are left out (empty in pairwise.csv, null in
             // summary.json), never a clamped ±1199.6 (issue 45).
-            let sweep = e.trinomial.is_some_and(|t| t.score == 0.0 || t.score == 1.0);
+            let sweep = e
+                .trinomial
+                .is_some_and(|t| t.score == 0.0 || t.score == 1.0);
             let bounded = |x: f64| (!sweep || x.is_finite()).then_some(x);
             let point = |t: ScoreStats| (!sweep).then_some(t.elo);
             let error = |t: ScoreStats| (!sweep).then_some(t.elo_error);
@@ -253,9 +255,16 @@ mod tests {
         for pairs in [6, 7, 100] {
             let won = row(pairs, true);
             assert_eq!(won.score_pct, Some(100.0));
-            assert_eq!((won.elo, won.elo_penta), (None, None), "{pairs} pairs: {won:?}");
+            assert_eq!(
+                (won.elo, won.elo_penta),
+                (None, None),
+                "{pairs} pairs: {won:?}"
+            );
             assert_eq!((won.elo_error, won.elo_penta_error), (None, None));
-            assert!(won.elo_low.is_some_and(|x| x.is_finite() && x > 0.0), "{won:?}");
+            assert!(
+                won.elo_low.is_some_and(|x| x.is_finite() && x > 0.0),
+                "{won:?}"
+            );
             assert_eq!(won.elo_high, None, "{pairs} pairs: {won:?}");
             let lost = row(pairs, false);
             assert_eq!(lost.score_pct, Some(0.0));

@@ -902,7 +902,11 @@ fn sparse_gauntlet() -> Vec<RatedGame> {
     for (spoke, wins) in [(5, 170), (6, 120)] {
         for k in 0..300 {
             // Hub's view: `wins` of 300 pairs won both games, the rest split by colour.
-            let o = if k < wins { Outcome::Win } else { Outcome::Loss };
+            let o = if k < wins {
+                Outcome::Win
+            } else {
+                Outcome::Loss
+            };
             push_pair(&mut g, 0, spoke, o, o.flipped());
         }
     }
@@ -948,7 +952,11 @@ fn identical_records_get_the_same_normal_error_whatever_the_pairing() {
     let mut g = Vec::new();
     for k in 0..200 {
         // The hub (0) against a well-known sparring partner (1) anchors the hub.
-        let o = if k % 2 == 0 { Outcome::Win } else { Outcome::Draw };
+        let o = if k % 2 == 0 {
+            Outcome::Win
+        } else {
+            Outcome::Draw
+        };
         push_pair(&mut g, 0, 1, o, o.flipped());
     }
     // Player 2: draw + loss in each pair (hub's view: draw, win).
