@@ -112,6 +112,15 @@ pub fn render(input: &ReportInput<'_>) -> String {
     );
     h.push_str(&ratings_table(&s.ratings).html());
     h.push_str(&first_move_html(s));
+    if let Some(m) = &s.margin {
+        let _ = writeln!(
+            h,
+            "<div id=\"margin-ratings\">\n<h3>Ratings from seed margins</h3>\n<p>{}</p>",
+            escape(&super::rate::margin_words(m))
+        );
+        h.push_str(&super::tables::margin_table(m).html());
+        h.push_str("</div>\n");
+    }
     if s.warnings.is_empty() {
         h.push_str("<p id=\"warnings\">No warnings.</p>\n");
     } else {

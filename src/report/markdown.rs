@@ -54,6 +54,10 @@ pub fn render(input: &ReportInput<'_>) -> String {
         m.push('\n');
     }
     m.push_str(&ratings_table(&s.ratings).markdown());
+    if let Some(margin) = &s.margin {
+        let _ = writeln!(m, "\n{}\n", escape(&super::rate::margin_words(margin)));
+        m.push_str(&super::tables::margin_table(margin).markdown());
+    }
     let fm = &s.first_move_advantage;
     let _ = writeln!(
         m,

@@ -211,6 +211,46 @@ pub fn ratings_table(rows: &[RatingRow]) -> Table {
     }
 }
 
+/// The ratings from seed margins beside the W/D/L fit's (`arena rate --model margin`).
+pub fn margin_table(m: &crate::run_folder::ratings::MarginSummary) -> Table {
+    let interval = |lo: f64, hi: f64| {
+        if lo.is_finite() && hi.is_finite() {
+            format!("[{lo:.0}, {hi:.0}]")
+        } else {
+            "–".to_string()
+        }
+    };
+    Table {
+        columns: vec![
+            right("rank"),
+            left("player"),
+            right("Elo (margins)"),
+            right("interval"),
+            right("Elo (W/D/L)"),
+            right("interval"),
+            right("margins − W/D/L"),
+            right("games"),
+        ],
+        rows: m
+            .ratings
+            .iter()
+            .map(|r| {
+                vec![
+                    r.rank.to_string(),
+                    r.name.clone(),
+                    format!("{:.0}", r.elo),
+                    interval(r.ci_low, r.ci_high),
+                    format!("{:.0}", r.wdl_elo),
+                    interval(r.wdl_low, r.wdl_high),
+                    signed(r.elo - r.wdl_elo),
+                    r.games.to_string(),
+                ]
+            })
+            .collect(),
+        notes: Vec::new(),
+    }
+}
+
 /// The pairwise Elo difference (pentanomial if available) with its reported interval, e.g.
 /// `+120 [+45, +201]`. A sweep has no point and its interval no end on its side: `≥ +434` (all
 /// won), `≤ -434` (all lost), the one rendering of an unbounded encounter (issue 45).

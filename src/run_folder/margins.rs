@@ -90,6 +90,41 @@ impl PairMargins {
     }
 }
 
+/// Every game of `rows` with its first player's margin, players as indices into `names`, in
+/// game order (forfeits left out with `exclude_forfeits`, as `games::rated_games` does).
+pub fn margin_games(
+    rows: &[GameRow],
+    names: &[String],
+    exclude_forfeits: bool,
+) -> Result<Vec<crate::rating::margin::ratings::MarginGame>> {
+    let index: HashMap<&str, usize> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.as_str(), i))
+        .collect();
+    let mut sorted: Vec<&GameRow> = rows.iter().collect();
+    sorted.sort_by_key(|r| r.game_id);
+    let mut out = Vec::with_capacity(rows.len());
+    for row in sorted {
+        if exclude_forfeits && row.forfeit.is_some() {
+            continue;
+        }
+        let player = |name: &str| {
+            index
+                .get(name)
+                .copied()
+                .ok_or_else(|| anyhow::anyhow!("game {}: `{name}` is not a player", row.game_id))
+        };
+        out.push(crate::rating::margin::ratings::MarginGame {
+            pair: row.pair_id,
+            first: player(&row.first)?,
+            second: player(&row.second)?,
+            margin: first_margin(row)?,
+        });
+    }
+    Ok(out)
+}
+
 /// Every complete pair of `rows` from `test`'s view, in pair order (games of other players and
 /// pairs with a game missing are left out).
 pub fn pairs_of(rows: &[GameRow], test: &str) -> Result<Vec<MarginPair>> {

@@ -161,28 +161,7 @@ impl Design {
     /// One data set: the true ratings (centred at 0, as the mean anchor centres the fit, unless
     /// some are fixed anchors) and the games.
     pub fn sample(&self, rng: &mut ChaCha8Rng) -> (Vec<f64>, Vec<RatedGame>) {
-        let mut truth: Vec<f64> = match &self.truth {
-            Truth::Normal { sd } => {
-                let d = Normal::new(0.0, *sd).expect("a positive sd");
-                (0..self.players).map(|_| d.sample(rng)).collect()
-            }
-            Truth::FixedThenNormal { fixed, mean, sd } => {
-                let d = Normal::new(*mean, *sd).expect("a positive sd");
-                fixed
-                    .iter()
-                    .copied()
-                    .chain((fixed.len()..self.players).map(|_| d.sample(rng)))
-                    .collect()
-            }
-        };
-        if self.fixed_anchors == 0 {
-            let mean = truth.iter().sum::<f64>() / truth.len() as f64;
-            truth.iter_mut().for_each(|t| *t -= mean);
-        }
-        let encounters = match self.site {
-            Some(shape) => site_schedule(shape, rng),
-            None => self.encounters.clone(),
-        };
+        let (truth, encounters) = self.truth_and_schedule(rng);
         let mut games = Vec::new();
         let mut pair = 0u64;
         for &(a, b, pairs) in &encounters {
@@ -208,6 +187,77 @@ impl Design {
             }
         }
         (truth, games)
+    }
+
+    /// One data set whose games end with seed margins from the normal link (`margin::ratings`):
+    /// a game's margin is `(Δ + h)/κ + N(0, sd²)` seeds, rounded to an even number within ±48
+    /// (Kalah(6,4)), its outcome the margin's sign; `κ = (400/ln 10)·4φ(0)/σ` with `σ² = sd² +
+    /// 2/3` (the rounding and the lattice), so the true Elo is the margin model's. The truth
+    /// and the games, each game with its margin from the first player's view.
+    pub fn sample_margins(
+        &self,
+        sd: f64,
+        rng: &mut ChaCha8Rng,
+    ) -> (Vec<f64>, Vec<(RatedGame, f64)>) {
+        let (truth, encounters) = self.truth_and_schedule(rng);
+        let kappa = margin_kappa(sd);
+        let noise = Normal::new(0.0, sd).expect("a positive sd");
+        let mut games = Vec::new();
+        let mut pair = 0u64;
+        for &(a, b, pairs) in &encounters {
+            for _ in 0..pairs {
+                for (first, second) in [(a, b), (b, a)] {
+                    let x =
+                        (truth[first] - truth[second] + self.advantage) / kappa + noise.sample(rng);
+                    let margin = (2.0 * (x / 2.0).round()).clamp(-48.0, 48.0);
+                    let outcome = if margin > 0.0 {
+                        Outcome::Win
+                    } else if margin < 0.0 {
+                        Outcome::Loss
+                    } else {
+                        Outcome::Draw
+                    };
+                    games.push((
+                        RatedGame {
+                            pair,
+                            first,
+                            second,
+                            outcome,
+                        },
+                        margin,
+                    ));
+                }
+                pair += 1;
+            }
+        }
+        (truth, games)
+    }
+
+    /// The true ratings (centred unless anchored) and the schedule of one data set.
+    fn truth_and_schedule(&self, rng: &mut ChaCha8Rng) -> (Vec<f64>, Vec<(usize, usize, u32)>) {
+        let mut truth: Vec<f64> = match &self.truth {
+            Truth::Normal { sd } => {
+                let d = Normal::new(0.0, *sd).expect("a positive sd");
+                (0..self.players).map(|_| d.sample(rng)).collect()
+            }
+            Truth::FixedThenNormal { fixed, mean, sd } => {
+                let d = Normal::new(*mean, *sd).expect("a positive sd");
+                fixed
+                    .iter()
+                    .copied()
+                    .chain((fixed.len()..self.players).map(|_| d.sample(rng)))
+                    .collect()
+            }
+        };
+        if self.fixed_anchors == 0 {
+            let mean = truth.iter().sum::<f64>() / truth.len() as f64;
+            truth.iter_mut().for_each(|t| *t -= mean);
+        }
+        let encounters = match self.site {
+            Some(shape) => site_schedule(shape, rng),
+            None => self.encounters.clone(),
+        };
+        (truth, encounters)
     }
 
     /// The players held as fixed anchors: the first humans after a site's levels.
@@ -430,6 +480,103 @@ pub fn measure(
         if let Some(d) = &report.posterior {
             out.unsettled += usize::from(d.divergent > 0 || d.r_hat > 1.05);
         }
+    }
+    Ok(out)
+}
+
+/// `κ` of the margin model for games of spread `sd` (seeds): Elo per seed of mean margin.
+pub fn margin_kappa(sd: f64) -> f64 {
+    400.0 / std::f64::consts::LN_10 * 4.0
+        / (2.0 * std::f64::consts::PI).sqrt()
+        / (sd * sd + 2.0 / 3.0).sqrt()
+}
+
+/// The margin ratings (`margin::ratings`) against the W/D/L fit on the same data sets, whose
+/// margins come from the normal link ([`Design::sample_margins`]).
+#[derive(Clone, Debug, Default)]
+pub struct MarginCoverage {
+    pub datasets: usize,
+    /// The margin ratings' intervals: every player, the least-played, the advantage.
+    pub ratings: Tally,
+    pub least_played: Tally,
+    pub advantage: Tally,
+    /// The W/D/L fit's intervals on the same games (`config`'s method).
+    pub wdl_ratings: Tally,
+    pub wdl_least_played: Tally,
+    /// Sums over players of margin − W/D/L Elo and of its absolute value, and the count.
+    pub difference: (f64, f64, u64),
+}
+
+/// Rates `datasets` data sets of `design` with margins of spread `sd` by both models.
+pub fn measure_margin(
+    design: &Design,
+    sd: f64,
+    config: &RatingConfig,
+    datasets: usize,
+    seed: u64,
+) -> Result<MarginCoverage, RatingError> {
+    use crate::margin::ratings::{fit, MarginAnchor, MarginGame};
+    let mut out = MarginCoverage {
+        datasets,
+        ..MarginCoverage::default()
+    };
+    let names: Vec<String> = (0..design.players).map(|i| format!("p{i}")).collect();
+    for k in 0..datasets {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed.wrapping_add(1_000_003 * k as u64));
+        let (truth, games) = design.sample_margins(sd, &mut rng);
+        let rated: Vec<RatedGame> = games.iter().map(|g| g.0).collect();
+        let margins: Vec<MarginGame> = games
+            .iter()
+            .map(|(g, m)| MarginGame {
+                pair: g.pair,
+                first: g.first,
+                second: g.second,
+                margin: *m,
+            })
+            .collect();
+        let m = fit(
+            design.players,
+            &margins,
+            16.0,
+            2.0,
+            MarginAnchor::Mean(0.0),
+            config.level,
+        )?;
+        let wdl = analyse(
+            &names,
+            &rated,
+            &RatingConfig {
+                anchor: Anchor::Mean(0.0),
+                ..*config
+            },
+            &mut rng,
+        )?;
+        let played: Vec<u64> = m.players.iter().map(|p| p.games).collect();
+        let fewest = played.iter().copied().filter(|&g| g > 0).min().unwrap_or(0);
+        for (i, p) in m.players.iter().enumerate() {
+            if played[i] == 0 {
+                continue;
+            }
+            out.ratings.add(p.ci_low, p.ci_high, truth[i]);
+            if played[i] == fewest {
+                out.least_played.add(p.ci_low, p.ci_high, truth[i]);
+            }
+            let row = wdl.row(&names[i]).expect("every player has a row");
+            out.wdl_ratings.add(row.ci_low, row.ci_high, truth[i]);
+            if played[i] == fewest {
+                out.wdl_least_played.add(row.ci_low, row.ci_high, truth[i]);
+            }
+            let d = p.elo - row.elo;
+            out.difference.0 += d;
+            out.difference.1 += d.abs();
+            out.difference.2 += 1;
+        }
+        let z = crate::normal_quantile(0.5 + config.level / 2.0);
+        out.advantage.add(
+            m.advantage - z * m.advantage_se,
+            m.advantage + z * m.advantage_se,
+            design.advantage,
+        );
     }
     Ok(out)
 }

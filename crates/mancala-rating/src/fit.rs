@@ -1095,8 +1095,12 @@ impl Layout {
     }
 
     /// `J`: the empirical variance of the score residuals of the real games at `q`, the two
-    /// games of a colour-swapped pair summed before squaring (they share an opening).
-    fn residual_variance(&self, obj: Objective, table: &GameTable, q: &[f64]) -> Vec<f64> {
+    /// games of a colour-swapped pair summed before squaring (they share an opening). In each
+    /// encounter the variance of the residual of one player's score is at least the draw law's
+    /// at `nu` (the games taken as independent): a few pairs that happen to agree (a sweep, a
+    /// split by colour) have no empirical variance, and the thin bridge between two groups or a
+    /// one-pair spoke then looked exact (issue 45; docs/statistics.md §2).
+    fn residual_variance(&self, obj: Objective, table: &GameTable, q: &[f64], nu: f64) -> Vec<f64> {
         let m = self.dim;
         let mut j = vec![0.0; m * m];
         let mut add = |a: &[(Option<usize>, f64); 3], b: &[(Option<usize>, f64); 3], w: f64| {
@@ -1112,11 +1116,26 @@ impl Layout {
         let cells = table.cells();
         // Per cell, the score of a game for each outcome.
         let score_of = |c: usize| obj.per_game(self.x(q, cells[c].first, cells[c].second)).0;
+        // Per cell, a game's score variance under the draw law.
+        let model_of = |c: usize| {
+            let x = self.x(q, cells[c].first, cells[c].second);
+            let r = obj.per_game(x).0;
+            let p = probabilities(x / ELO_SCALE, nu);
+            (0..3).map(|o| p[o] * r[o] * r[o]).sum::<f64>()
+        };
+        // The players' part of a cell's `∂x/∂q` (the advantage left out).
+        let players_of = |c: usize| {
+            let [f, s, _] = self.grad_x(cells[c].first, cells[c].second);
+            [f, s, (None, 0.0)]
+        };
+        let mut floors: Vec<([(Option<usize>, f64); 3], f64)> = Vec::new();
         for (c, loose) in table.loose().iter().enumerate() {
             let r = score_of(c);
             let v: f64 = (0..3).map(|o| loose[o] as f64 * r[o] * r[o]).sum();
             let a = self.grad_x(cells[c].first, cells[c].second);
             add(&a, &a, v);
+            let games = loose.iter().sum::<u64>() as f64;
+            floors.push((players_of(c), games * model_of(c) - v));
         }
         for block in table.blocks() {
             let (s1, s2) = (score_of(block.cell_ab), score_of(block.cell_ba));
@@ -1140,6 +1159,14 @@ impl Layout {
             add(&a2, &a2, v22);
             add(&a1, &a2, v12);
             add(&a2, &a1, v12);
+            // Player a's score residual over a pair is r1 − r2 (a second in the other game).
+            let model = block.pairs() as f64 * (model_of(block.cell_ab) + model_of(block.cell_ba));
+            floors.push((players_of(block.cell_ab), model - (v11 + v22 - 2.0 * v12)));
+        }
+        for (u, short) in floors {
+            if short > 0.0 {
+                add(&u, &u, short);
+            }
         }
         // A loose anchor is one more observation of its player's rating, with variance σ².
         for &(k, _, precision) in &self.penalties {
@@ -1156,6 +1183,7 @@ impl Layout {
         table: &GameTable,
         cells: &[FitCell],
         q: &[f64],
+        nu: f64,
     ) -> Result<Vec<f64>, RatingError> {
         let (m, n) = (self.dim, self.n);
         let out = n + 1;
@@ -1166,7 +1194,7 @@ impl Layout {
         let mut h = vec![0.0; m * m];
         self.eval(obj, cells, q, None, Some(&mut h));
         let l = cholesky(&h, m).ok_or(RatingError::NoConvergence { iterations: 0 })?;
-        let j = self.residual_variance(obj, table, q);
+        let j = self.residual_variance(obj, table, q, nu);
         // B = H⁻¹ J (column by column), then C = B H⁻¹ = (H⁻¹ Bᵀ)ᵀ.
         let mut b = vec![0.0; m * m];
         let mut col = vec![0.0; m];
@@ -1531,7 +1559,7 @@ pub fn fit(table: &GameTable, config: &FitConfig) -> Result<Ratings, RatingError
             draw_rate_equal: nu / (2.0 + nu),
         },
     };
-    let mut cov = layout.covariance(obj, table, &cells, &q)?;
+    let mut cov = layout.covariance(obj, table, &cells, &q, draw.nu)?;
     layout.floor_variances(table, &q, draw.nu, &mut cov);
     let raw = layout.raw(&q);
     let m = n + 1;

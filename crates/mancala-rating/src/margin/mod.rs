@@ -651,6 +651,7 @@ pub fn estimate(tally: &MarginTally, level: f64) -> Option<EloEstimate> {
     ))
 }
 
+pub mod ratings;
 pub mod sim;
 
 #[cfg(test)]

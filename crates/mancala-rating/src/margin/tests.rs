@@ -193,6 +193,7 @@ fn error_rates_in_simulation_are_at_most_nominal() {
         delta: 0.0,
         sd,
         step: 2.0,
+        clip: f64::INFINITY,
         pairs: 0,
     };
     let delta20 = link.delta_for_score(elo_to_score(20.0));
