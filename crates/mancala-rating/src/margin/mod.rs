@@ -651,6 +651,57 @@ pub fn estimate(tally: &MarginTally, level: f64) -> Option<EloEstimate> {
     ))
 }
 
+/// SPSA's result per iteration from margins (`arena tune --model margin`): each pair's clipped
+/// summed margin of θ+ over θ−, scaled to the units of wins − losses, so that the tune's gains
+/// (`r_end`) mean what they mean with W/D/L results. For a small gap `δ` (seeds) a game's
+/// expected wins − losses is `2·f(0)·δ` and its expected clipped margin `P(|X| < w)·δ`; with
+/// the normal link's `f(0) = φ(0)/σ`, a clipped margin counts `2φ(0)/(σ·P(|X| < w))` games,
+/// `σ` and `P(|X| < w)` measured on every game of the tune so far.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct ResultScale {
+    games: u64,
+    sum: f64,
+    sum_sq: f64,
+    inside: u64,
+}
+
+impl ResultScale {
+    /// Adds a pair's two games.
+    pub fn add(&mut self, p: MarginPair, clip: f64) {
+        for x in [p.first, p.second] {
+            self.games += 1;
+            self.sum += x;
+            self.sum_sq += x * x;
+            self.inside += u64::from(x.abs() < clip);
+        }
+    }
+
+    /// Games counted.
+    pub fn games(&self) -> u64 {
+        self.games
+    }
+
+    /// Wins − losses per seed of clipped margin (`None` before two games).
+    pub fn factor(&self) -> Option<f64> {
+        let n = self.games as f64;
+        if n < 2.0 {
+            return None;
+        }
+        let var = ((self.sum_sq - self.sum * self.sum / n) / (n - 1.0)).max(0.0) + 1.0 / 3.0;
+        let inside = (self.inside as f64 / n).max(1.0 / n);
+        Some(2.0 / (2.0 * std::f64::consts::PI).sqrt() / var.sqrt() / inside)
+    }
+
+    /// The iteration's result: `factor` × the pairs' clipped sums (θ+'s view).
+    pub fn result(&self, pairs: &[MarginPair], clip: f64) -> f64 {
+        let total: f64 = pairs
+            .iter()
+            .map(|p| p.first.clamp(-clip, clip) + p.second.clamp(-clip, clip))
+            .sum();
+        self.factor().map_or(0.0, |f| f * total)
+    }
+}
+
 pub mod ratings;
 pub mod sim;
 
