@@ -277,6 +277,19 @@ fn an_sprt_run_has_the_sprt_figure() {
     );
     let md = std::fs::read_to_string(out.join("summary.md")).expect("summary.md");
     assert!(md.contains("**SPRT: "), "{md}");
+    // Issue 47.4: the verdict line gives the test bot's Elo with its interval, and summary.md
+    // and report.html give the same estimate, the same interval.
+    let stdout = text(&o.stdout);
+    let verdict = stdout.lines().last().expect("a verdict line");
+    let elo = verdict
+        .split(": Elo ")
+        .nth(1)
+        .and_then(|r| r.split(" (LLR").next())
+        .unwrap_or_else(|| panic!("no estimate in the verdict line `{verdict}`"));
+    assert!(elo.ends_with("(95 %)"), "{verdict}");
+    let words = format!("Elo of test over base: {elo}");
+    assert!(md.contains(&words), "`{words}` not in {md}");
+    assert!(html.contains(&words), "`{words}` not in report.html");
 }
 
 const HEADER: &str = "game_id,pair_id,round,first,second,rules,opening,result,score_first,\

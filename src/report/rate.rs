@@ -409,7 +409,7 @@ pub fn format_table(s: &Summary) -> String {
             "\nPairwise (row player's view; Elo [{:.0}% interval] from the pentanomial model over game pairs, docs/statistics.md):",
             s.level * 100.0
         );
-        out.push_str(&pairwise_table(&s.pairwise).text());
+        out.push_str(&pairwise_table(&s.pairwise, s.interval_method == "posterior").text());
     }
     if let Some(m) = &s.margin {
         out.push('\n');

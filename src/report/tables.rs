@@ -277,8 +277,10 @@ pub fn pair_elo(p: &PairwiseRow) -> String {
     }
 }
 
-/// Every encounter from the row player's view.
-pub fn pairwise_table(rows: &[PairwiseRow]) -> Table {
+/// Every encounter from the row player's view. `joint_los`: the LOS column is the joint fit's
+/// `P(r_player > r_opponent)` given all the games (the posterior's), not the encounter's own,
+/// and its heading says so (issue 47).
+pub fn pairwise_table(rows: &[PairwiseRow], joint_los: bool) -> Table {
     let columns = vec![
         left("player"),
         left("opponent"),
@@ -292,7 +294,7 @@ pub fn pairwise_table(rows: &[PairwiseRow]) -> Table {
         right("WW"),
         right("score"),
         right("Elo"),
-        right("LOS"),
+        right(if joint_los { "LOS (joint fit)" } else { "LOS" }),
     ];
     let rows = rows
         .iter()
@@ -630,7 +632,7 @@ mod tests {
             for text in [&won, &lost] {
                 assert!(!text.contains("inf") && !text.contains('['), "{text}");
             }
-            let table = pairwise_table(&[sweep_row(pairs, true)]);
+            let table = pairwise_table(&[sweep_row(pairs, true)], false);
             for rendered in [table.text(), table.html(), table.markdown()] {
                 assert!(rendered.contains(&won), "{rendered}");
             }

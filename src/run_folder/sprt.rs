@@ -49,6 +49,13 @@ pub struct SprtFile {
 }
 
 impl SprtFile {
+    /// The test bot's Elo in words, the same in the verdict line, `summary.md`, `report.html`
+    /// and the dashboard: `Elo of test over base: +4.1 [-8.1, +16.4] (95 %)`, from the margins
+    /// with the margin model.
+    pub fn estimate_words(&self) -> String {
+        estimate_words(self.estimate.as_ref(), &self.model)
+    }
+
     /// The folder's `sprt.json`, `None` if it has none.
     pub fn read(dir: &Path) -> Result<Option<SprtFile>> {
         super::read_json(dir, SPRT_JSON)
@@ -56,6 +63,34 @@ impl SprtFile {
 
     pub fn write(&self, dir: &Path) -> Result<()> {
         super::write_json(dir, SPRT_JSON, self)
+    }
+}
+
+/// The SPRT's estimate in words for `model` (empty: said without its source; `None`: before
+/// the first pair).
+pub fn estimate_words(estimate: Option<&EloEstimate>, model: &str) -> String {
+    let source = match model {
+        "margin" => " (from the seed margins)",
+        "" => "",
+        _ => " (pentanomial)",
+    };
+    match estimate {
+        Some(e) => format!("Elo of test over base: {}{source}", e.describe()),
+        None => "Elo of test over base: no estimate yet".to_string(),
+    }
+}
+
+impl TracePoint {
+    /// The estimate recorded with this pair (`None` in traces of older versions).
+    pub fn estimate(&self) -> Option<EloEstimate> {
+        (self.elo.is_some() || self.elo_low.is_some() || self.elo_high.is_some()).then_some(
+            EloEstimate {
+                elo: self.elo,
+                low: self.elo_low,
+                high: self.elo_high,
+                level: 0.95,
+            },
+        )
     }
 }
 
