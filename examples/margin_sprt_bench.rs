@@ -11,7 +11,8 @@
 //! view, so the pool's truth is exactly 0 (for two copies of one bot). Printed: the pool's own
 //! truth (its score's Elo, which the resampled runs play at), the link fitted on the whole pool
 //! with its check, then per model the runs, how often each hypothesis was accepted (with
-//! Wilson's 95 % interval) and the mean and median pairs.
+//! Wilson's 95 % interval) and the mean and median pairs. `CLIP=W` clips each game's margin to
+//! ±W seeds (default a third of the seeds, as `arena sprt`; `CLIP=inf`: not clipped).
 
 use std::path::Path;
 
@@ -32,9 +33,10 @@ fn main() -> Result<()> {
     let runs: u64 = args.get(3).map_or(Ok(1000), |a| a.parse())?;
     let seed: u64 = args.get(4).map_or(Ok(1), |a| a.parse())?;
     let symmetric = args.get(5).is_some_and(|a| a == "symmetric");
-    let clip: f64 = std::env::var("CLIP").map_or(Ok(f64::INFINITY), |v| v.parse())?;
     let rows = read_games(dir).with_context(|| dir.display().to_string())?;
     let max = rows.first().map_or(48.0, max_margin);
+    // Each game's margin clipped as `arena sprt --model margin` clips it (`CLIP=inf`: none).
+    let clip: f64 = std::env::var("CLIP").map_or(Ok(max / 3.0), |v| v.parse())?;
     let mut pairs = pairs_of(&rows, "test")?;
     if symmetric {
         let mirrored: Vec<MarginPair> = pairs

@@ -13,8 +13,9 @@
 //! W/D/L scale reads about 5 % more).
 //!
 //! **Intervals.** The sandwich `H⁻¹ J H⁻¹` with the games of a colour-swapped pair summed (as
-//! the W/D/L fit's, `docs/statistics.md` §2), each player's variance floored at what its own
-//! games allow under the link (the W/D/L fit's floor, issue 45), and `κ`'s own uncertainty
+//! the W/D/L fit's, `docs/statistics.md` §2), each encounter's variance floored at the link's
+//! and each player's at what its own games allow under the link (the W/D/L fit's floors, issue
+//! 45), and `κ`'s own uncertainty
 //! added (`Var(σ̂)/σ² ≈ (m₄/σ⁴ − 1)/(4G)` over `G` games); normal intervals `r ± z·SE`.
 
 use std::collections::HashMap;
@@ -168,10 +169,13 @@ pub fn fit(
             break;
         }
     }
-    // 3. Sandwich, the games of a pair summed; each player's own-games floor.
+    // 3. Sandwich, the games of a pair summed; each encounter's and each player's floor.
     let mut h = vec![0.0; dim * dim];
     let mut by_pair: HashMap<u64, Vec<f64>> = HashMap::new();
     let (mut info, mut model_var) = (vec![0.0; n], vec![0.0; n]);
+    // Per encounter (lower index first): the lower player's score residual per pair, and the
+    // link's variance of it over the encounter's games.
+    let mut encounters: HashMap<(usize, usize), (HashMap<u64, f64>, f64)> = HashMap::new();
     for g in games {
         let x = predict(&beta, g);
         let d = dm(x);
@@ -191,6 +195,11 @@ pub fn fit(
             info[p] += d * d;
             model_var[p] += d * d * v;
         }
+        let key = (g.first.min(g.second), g.first.max(g.second));
+        let sign = if g.first == key.0 { 1.0 } else { -1.0 };
+        let e = encounters.entry(key).or_default();
+        *e.0.entry(g.pair).or_insert(0.0) += sign * d * r;
+        e.1 += d * d * v;
     }
     let mut j = vec![0.0; dim * dim];
     for s in by_pair.values() {
@@ -200,6 +209,20 @@ pub fn fit(
             }
             for v in 0..dim {
                 j[u * dim + v] += s[u] * s[v];
+            }
+        }
+    }
+    // A few pairs of an encounter that happen to agree have no empirical variance, and the thin
+    // bridge between two groups then looked exact (84.6 % coverage): each encounter's variance
+    // is at least the link's, its games taken as independent (as the W/D/L fit's floor).
+    for (&(a, b), (pairs, model)) in &encounters {
+        let empirical: f64 = pairs.values().map(|s| s * s).sum();
+        let short = model - empirical;
+        if short > 0.0 {
+            for (u, su) in [(a, 1.0), (b, -1.0)] {
+                for (v, sv) in [(a, 1.0), (b, -1.0)] {
+                    j[u * dim + v] += su * sv * short;
+                }
             }
         }
     }
@@ -582,6 +605,37 @@ mod tests {
         // Two games of sd ~10 seeds, clipped at 16: an SE of at least ~6 seeds (× κ).
         assert!(r.players[2].se > r.elo_per_seed * 6.0, "{:?}", r.players[2]);
         assert!(r.players[2].se > 4.0 * r.players[1].se, "{:?}", r.players);
+    }
+
+    #[test]
+    fn a_bridge_of_agreeing_pairs_is_not_exact() {
+        // Two groups of three joined by three pairs of 0 against 3 that agree exactly (+6 for 0
+        // in every game): their pair residuals are all zero, so the sandwich alone gave the
+        // groups' difference only the groups' own noise (about 1 seed). The encounter's floor
+        // gives it what six games of spread ~10 seeds allow.
+        let mut rng = ChaCha8Rng::seed_from_u64(3);
+        let mut games = simulate(&[0.0, 2.0, -2.0], 0.0, 10.0, 30, &mut rng);
+        for g in simulate(&[0.0, 2.0, -2.0], 0.0, 10.0, 30, &mut rng) {
+            games.push(MarginGame {
+                pair: g.pair + 1_000,
+                first: g.first + 3,
+                second: g.second + 3,
+                margin: g.margin,
+            });
+        }
+        for k in 0..3 {
+            for (first, second, margin) in [(0, 3, 6.0), (3, 0, -6.0)] {
+                games.push(MarginGame {
+                    pair: 2_000 + k,
+                    first,
+                    second,
+                    margin,
+                });
+            }
+        }
+        let r = fit(6, &games, 16.0, 2.0, MarginAnchor::Player(0, 0.0), 0.95).unwrap();
+        let seeds = r.players[3].se / r.elo_per_seed;
+        assert!(seeds > 2.5, "player 3's SE {seeds:.2} seeds: {:?}", r.players);
     }
 
     #[test]

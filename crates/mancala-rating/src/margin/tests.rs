@@ -202,7 +202,7 @@ fn error_rates_in_simulation_are_at_most_nominal() {
     let penta = Test::Pentanomial(Sprt::new(0.0, 20.0, 0.05, 0.05, SprtModel::Logistic).unwrap());
     let runs = 300;
     let limit = 0.05 + 2.5 * (0.05f64 * 0.95 / runs as f64).sqrt();
-    let mut at = |delta: f64, test: &Test| {
+    let at = |delta: f64, test: &Test| {
         let mut source = NormalPairs {
             delta,
             advantage: 0.0,
