@@ -94,7 +94,7 @@ pub enum Command {
     Analyse(analyse::AnalyseArgs),
     /// Solve a Kalah position: the perfect-play margin and every optimal move.
     Solve(solve::SolveArgs),
-    /// Play MOVES from the start position and print the position reached.
+    /// Play MOVES from the start position (or --position STATE) and print the position reached.
     Replay(replay::ReplayArgs),
     /// Count the move sequences of each length from the start (rules engine check and benchmark).
     Perft(perft::PerftArgs),
