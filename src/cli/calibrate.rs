@@ -547,7 +547,7 @@ fn calibrate_in(
             eprintln!(
                 "budget: at most {budget} games (--max-games), but about {expected} are needed for all \
                  {targets} targets within ±{} Elo: the budget will stop it first (raise --max-games or \
-                 widen --tolerance; docs/calibrate.md#quick-calibrations)",
+                 widen --tolerance; docs/calibrate.md#what-it-costs-and-quick-calibrations)",
                 settings.tolerance
             );
         }
@@ -561,12 +561,15 @@ fn calibrate_in(
             None => eprintln!("time: known after the first batch"),
         }
     }
-    // The pace of the steps played now (replayed ones take no time), told once.
+    // The pace of the steps played now, told once: not from a replayed step (it takes no time)
+    // nor from the first one played after them (a resume may have found part of it on disk).
     let mut clock = Instant::now();
     let mut told = false;
+    let mut after_disk = false;
     let mut done_games = 0;
     let mut on_step = |s: &StepDone<'_>| {
         done_games += s.games;
+        let partial = std::mem::replace(&mut after_disk, s.replayed);
         if !quiet {
             eprintln!(
                 "step {:>2}: {}={}, {} games, score {:.1}/{}{}",
@@ -578,7 +581,7 @@ fn calibrate_in(
                 s.games,
                 if s.replayed { " (from disk)" } else { "" }
             );
-            if !s.replayed && !told && s.games > 0 {
+            if !s.replayed && !partial && !told && s.games > 0 {
                 let pace = clock.elapsed() / s.games as u32;
                 eprintln!(
                     "time: {:.2} s a game ({} at once): {}",
