@@ -184,3 +184,52 @@ fn the_documents_point_to_nothing_outside_the_repository() {
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+/// The levels are typed one way in every document, example file and script (issue 47): `easy`,
+/// `normal`, `hard`, as player names (`--bot hard`) and as values of the `Level` option
+/// (`option.Level=hard`, `Level = "hard"`). The bot reads the option in any case; the documents
+/// do not make the user wonder.
+#[test]
+fn the_levels_are_typed_one_way() {
+    let mut files: Vec<PathBuf> = vec![root().join("README.md")];
+    for dir in ["docs", "scripts", "."] {
+        for entry in std::fs::read_dir(root().join(dir)).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            let wanted = match dir {
+                "docs" => name.ends_with(".md"),
+                "scripts" => name.ends_with(".sh"),
+                _ => name.ends_with(".example.toml"),
+            };
+            if wanted {
+                files.push(path);
+            }
+        }
+    }
+    let mut bad = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        let shown = file.strip_prefix(root()).unwrap().display().to_string();
+        for (i, line) in text.lines().enumerate() {
+            for level in ["Easy", "Normal", "Hard"] {
+                for typed in [
+                    format!("Level={level}"),
+                    format!("Level = \"{level}\""),
+                    format!("--bot {level}"),
+                    format!("--reference {level}"),
+                    format!("name = \"{level}\""),
+                    format!("name={level}"),
+                ] {
+                    if line.contains(&typed) {
+                        bad.push(format!("{shown}:{}: `{typed}`", i + 1));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "type the levels in lower case (`hard`, `option.Level=hard`):\n{}",
+        bad.join("\n")
+    );
+}
