@@ -293,6 +293,18 @@ fn resume_refuses_setup_flags_and_takes_the_verifications() {
     let before = read(&out.join("tune.json"));
     let out_s = out.to_str().unwrap();
 
+    // A new tune into the finished one's folder is refused without offering --resume, which
+    // would only replay it (issue 47).
+    let o = arena(&args);
+    assert_eq!(o.status.code(), Some(1));
+    let err = text(&o.stderr);
+    assert!(err.contains("holds a finished tune"), "{err}");
+    assert!(
+        err.contains(&format!("arena tune --verify {out_s}")),
+        "{err}"
+    );
+    assert!(!err.contains("--resume"), "{err}");
+
     for mode in ["--resume", "--verify"] {
         let o = arena(&[
             "tune",

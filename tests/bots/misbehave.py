@@ -25,6 +25,8 @@ misbehaves as MODE says:
   id-flood       answers `mancala` with `id name ...` lines (1 KiB each) without end
   slow-handshake sleeps 5 s (deaf to its input) before answering `mancala`
   bom            answers `mancala` with a UTF-8 byte-order mark before `mancalaok`
+  unflushed      behaves, but never flushes its stdout (Python's `print` on a pipe, C's `printf`
+                 without `fflush`): its answers sit in its buffer and nothing reaches the arena
   hostile        at its first `go`, tries what a sandbox must stop, then plays on: SIGKILL to
                  the pid in --target-file, a write to --outside FILE, a TCP connection to
                  127.0.0.1:--port; writes what happened to --report FILE (in its own folder)
@@ -127,11 +129,15 @@ def main() -> None:
             f.write(f"{os.getpid()} {child.pid if child else ''}\n")
 
     out = sys.stdout
+    if mode == "unflushed":
+        # Block-buffered whatever PYTHONUNBUFFERED says, as Python's stdout is on a pipe.
+        out = open(1, "w", buffering=65536, closefd=False)
     gos = 0
 
     def say(line: str) -> None:
         out.write(line + "\n")
-        out.flush()
+        if mode != "unflushed":
+            out.flush()
 
     def ask_child(line: str, until: str) -> None:
         """Forwards a line to the real bot and relays its answers up to the one starting `until`."""
