@@ -21,13 +21,18 @@ use tokio::net::tcp::OwnedWriteHalf;
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
 use super::process::{line_fault, BotProcess, Sandbox, Wiring};
 use super::{
-    driver_info, refuse_options, Answer, BotInfo, BotLog, BotSpec, Fault, FaultKind, Program,
-    StartError, Turn, MAX_DECLARATIONS, MAX_UNKNOWN_LINES,
+    driver_info, refuse_options, Answer, BotInfo, BotLog, BotSpec, Fault, FaultKind, MoveClock,
+    Program, StartError, Turn, MAX_DECLARATIONS, MAX_UNKNOWN_LINES,
 };
 use crate::protocol::{LineBuffer, MAX_LINE_LEN};
 use crate::rules::{Move, Position, Ruleset, Side};
+use crate::vocab::{derive_seed, MissingMove};
 
 /// The greeting: KGP version 1.0.1.
 pub const GREETING: &str = "kgp 1 0 1";
@@ -45,6 +50,14 @@ pub struct Kgp {
     next_id: u64,
     ruleset: Ruleset,
     handshake_timeout: Duration,
+    /// What a missing move becomes (the player's `kgp_missing_move`).
+    missing: MissingMove,
+    /// The game's seed, which the random moves played for the agent are drawn from.
+    seed: u64,
+    /// The agent's log, where the random moves played for it are noted.
+    log: BotLog,
+    /// The CPU time the agent's processes used for the last `go`.
+    pub last_cpu: Option<Duration>,
 }
 
 /// One KGP command: `[id][@ref] name args...`.
@@ -179,6 +192,10 @@ impl Kgp {
             next_id: 1,
             ruleset: Ruleset::default(),
             handshake_timeout: timeout,
+            missing: spec.kgp_missing_move,
+            seed: 0,
+            log: log.clone(),
+            last_cpu: None,
         };
         match kgp.greet(deadline).await {
             Ok(()) => Ok(kgp),
@@ -257,36 +274,73 @@ impl Kgp {
         }
     }
 
-    /// KGP has no games: the ruleset is noted and the agent must answer a `ping`.
-    pub async fn new_game(&mut self, ruleset: Ruleset) -> Result<(), Fault> {
+    /// KGP has no games: the ruleset and the game's seed are noted and the agent must answer a
+    /// `ping`.
+    pub async fn new_game(&mut self, ruleset: Ruleset, seed: u64) -> Result<(), Fault> {
         self.ruleset = ruleset;
+        self.seed = seed;
         let deadline = Instant::now() + self.handshake_timeout;
         self.ping(deadline).await
     }
 
     /// `state`, the agent's `move`s until `yield` or the time is up, then `stop` (after a
     /// `yield` too, as the official server does). A position with one legal pit is played
-    /// without asking, as the official server skips trivial moves.
+    /// without asking, as the official server skips trivial moves. No move by then, or a
+    /// `yield` before any move, is a random legal move played for the agent, as the official
+    /// server plays one (unless its `kgp_missing_move` is `forfeit`).
     pub async fn go(&mut self, turn: Turn<'_>) -> Result<Answer, Fault> {
+        self.last_cpu = None;
         let pos = turn.position(self.ruleset)?;
         let mover = pos
             .to_move()
             .ok_or_else(|| Fault::new(FaultKind::Io, "the game is over"))?;
         if let Some(only) = only_pit(&pos) {
-            return Ok(Answer {
-                mv: only,
-                think: Duration::ZERO,
-                last_info: None,
-            });
+            return Ok(Answer::of(only, Duration::ZERO));
         }
+        let baseline = self.process.cpu_time().unwrap_or_default();
+        let clock = MoveClock::new(Instant::now(), turn.time_by, baseline);
+        let taken = self.take_move(&pos, mover, &turn, &clock).await;
+        self.last_cpu = clock.used(self.process.cpu_time());
+        let (k, think) = match taken? {
+            Taken::Move(k, think) => (k, think),
+            Taken::Missing { why, think } => {
+                let mv = random_pit(&pos, self.seed, turn.moves.len());
+                self.log.note(&format!(
+                    "played a random move, {mv}, for the agent: {why} (as the official \
+                     server does; kgp_missing_move=forfeit makes it a forfeit)"
+                ));
+                return Ok(Answer {
+                    random: Some(why),
+                    ..Answer::of(mv, think)
+                });
+            }
+        };
         let pits = pos.pits(mover).len();
+        if !(1..=pits as i64).contains(&k) {
+            return Err(Fault::new(
+                FaultKind::IllegalMove,
+                format!("`move {k}`: the board has {pits} pits"),
+            ));
+        }
+        Ok(Answer::of(Move::Pit(k as u8), think))
+    }
+
+    /// Sends the `state`, reads the agent's moves until its `yield` or the move time on
+    /// `clock`, and sends `stop`: the last move, or why there is none (a fault, under
+    /// `kgp_missing_move=forfeit`).
+    async fn take_move(
+        &mut self,
+        pos: &Position,
+        mover: Side,
+        turn: &Turn<'_>,
+        clock: &MoveClock,
+    ) -> Result<Taken, Fault> {
         let id = self.take_id();
-        let started = Instant::now();
-        let hard = started + turn.limit;
+        let hard = clock.started() + clock.wall_cap(turn.limit);
+        let soft = turn.soft_limit();
         self.drain(hard).await?;
-        let state = format!("{id} state {}", board_literal(&pos, mover));
+        let state = format!("{id} state {}", board_literal(pos, mover));
         self.send(&state, hard).await?;
-        let stop_at = started + turn.soft_limit();
         let mut last: Option<i64> = None;
         // Lines that are not this state's moves (`set`, `ping`, unknown ones): chatter up to a
         // point, then a flood.
@@ -295,9 +349,15 @@ impl Kgp {
         // in the fault if no move for this one comes.
         let mut elsewhere = 0usize;
         let yielded = loop {
-            let line = match self.recv(stop_at).await {
+            let wake = clock.wake(soft, || self.process.cpu_time());
+            let line = match self.recv(wake).await {
                 Ok(line) => line,
-                Err(f) if f.kind == FaultKind::Timeout => break false,
+                Err(f) if f.kind == FaultKind::Timeout => {
+                    if clock.spent(soft, || self.process.cpu_time()) {
+                        break false;
+                    }
+                    continue;
+                }
                 Err(f) => return Err(f),
             };
             let cmd = parse_command(&line);
@@ -338,7 +398,16 @@ impl Kgp {
                 _ => {}
             }
         };
-        let think = started.elapsed();
+        let think = clock.started().elapsed();
+        // Silent at the deadline: the official server pings such an agent and takes one that
+        // does not answer for gone (it resigns).
+        let alive = match (last, yielded, self.missing) {
+            (None, false, MissingMove::Random) => {
+                let deadline = Instant::now() + self.handshake_timeout;
+                Some(self.ping(deadline).await)
+            }
+            _ => None,
+        };
         let stop = self.take_id();
         // A client gone at this point still made its move in time; one that does not read its
         // connection any more cannot be sent the next state: that is its fault.
@@ -347,41 +416,41 @@ impl Kgp {
             Err(f) if f.kind == FaultKind::Timeout => return Err(f),
             _ => {}
         }
-        let k = match last {
-            Some(k) => k,
-            None if yielded => {
-                return Err(Fault::new(FaultKind::Malformed, "yield before any move"));
-            }
-            None => {
-                let other = if elsewhere > 0 {
-                    format!(
-                        " ({elsewhere} move or yield commands named another state than \
-                         `{id} state`)"
-                    )
-                } else {
-                    String::new()
-                };
-                return Err(Fault::new(
-                    FaultKind::Timeout,
-                    format!(
-                        "no move within {} ms{other} (a KGP server would move at random for \
-                         it; the arena does not rate random moves under an agent's name)",
-                        think.as_millis()
-                    ),
-                ));
-            }
-        };
-        if !(1..=pits as i64).contains(&k) {
-            return Err(Fault::new(
-                FaultKind::IllegalMove,
-                format!("`move {k}`: the board has {pits} pits"),
-            ));
+        if let Some(k) = last {
+            return Ok(Taken::Move(k, think));
         }
-        Ok(Answer {
-            mv: Move::Pit(k as u8),
-            think,
-            last_info: None,
-        })
+        let cpu = self.process.cpu_time();
+        let why = if yielded {
+            "yield before any move".to_string()
+        } else {
+            let other = if elsewhere > 0 {
+                format!(
+                    " ({elsewhere} move or yield commands named another state than `{id} state`)"
+                )
+            } else {
+                String::new()
+            };
+            format!("{}{other}", clock.over("no move", soft, cpu))
+        };
+        match (self.missing, alive) {
+            (MissingMove::Random, Some(Err(fault))) => Err(Fault::new(
+                FaultKind::Timeout,
+                format!(
+                    "{why}, and no answer to the ping that followed ({}): taken for gone, as the \
+                     official server takes it",
+                    fault.detail
+                ),
+            )),
+            (MissingMove::Random, _) => Ok(Taken::Missing { why, think }),
+            (MissingMove::Forfeit, _) if yielded => Err(Fault::new(
+                FaultKind::Malformed,
+                format!("{why} (kgp_missing_move=forfeit; the official server would play a random move)"),
+            )),
+            (MissingMove::Forfeit, _) => Err(Fault::new(
+                FaultKind::Timeout,
+                format!("{why} (kgp_missing_move=forfeit; the official server would play a random move)"),
+            )),
+        }
     }
 
     /// Lines that arrived between two requests: answers to an old `state` (ignored, as KGP
@@ -468,6 +537,34 @@ impl Kgp {
         let _ = tokio::time::timeout(grace, self.process.wait()).await;
         self.process.kill().await;
     }
+}
+
+/// What the agent did with a `state`.
+enum Taken {
+    /// Its last move (a pit number, not checked yet) and the time it took.
+    Move(i64, Duration),
+    /// No move: why (no move by the deadline, a `yield` before any move), and the time waited.
+    Missing { why: String, think: Duration },
+}
+
+/// The seed stream of the random moves played for KGP agents (see [`random_pit`]).
+const RANDOM_MOVES: u64 = 0x6b67_705f_7261_6e64;
+
+/// The random legal move the arena plays for a KGP agent that made none, as the official
+/// server does (`Board.Random`: one of the sowable pits, each as likely), drawn from the game's
+/// `seed` and the sow's number `ply`, so that a game played again gets the same moves. A
+/// `swap` is never drawn: an agent cannot say it.
+pub fn random_pit(pos: &Position, seed: u64, ply: usize) -> Move {
+    let pits: Vec<Move> = pos
+        .legal_moves()
+        .iter()
+        .copied()
+        .filter(|m| matches!(m, Move::Pit(_)))
+        .collect();
+    let mut rng = ChaCha8Rng::seed_from_u64(derive_seed(seed, RANDOM_MOVES, ply as u64));
+    *pits
+        .choose(&mut rng)
+        .expect("a position that asks for a move has a pit to sow")
 }
 
 /// How long the `stop` after a move may take to write when the move's own deadline has passed.

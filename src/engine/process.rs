@@ -121,6 +121,9 @@ pub struct BotProcess {
     lines: LineBuffer,
     chunk: Box<[u8]>,
     pid: Option<u32>,
+    /// The CPU time of the bot's process tree at the last look ([`BotProcess::cpu_time`]),
+    /// kept for after the process is reaped.
+    cpu_seen: Option<Duration>,
 }
 
 /// How often a wait checks for the bot's exit when there is no pidfd to watch.
@@ -221,6 +224,7 @@ impl BotProcess {
             lines: LineBuffer::with_max_len(MAX_LINE_LEN),
             chunk: vec![0; CHUNK].into_boxed_slice(),
             pid,
+            cpu_seen: None,
             child,
         };
         if let Some(stdin) = process.child.stdin.take() {
@@ -316,6 +320,7 @@ impl BotProcess {
                     return Err(Fault::new(FaultKind::Timeout, "no answer in time"))
                 }
                 Woke::Deadline => {
+                    self.cpu_time();
                     if matches!(self.child.try_wait(), Ok(Some(_))) {
                         return self.last_words();
                     }
@@ -396,6 +401,7 @@ impl BotProcess {
     fn closed(&mut self) -> Fault {
         let until = Instant::now() + EXIT_STATUS_WAIT;
         loop {
+            self.cpu_time();
             if let Ok(Some(status)) = self.child.try_wait() {
                 return Fault::new(FaultKind::Crash, format!("exited ({status})"));
             }
@@ -422,6 +428,7 @@ impl BotProcess {
     }
 
     fn exit_fault(&mut self, detail: String) -> Fault {
+        self.cpu_time();
         match self.child.try_wait() {
             Ok(Some(status)) => Fault::new(FaultKind::Crash, format!("exited ({status})")),
             _ => Fault::new(FaultKind::Io, detail),
@@ -432,6 +439,7 @@ impl BotProcess {
     /// is left of its group.
     pub async fn wait(&mut self) -> Option<std::process::ExitStatus> {
         self.stdin = None;
+        self.cpu_time();
         let status = self.child.wait().await.ok();
         self.kill_group();
         if let Some(pid) = self.pid {
@@ -443,9 +451,22 @@ impl BotProcess {
 
     /// Kills the whole process group with SIGKILL and reaps the child.
     pub async fn kill(&mut self) {
+        self.cpu_time();
         self.kill_group();
         let _ = self.child.start_kill();
         self.wait().await;
+    }
+
+    /// The CPU time the bot's process tree has used since it started ([`sys::tree_cpu`]): read
+    /// now while the process is there (running, or exited and not yet reaped), else the last
+    /// reading, which every reaping of the child is preceded by. `None` where the system does
+    /// not say.
+    pub fn cpu_time(&mut self) -> Option<Duration> {
+        // tokio forgets the pid once the child is reaped: a pid never read after it is reused.
+        if let Some(cpu) = self.child.id().and_then(sys::tree_cpu) {
+            self.cpu_seen = Some(cpu);
+        }
+        self.cpu_seen
     }
 
     /// SIGKILL to the process group created at spawn (the bot and whatever it started in it).

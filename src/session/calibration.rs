@@ -119,7 +119,7 @@ pub struct StepPlayer<'a> {
 }
 
 impl StepPlayer<'_> {
-    /// Plays the step into `out`; returns its games as they were played.
+    /// Plays the step into `out`; returns its games in game-id order.
     fn play_step(&mut self, step: usize, x: f64, pairs: u32, out: PathBuf) -> Result<Vec<GameRow>> {
         let mut players = vec![self.candidate.at(self.knob, x)?];
         players.extend(specs(self.refs)?);
@@ -139,6 +139,9 @@ impl StepPlayer<'_> {
             Some(&mut collect),
             self.sinks,
         )?;
+        // In game order, not the order they finished in: the search's fit adds them up in
+        // this order, and a sum of floats depends on it.
+        rows.sort_by_key(|r| r.game_id);
         Ok(rows)
     }
 }

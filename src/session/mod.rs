@@ -9,6 +9,7 @@
 
 pub mod calibration;
 pub mod gate;
+mod order;
 pub mod probe;
 pub mod sprt;
 pub mod tune;

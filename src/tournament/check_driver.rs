@@ -19,6 +19,7 @@ use crate::engine::{
 use crate::protocol::PositionStart;
 use crate::rules::{Move, Position, Ruleset, Side};
 use crate::vocab::config::{Opening, TimeControl};
+use crate::vocab::TimeBy;
 
 /// The move time of the checked agent's moves: generous, so that a slow start (a JVM for each
 /// ManKalah game) does not fail the check.
@@ -153,6 +154,7 @@ async fn play<C: Contestant>(
         early_end,
         names,
         seeds: [config.seed; 2],
+        time_by: [TimeBy::Wall; 2],
     };
     let mut random = Seat::Random(RandomMover {
         rng,
@@ -239,11 +241,7 @@ impl<C: Contestant> Contestant for Seat<'_, C> {
         let mv = *legal
             .choose(random.rng)
             .expect("a game not over has a move");
-        Ok(Answer {
-            mv,
-            think: Duration::ZERO,
-            last_info: None,
-        })
+        Ok(Answer::of(mv, Duration::ZERO))
     }
 
     async fn end_game(&mut self, start: &PositionStart, moves: &[Move]) {
@@ -272,6 +270,8 @@ mod tests {
                 options: Vec::new(),
                 protocol: Protocol::Kgp,
                 sandbox: false,
+                time_by: None,
+                kgp_missing_move: Default::default(),
             },
             rulesets: Vec::new(),
             explicit_rulesets: false,
