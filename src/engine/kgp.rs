@@ -32,7 +32,7 @@ use super::{
 };
 use crate::protocol::{LineBuffer, MAX_LINE_LEN};
 use crate::rules::{Move, Position, Ruleset, Side};
-use crate::vocab::{derive_seed, MissingMove};
+use crate::vocab::{derive_seed, MissingMove, TimeBy};
 
 /// The greeting: KGP version 1.0.1.
 pub const GREETING: &str = "kgp 1 0 1";
@@ -159,24 +159,33 @@ impl Kgp {
         };
         let program = with_address(&spec.program, "127.0.0.1", port);
         let mut process = BotProcess::spawn(&program, spec.dir.as_deref(), log, &wiring)?;
-        let deadline = Instant::now() + timeout;
+        // From the spawn, on the agent's CPU time (a JVM starting on a busy machine is not
+        // failed for it): see `ready_clock`.
+        let clock = ready_clock(Duration::ZERO);
         let handshake = |detail: String| StartError::Bot(Fault::new(FaultKind::Handshake, detail));
-        let stream = tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => stream,
-                Err(e) => { process.kill().await; return Err(arena(e)); }
-            },
-            detail = process.exited() => {
-                process.kill().await;
-                return Err(handshake(format!("{detail} before connecting to port {port}")));
-            }
-            _ = tokio::time::sleep_until(deadline.into()) => {
-                process.kill().await;
-                return Err(handshake(format!(
-                    "did not connect to 127.0.0.1:{port} within {} ms (give the address with \
-                     {{host}} {{port}} in its command, or read KGP_HOST / KGP_PORT)",
-                    timeout.as_millis()
-                )));
+        let stream = loop {
+            let wake = clock.wake(timeout, || process.cpu_time());
+            tokio::select! {
+                accepted = listener.accept() => match accepted {
+                    Ok((stream, _)) => break stream,
+                    Err(e) => { process.kill().await; return Err(arena(e)); }
+                },
+                detail = process.exited() => {
+                    process.kill().await;
+                    return Err(handshake(format!("{detail} before connecting to port {port}")));
+                }
+                _ = tokio::time::sleep_until(wake.into()) => {
+                    if !clock.spent(timeout, || process.cpu_time()) {
+                        continue;
+                    }
+                    let cpu = process.cpu_time();
+                    process.kill().await;
+                    return Err(handshake(format!(
+                        "{} (give the address with {{host}} {{port}} in its command, or read \
+                         KGP_HOST / KGP_PORT)",
+                        clock.over(&format!("did not connect to 127.0.0.1:{port}"), timeout, cpu)
+                    )));
+                }
             }
         };
         drop(listener);
@@ -197,7 +206,7 @@ impl Kgp {
             log: log.clone(),
             last_cpu: None,
         };
-        match kgp.greet(deadline).await {
+        match kgp.greet(&clock).await {
             Ok(()) => Ok(kgp),
             Err(fault) => {
                 kgp.kill().await;
@@ -209,12 +218,14 @@ impl Kgp {
         }
     }
 
-    /// `kgp 1 0 1`, then the client's `mode` (its `set info:*` noted on the way), then a ping.
-    async fn greet(&mut self, deadline: Instant) -> Result<(), Fault> {
+    /// `kgp 1 0 1`, then the client's `mode` (its `set info:*` noted on the way), then a ping,
+    /// within the handshake timeout on `clock`.
+    async fn greet(&mut self, clock: &MoveClock) -> Result<(), Fault> {
+        let deadline = self.ready_deadline(clock);
         self.send(GREETING, deadline).await?;
         let mut said = 0usize;
         loop {
-            let line = self.recv(deadline).await?;
+            let line = self.recv_ready(clock).await?;
             said += 1;
             if said > MAX_DECLARATIONS {
                 return Err(Fault::new(
@@ -244,7 +255,34 @@ impl Kgp {
                 _ => {}
             }
         }
-        self.ping(deadline).await
+        self.ping(clock).await
+    }
+
+    /// The next line of a readiness wait (the greeting, a ping) before the handshake timeout
+    /// is up on `clock` (the agent's CPU time, within a wall cap: see [`ready_clock`]).
+    async fn recv_ready(&mut self, clock: &MoveClock) -> Result<String, Fault> {
+        let limit = self.handshake_timeout;
+        loop {
+            let wake = clock.wake(limit, || self.process.cpu_time());
+            match self.recv(wake).await {
+                Err(f) if f.kind == FaultKind::Timeout => {
+                    if clock.spent(limit, || self.process.cpu_time()) {
+                        let cpu = self.process.cpu_time();
+                        return Err(Fault::new(
+                            FaultKind::Timeout,
+                            clock.over("no answer", limit, cpu),
+                        ));
+                    }
+                }
+                other => return other,
+            }
+        }
+    }
+
+    /// The wall-clock time by which a readiness wait on `clock` is over whatever happens (for
+    /// the writes on the way).
+    fn ready_deadline(&self, clock: &MoveClock) -> Instant {
+        clock.started() + clock.wall_cap(self.handshake_timeout)
     }
 
     /// `set info:name "X"` and `set info:authors "Y"` (or `info:author`) become the bot's name
@@ -258,12 +296,16 @@ impl Kgp {
         }
     }
 
-    async fn ping(&mut self, deadline: Instant) -> Result<(), Fault> {
+    /// `ping`, and the agent's `pong` within the handshake timeout on `clock`.
+    async fn ping(&mut self, clock: &MoveClock) -> Result<(), Fault> {
         let id = self.take_id();
+        let deadline = self.ready_deadline(clock);
         self.send(&format!("{id} ping"), deadline).await?;
         loop {
-            let line = self.recv(deadline).await.map_err(|f| match f.kind {
-                FaultKind::Timeout => Fault::new(FaultKind::Timeout, "no pong to ping"),
+            let line = self.recv_ready(clock).await.map_err(|f| match f.kind {
+                FaultKind::Timeout => {
+                    Fault::new(FaultKind::Timeout, format!("no pong to ping: {}", f.detail))
+                }
                 _ => f,
             })?;
             match parse_command(&line) {
@@ -279,8 +321,8 @@ impl Kgp {
     pub async fn new_game(&mut self, ruleset: Ruleset, seed: u64) -> Result<(), Fault> {
         self.ruleset = ruleset;
         self.seed = seed;
-        let deadline = Instant::now() + self.handshake_timeout;
-        self.ping(deadline).await
+        let clock = ready_clock(self.process.cpu_time().unwrap_or_default());
+        self.ping(&clock).await
     }
 
     /// `state`, the agent's `move`s until `yield` or the time is up, then `stop` (after a
@@ -403,8 +445,8 @@ impl Kgp {
         // does not answer for gone (it resigns).
         let alive = match (last, yielded, self.missing) {
             (None, false, MissingMove::Random) => {
-                let deadline = Instant::now() + self.handshake_timeout;
-                Some(self.ping(deadline).await)
+                let clock = ready_clock(self.process.cpu_time().unwrap_or_default());
+                Some(self.ping(&clock).await)
             }
             _ => None,
         };
@@ -537,6 +579,14 @@ impl Kgp {
         let _ = tokio::time::timeout(grace, self.process.wait()).await;
         self.process.kill().await;
     }
+}
+
+/// The clock of a readiness wait (the connection, the greeting, a ping), from now and the
+/// agent's CPU time `baseline`: the handshake timeout counts the agent's CPU time, within
+/// [`crate::vocab::CPU_WALL_CAP`] times it of wall time, so that an agent that starts slowly
+/// because the machine is busy is not failed for it, while one that hangs still is.
+fn ready_clock(baseline: Duration) -> MoveClock {
+    MoveClock::new(Instant::now(), TimeBy::Cpu, baseline)
 }
 
 /// What the agent did with a `state`.

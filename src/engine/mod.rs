@@ -33,6 +33,7 @@ use crate::protocol::{
 use crate::rules::{Move, Ruleset, RulesetPattern};
 
 pub use crate::sys::Stop;
+use crate::vocab::TimeBy;
 pub use crate::vocab::{BotSpec, FaultKind, Program, Protocol};
 pub use clock::MoveClock;
 pub use contestant::{Contestant, SlotThread, Turn};
@@ -412,12 +413,13 @@ impl Engine {
     /// The handshake proper: `mancala`, then everything up to `mancalaok` into [`Engine::info`],
     /// within the handshake timeout. The fault is the raw one (a timeout is a `Timeout`).
     pub fn handshake(&mut self) -> Result<(), Fault> {
-        let deadline = Instant::now() + self.handshake_timeout;
+        // From the spawn: the bot's start-up is part of its handshake.
+        let clock = MoveClock::new(self.spawned, TimeBy::Cpu, Duration::ZERO);
         self.send(&ToBot::Mancala)?;
         let mut problems = std::mem::take(&mut self.info.problems);
         let mut declared = 0usize;
         let result = loop {
-            let msg = self.recv(deadline, Some(&mut problems));
+            let msg = self.recv_ready(&clock, Some(&mut problems));
             if matches!(msg, Ok(FromBot::Id { .. } | FromBot::Option(_))) {
                 declared += 1;
                 if declared > MAX_DECLARATIONS {
@@ -478,13 +480,42 @@ impl Engine {
         Ok(())
     }
 
-    /// `isready` → `readyok` within the handshake timeout.
+    /// `isready` → `readyok` within the handshake timeout (of CPU time: see
+    /// [`Engine::recv_ready`]).
     pub fn sync(&mut self) -> Result<(), Fault> {
-        let deadline = Instant::now() + self.handshake_timeout;
+        let baseline = self.process.cpu_time().unwrap_or_default();
         self.send(&ToBot::IsReady)?;
+        let clock = MoveClock::new(Instant::now(), TimeBy::Cpu, baseline);
         loop {
-            if let FromBot::ReadyOk = self.recv(deadline, None)? {
+            if let FromBot::ReadyOk = self.recv_ready(&clock, None)? {
                 return Ok(());
+            }
+        }
+    }
+
+    /// The next protocol message of a readiness wait (the handshake, `isready`) on `clock`: the
+    /// handshake timeout counts the bot's CPU time, within [`crate::vocab::CPU_WALL_CAP`] times
+    /// it of wall time, so that a bot that starts or gets ready slowly because the machine is
+    /// busy is not failed for it (docs/tournament.md, "Time"), while one that hangs still is.
+    fn recv_ready(
+        &mut self,
+        clock: &MoveClock,
+        mut malformed: Option<&mut Vec<Violation>>,
+    ) -> Result<FromBot, Fault> {
+        let limit = self.handshake_timeout;
+        loop {
+            let wake = clock.wake(limit, || self.process.cpu_time());
+            match self.recv(wake, malformed.as_deref_mut()) {
+                Err(fault) if fault.kind == FaultKind::Timeout => {
+                    if clock.spent(limit, || self.process.cpu_time()) {
+                        let cpu = self.process.cpu_time();
+                        return Err(Fault::new(
+                            FaultKind::Timeout,
+                            clock.over("no answer", limit, cpu),
+                        ));
+                    }
+                }
+                other => return other,
             }
         }
     }
@@ -849,7 +880,7 @@ mod tests {
             moves: &[],
             limits: GoLimits::default(),
             limit: Duration::from_secs(10),
-            time_by: crate::vocab::TimeBy::Wall,
+            time_by: TimeBy::Wall,
         });
         assert_eq!(answer.map_err(|f| f.kind).err(), Some(FaultKind::Malformed));
         assert_eq!(e.take_violations(), []);

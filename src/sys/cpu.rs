@@ -118,18 +118,23 @@ mod tests {
     #[cfg(target_os = "linux")]
     #[test]
     fn a_process_tree_counts_its_children_running_and_reaped() {
-        use std::os::unix::process::CommandExt;
-        use std::process::{Command, Stdio};
-        let mut shell = Command::new("sh")
-            .args([
-                "-c",
-                "sh -c 'i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done'; exec sleep 600",
-            ])
-            .stdin(Stdio::null())
-            .process_group(0)
-            .spawn()
+        use std::process::Stdio;
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
             .unwrap();
-        let pid = shell.id();
+        let _inside = runtime.enter();
+        let mut cmd = tokio::process::Command::new("sh");
+        cmd.args([
+            "-c",
+            "sh -c 'i=0; while [ $i -lt 300000 ]; do i=$((i+1)); done'; exec sleep 600",
+        ])
+        .stdin(Stdio::null())
+        .process_group(0);
+        // Registered as a bot, as every child of a process that runs bots must be: the other
+        // tests of this process kill the children that are not (`kill_orphans`).
+        let mut shell = super::super::spawn_registered(&mut cmd).unwrap();
+        let pid = shell.id().unwrap();
         let ticks = |t: u64| Duration::from_nanos(t * 1_000_000_000 / ticks_per_second().unwrap());
         let (mut running_seen, mut reaped_seen) = (false, false);
         for _ in 0..30_000 {
@@ -146,7 +151,8 @@ mod tests {
             std::thread::sleep(Duration::from_millis(5));
         }
         super::super::kill_group(pid);
-        let _ = shell.wait();
+        let _ = runtime.block_on(shell.wait());
+        super::super::forget(pid);
         assert!(running_seen, "a running child's time was never counted");
         assert!(reaped_seen, "a reaped child's time was never counted");
         assert_eq!(tree_cpu(pid), None, "a reaped process has no time to read");
