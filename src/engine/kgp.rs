@@ -322,7 +322,9 @@ impl Kgp {
         self.ruleset = ruleset;
         self.seed = seed;
         let clock = ready_clock(self.process.cpu_time().unwrap_or_default());
-        self.ping(&clock).await
+        self.ping(&clock).await?;
+        self.process.cpu_time();
+        Ok(())
     }
 
     /// `state`, the agent's `move`s until `yield` or the time is up, then `stop` (after a
@@ -339,7 +341,8 @@ impl Kgp {
         if let Some(only) = only_pit(&pos) {
             return Ok(Answer::of(only, Duration::ZERO));
         }
-        let baseline = self.process.cpu_time().unwrap_or_default();
+        // As read at the end of the last request or ping: one look per sow.
+        let baseline = self.process.last_cpu_time().unwrap_or_default();
         let clock = MoveClock::new(Instant::now(), turn.time_by, baseline);
         let taken = self.take_move(&pos, mover, &turn, &clock).await;
         self.last_cpu = clock.used(self.process.cpu_time());
@@ -390,14 +393,15 @@ impl Kgp {
         // Moves that named another `state` (an old one, or one never sent): ignored, and named
         // in the fault if no move for this one comes.
         let mut elsewhere = 0usize;
+        let mut wake = clock.wake(soft, || self.process.cpu_time());
         let yielded = loop {
-            let wake = clock.wake(soft, || self.process.cpu_time());
             let line = match self.recv(wake).await {
                 Ok(line) => line,
                 Err(f) if f.kind == FaultKind::Timeout => {
                     if clock.spent(soft, || self.process.cpu_time()) {
                         break false;
                     }
+                    wake = clock.wake(soft, || self.process.cpu_time());
                     continue;
                 }
                 Err(f) => return Err(f),

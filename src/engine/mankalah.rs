@@ -162,7 +162,7 @@ impl ManKalah {
         let baseline = if first_ask {
             Duration::ZERO
         } else {
-            process.cpu_time().unwrap_or_default()
+            process.last_cpu_time().unwrap_or_default()
         };
         let clock = MoveClock::new(Instant::now(), time_by, baseline);
         let read = loop {

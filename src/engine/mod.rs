@@ -488,6 +488,8 @@ impl Engine {
         let clock = MoveClock::new(Instant::now(), TimeBy::Cpu, baseline);
         loop {
             if let FromBot::ReadyOk = self.recv_ready(&clock, None)? {
+                // The next move's CPU time counts from here (a new game's set-up is not a move).
+                self.process.cpu_time();
                 return Ok(());
             }
         }
@@ -503,10 +505,11 @@ impl Engine {
         mut malformed: Option<&mut Vec<Violation>>,
     ) -> Result<FromBot, Fault> {
         let limit = self.handshake_timeout;
+        let mut wake = clock.wake(limit, || self.process.cpu_time());
         loop {
-            let wake = clock.wake(limit, || self.process.cpu_time());
             match self.recv(wake, malformed.as_deref_mut()) {
                 Err(fault) if fault.kind == FaultKind::Timeout => {
+                    wake = clock.wake(limit, || self.process.cpu_time());
                     if clock.spent(limit, || self.process.cpu_time()) {
                         let cpu = self.process.cpu_time();
                         return Err(Fault::new(
@@ -541,8 +544,10 @@ impl Engine {
         self.out.push_str(self.sent.go(turn.limits));
         self.out.push('\n');
         self.go_pending = true;
-        // The CPU time before the move, for its record (and its clock, on CPU time).
-        let baseline = self.process.cpu_time().unwrap_or_default();
+        // The CPU time before the move, for its record (and its clock, on CPU time): as read
+        // at the end of the bot's last answer or `isready` (one look per sow, not two; what it
+        // did in between is reading the new position).
+        let baseline = self.process.last_cpu_time().unwrap_or_default();
         self.write_out()?;
         let clock = MoveClock::new(Instant::now(), turn.time_by, baseline);
         let answer = self.answer(&clock, turn.limit);
@@ -553,8 +558,8 @@ impl Engine {
     /// Waits for the `bestmove` of the `go` just written until `limit` is up on `clock`.
     fn answer(&mut self, clock: &MoveClock, limit: Duration) -> Result<Answer, Fault> {
         let mut last_info = None;
+        let mut wake = clock.wake(limit, || self.process.cpu_time());
         loop {
-            let wake = clock.wake(limit, || self.process.cpu_time());
             match self.recv(wake, None) {
                 Ok(FromBot::BestMove(mv)) => {
                     return Ok(Answer {
@@ -566,6 +571,7 @@ impl Engine {
                 Ok(_) => {}
                 Err(fault) if fault.kind == FaultKind::Timeout => {
                     if !clock.spent(limit, || self.process.cpu_time()) {
+                        wake = clock.wake(limit, || self.process.cpu_time());
                         continue;
                     }
                     let cpu = self.process.cpu_time();

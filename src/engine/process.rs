@@ -121,8 +121,9 @@ pub struct BotProcess {
     lines: LineBuffer,
     chunk: Box<[u8]>,
     pid: Option<u32>,
-    /// The CPU time of the bot's process tree at the last look ([`BotProcess::cpu_time`]),
-    /// kept for after the process is reaped.
+    /// Reads the CPU time of the bot's process tree ([`BotProcess::cpu_time`]).
+    cpu: Option<sys::CpuReader>,
+    /// The CPU time at the last look, kept for after the process is reaped.
     cpu_seen: Option<Duration>,
 }
 
@@ -224,6 +225,7 @@ impl BotProcess {
             lines: LineBuffer::with_max_len(MAX_LINE_LEN),
             chunk: vec![0; CHUNK].into_boxed_slice(),
             pid,
+            cpu: pid.map(sys::CpuReader::new),
             cpu_seen: None,
             child,
         };
@@ -462,10 +464,16 @@ impl BotProcess {
     /// reading, which every reaping of the child is preceded by. `None` where the system does
     /// not say.
     pub fn cpu_time(&mut self) -> Option<Duration> {
-        // tokio forgets the pid once the child is reaped: a pid never read after it is reused.
-        if let Some(cpu) = self.child.id().and_then(sys::tree_cpu) {
+        // The reader's files are the process's own: once it is reaped they read nothing, even
+        // if its pid is reused.
+        if let Some(cpu) = self.cpu.as_mut().and_then(sys::CpuReader::read) {
             self.cpu_seen = Some(cpu);
         }
+        self.cpu_seen
+    }
+
+    /// The CPU time [`BotProcess::cpu_time`] read last, without reading it again.
+    pub fn last_cpu_time(&self) -> Option<Duration> {
         self.cpu_seen
     }
 

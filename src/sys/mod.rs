@@ -50,7 +50,7 @@ use std::os::fd::{BorrowedFd, OwnedFd};
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
-pub use cpu::{load_average, tree_cpu};
+pub use cpu::{load_average, tree_cpu, CpuReader};
 pub use process::{
     arena_resource, become_subreaper, forget, kill_group, kill_live_bots, kill_orphans, limit_data,
     out_of_open_files, parent_of, prepare_process, process_alive, raise_open_file_limit,

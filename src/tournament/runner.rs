@@ -416,7 +416,7 @@ impl Starved {
             None => "the machine is busy".to_string(),
         };
         Some(format!(
-            "{total} move(s) timed out starved ({}): the bot had used less than half of its time \
+            "warning: {total} move(s) timed out starved ({}): the bot had used less than half of its time \
              in CPU when the time was up, so the machine, not the bot, ran out of time ({load}); \
              those games measure the load, not the bots. Play on a quieter machine or with fewer \
              games at once (--concurrency), give more time per move, or count each bot's own \
@@ -462,10 +462,11 @@ fn describe(reason: &StopReason) -> String {
 }
 
 /// How many bots one worker keeps alive: at most 32, and no more than the open-file limit
-/// allows for every worker (five descriptors per bot, 64 kept for the arena's own files and
-/// the slots' runtimes).
+/// allows for every worker (seven descriptors per bot: its pipes, pidfd and epoll set, and the
+/// two `/proc` files its CPU time is read from; 64 kept for the arena's own files and the
+/// slots' runtimes).
 pub fn pool_size(open_files: u64, workers: usize) -> usize {
-    let per_worker = open_files.saturating_sub(64) / 5 / workers.max(1) as u64;
+    let per_worker = open_files.saturating_sub(64) / 7 / workers.max(1) as u64;
     (per_worker as usize).clamp(2, 32)
 }
 
@@ -956,7 +957,7 @@ mod tests {
     fn the_pool_fits_the_open_file_limit() {
         assert_eq!(pool_size(1_048_576, 2), 32);
         assert_eq!(pool_size(1024, 2), 32);
-        assert_eq!(pool_size(256, 2), (256 - 64) / 5 / 2);
+        assert_eq!(pool_size(256, 2), (256 - 64) / 7 / 2);
         assert_eq!(pool_size(128, 8), 2);
     }
 }
