@@ -640,7 +640,7 @@ where
 /// The error that ends a run when the arena itself ran out of something while `doing`: what it
 /// ran out of (with the open-file limit, which `ulimit -n` raises), and that no player is at
 /// fault. Any other error is passed on as it is.
-fn arena_trouble(doing: &str, error: &std::io::Error, open_files: u64) -> anyhow::Error {
+pub(crate) fn arena_trouble(doing: &str, error: &std::io::Error, open_files: u64) -> anyhow::Error {
     let Some(what) = arena_resource(error) else {
         return anyhow::anyhow!("failed while {doing}: {error}");
     };
