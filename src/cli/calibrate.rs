@@ -913,6 +913,8 @@ mod tests {
             ],
             protocol: Default::default(),
             sandbox: false,
+            time_by: None,
+            kgp_missing_move: Default::default(),
         };
         let text = mancala_arena::run_folder::calibration::toml_snippet(
             &cal,

@@ -280,7 +280,9 @@ fn knob_parsing_and_formatting() {
 /// whatever the budget.
 #[test]
 fn the_expected_games_are_within_a_quarter_of_the_simulated_cost() {
-    let cases: [(&str, fn(f64) -> f64, &str, f64); 5] = [
+    /// A case: its name, the true Elo curve, the knob and the tolerance.
+    type Case = (&'static str, fn(f64) -> f64, &'static str, f64);
+    let cases: [Case; 5] = [
         ("linear", linear, "option.Noise=0.0..2.0", 25.0),
         ("linear", linear, "option.Noise=0.0..2.0", 50.0),
         ("sigmoid", sigmoid, "option.Noise=0.0..2.0", 25.0),
