@@ -17,9 +17,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use mancala_arena::engine::{BotLog, BotSpec, Engine, Program, Turn};
-use mancala_arena::vocab::TimeBy;
 use mancala_arena::protocol::{GoLimits, PositionStart};
 use mancala_arena::rules::{Position, Ruleset};
+use mancala_arena::vocab::TimeBy;
 
 fn main() {
     let mut args = std::env::args().skip(1);
