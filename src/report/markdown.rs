@@ -56,7 +56,7 @@ pub fn render(input: &ReportInput<'_>) -> String {
         m.push_str(&gate_table(gate).markdown());
         m.push('\n');
     }
-    m.push_str(&ratings_table(&s.ratings).markdown());
+    m.push_str(&ratings_table(&s.ratings, &s.random_moves).markdown());
     if let Some(margin) = &s.margin {
         let _ = writeln!(m, "\n{}\n", escape(&super::rate::margin_words(margin)));
         m.push_str(&super::tables::margin_table(margin).markdown());

@@ -635,7 +635,11 @@ mod tests {
         }
         let r = fit(6, &games, 16.0, 2.0, MarginAnchor::Player(0, 0.0), 0.95).unwrap();
         let seeds = r.players[3].se / r.elo_per_seed;
-        assert!(seeds > 2.5, "player 3's SE {seeds:.2} seeds: {:?}", r.players);
+        assert!(
+            seeds > 2.5,
+            "player 3's SE {seeds:.2} seeds: {:?}",
+            r.players
+        );
     }
 
     #[test]
