@@ -96,7 +96,7 @@ pub fn run(args: &SprtArgs) -> Result<ExitCode> {
         if !matches!(args.model, Model::Margin) {
             bail!("--margin-clip is for --model margin");
         }
-        if !(clip > 0.0) {
+        if clip.is_nan() || clip <= 0.0 {
             bail!("--margin-clip {clip}: the clip must be above 0 seeds (inf: none)");
         }
     }

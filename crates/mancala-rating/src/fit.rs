@@ -49,6 +49,9 @@ use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 
+/// `∂x/∂q` of one cell: up to three parameters (both players, the advantage) with their signs.
+type Gradient = [(Option<usize>, f64); 3];
+
 /// Where the rating scale is pinned.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub enum Anchor {
@@ -1128,7 +1131,8 @@ impl Layout {
             let [f, s, _] = self.grad_x(cells[c].first, cells[c].second);
             [f, s, (None, 0.0)]
         };
-        let mut floors: Vec<([(Option<usize>, f64); 3], f64)> = Vec::new();
+        // Per cell or block: the players' part of `∂x/∂q` and the variance it falls short by.
+        let mut floors: Vec<(Gradient, f64)> = Vec::new();
         for (c, loose) in table.loose().iter().enumerate() {
             let r = score_of(c);
             let v: f64 = (0..3).map(|o| loose[o] as f64 * r[o] * r[o]).sum();

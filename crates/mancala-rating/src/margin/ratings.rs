@@ -109,7 +109,7 @@ pub fn fit(
     // 1. Least squares on the unclipped margins: the spread σ of the link.
     let design = |g: &MarginGame| [(g.first, 1.0), (g.second, -1.0), (n, 1.0)];
     let ones = vec![1.0; games.len()];
-    let beta0 = solve_weighted(dim, games, &ones, |g| g.margin, &components, &design)?;
+    let beta0 = solve_weighted(dim, games, &ones, |g| g.margin, &components, design)?;
     let predict = |beta: &[f64], g: &MarginGame| beta[g.first] - beta[g.second] + beta[n];
     let rss: f64 = games
         .iter()
@@ -158,7 +158,7 @@ pub fn fit(
                 (clipped(g) - m(x)) / d
             },
             &components,
-            &design,
+            design,
         )?;
         let moved = step_beta.iter().fold(0.0f64, |a, b| a.max(b.abs()));
         for (b, s) in beta.iter_mut().zip(&step_beta) {
