@@ -121,6 +121,24 @@ pub struct CalibrateArgs {
     /// The tolerance of each level's band in the `bands.toml` written for `arena gate` (Elo).
     #[arg(long, default_value_t = 50.0)]
     pub band_tolerance: f64,
+    /// How long a bot may take for the handshake and each `isready`, in ms [default: 10000]:
+    /// Hard and the strongest Elo settings build their endgame database at `newgame`, which
+    /// takes far longer than its 0.4 s of CPU on a crowded machine.
+    #[arg(long, value_parser = mancala_arena::vocab::game_flags::millis, value_name = "MS")]
+    pub handshake_timeout: Option<u64>,
+    /// Also fit one smooth monotone Elo curve over the knob's whole range to every game and
+    /// write it to PATH, in the format the alpha-beta bot's option.EloCurve reads (and as
+    /// elo-curve.txt in the folder; docs/calibrate.md, "An Elo curve").
+    #[arg(long, value_name = "PATH")]
+    pub curve: Option<PathBuf>,
+    /// The Elo curve's highest degree (Bernstein; chosen by AIC up to this).
+    #[arg(long, default_value_t = 4, requires = "curve")]
+    pub curve_degree: usize,
+    /// Another calibration folder of the same knob whose games join the curve's fit, each
+    /// against its own pool at its Elos (e.g. the weak settings calibrated against the weak
+    /// levels only); repeatable. It must have played the same rules and openings.
+    #[arg(long = "curve-with", value_name = "DIR", requires = "curve")]
+    pub curve_with: Vec<PathBuf>,
     #[command(flatten)]
     pub game: GameFlags,
     #[command(flatten)]
@@ -275,6 +293,9 @@ pub fn run(args: &CalibrateArgs) -> Result<()> {
     if args.band_tolerance.is_nan() || args.band_tolerance <= 0.0 {
         bail!("--band-tolerance must be positive");
     }
+    if let Some(path) = &args.curve {
+        super::calibrate_curve::check_path(path, &args.curve_with)?;
+    }
     let settings = Settings {
         targets: args.targets.clone(),
         tolerance: args.tolerance,
@@ -298,7 +319,10 @@ pub fn run(args: &CalibrateArgs) -> Result<()> {
         }
         return Err(e);
     }
-    let game = args.game.settings()?;
+    let mut game = args.game.settings()?;
+    if let Some(ms) = args.handshake_timeout {
+        game.time.handshake_ms = ms;
+    }
     let rated = refs.iter().any(|r| r.elo.is_none());
     let pool = pool(args, &game, &refs, &dir)?;
     let source = match from_ratings {
@@ -377,6 +401,16 @@ pub fn run(args: &CalibrateArgs) -> Result<()> {
     write_outputs(args, &candidate.spec, &game, &refs, &cal, &dir, &source)?;
     out!("{}", table(&cal))?;
     outln!("{source}")?;
+    if let Some(path) = &args.curve {
+        let req = super::calibrate_curve::CurveRequest {
+            path,
+            with: &args.curve_with,
+            max_degree: args.curve_degree,
+            no_plots: args.output.no_plots,
+        };
+        let made = super::calibrate_curve::write_curve(&req, &cal, &game, &source, &dir)?;
+        out!("\n{made}")?;
+    }
     if let Some(humans) = &humans {
         let made = write_matchmaking(args, &candidate.spec, &knob, &cal, humans, &source, &dir)?;
         out!("\n{made}")?;
