@@ -163,9 +163,10 @@ struct ShapeRow {
 }
 
 /// The skill scale's shape: the knobs at a few skills, linear in between (the node budget
-/// geometric). The shape was chosen by measuring the settings' mistakes per sow against those of
-/// rated players (docs/bots.md, "Mistakes like a human's"): noise that falls with the skill while
-/// the search deepens; at the top a node budget, the book and the solver, as Hard has.
+/// geometric): noise that falls with the skill while the search deepens, so a weaker skill
+/// errs a little on many moves rather than a lot on few; at the top a node budget, the book and
+/// the solver, as Hard has. Chosen from rated trial settings of depth and noise (docs/bots.md,
+/// "Elo"); `arena analyse --profile` compares the mistakes' shape with people's.
 const SHAPE: [ShapeRow; 6] = [
     ShapeRow {
         skill: 0.0,
