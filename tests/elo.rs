@@ -19,6 +19,9 @@ use util::*;
 
 type Row = BTreeMap<String, String>;
 
+/// A player's expected loss profile: sows per loss bin, seeds lost and sows per phase.
+type Expected = ([u64; 6], [i64; 3], [u64; 3]);
+
 fn csv_rows(path: &Path) -> Vec<Row> {
     let mut reader = csv::Reader::from_path(path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
     reader.deserialize().map(|r| r.expect("row")).collect()
@@ -229,7 +232,7 @@ fn the_loss_profile_counts_the_seeds_lost_per_sow() {
             .position(|&h| l <= h)
             .unwrap()
     };
-    let mut want: BTreeMap<&str, ([u64; 6], [i64; 3], [u64; 3])> = BTreeMap::new();
+    let mut want: BTreeMap<&str, Expected> = BTreeMap::new();
     let mut rng = ChaCha8Rng::seed_from_u64(46);
     let mut pgn = String::new();
     for g in 0..40 {

@@ -967,10 +967,12 @@ impl AlphaBetaBot {
             }
             // The fractional depth: one turn deeper with probability frac(depth).
             let frac = k.depth - k.depth.floor();
-            if search.limits.depth.is_none() && !search.limits.infinite && frac > 0.0 {
-                if self.rng.gen::<f64>() < frac {
-                    settings.depth = (settings.depth + 1).min(MAX_DEPTH);
-                }
+            if search.limits.depth.is_none()
+                && !search.limits.infinite
+                && frac > 0.0
+                && self.rng.gen::<f64>() < frac
+            {
+                settings.depth = (settings.depth + 1).min(MAX_DEPTH);
             }
             if let Some(mv) = self.won_ending_move(pos, settings.noise) {
                 return mv;
@@ -1700,7 +1702,7 @@ mod tests {
                 max: ELO_MAX
             }
         );
-        assert!(ELO_MIN <= 600 && ELO_MAX >= 1900);
+        const { assert!(ELO_MIN <= 600 && ELO_MAX >= 1900) };
         for (name, value, want) in [
             ("Elo", "499", "expected 500..=2000"),
             ("Elo", "high", "expected 500..=2000"),

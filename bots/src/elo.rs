@@ -298,7 +298,7 @@ mod tests {
             assert!((c.elo(x) - (600.0 + 60.0 * x)).abs() < 1e-9, "{x}");
         }
         assert!((c.knob_for(1350.0).0 - 12.5).abs() < 1e-9);
-        assert_eq!(c.knob_for(1350.0).1, true);
+        assert!(c.knob_for(1350.0).1);
         // Outside the curve: the nearer end, said so.
         assert_eq!(c.knob_for(500.0), (0.0, false));
         assert_eq!(c.knob_for(2500.0), (20.0, false));
