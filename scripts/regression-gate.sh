@@ -5,7 +5,9 @@
 #   2. arena sprt: the new build's level against the old build's ("no weaker?");
 #   3. arena gate: every level of the new build against a pool of the old build's bundled bots
 #      ("still inside its calibrated band?");
-#   4. leaves both results folders (report.html, summary.md, sprt.json, gate.json) in OUT.
+#   4. arena gate on ELO_BANDS: the new build's Elo settings (option.Elo) against the old build's
+#      levels held at their Elos on the site's human scale ("does Elo=1400 still play at 1400?");
+#   5. leaves the results folders (report.html, summary.md, sprt.json, gate.json) in OUT.
 # Exit 0 when neither test found a regression, 1 when one did (exit 3) or a command failed;
 # an undecided test (exit 4) is reported and fails only with STRICT=1.
 #
@@ -14,6 +16,8 @@
 #   OLD        a folder holding the old build's `arena` and bundled bots (skips building them)
 #   NEW        the new build's alpha-beta bot (skips building it)
 #   BANDS      the bands file [bands.example.toml]
+#   ELO_BANDS  the Elo settings' bands file [bands.elo.example.toml]; empty skips that gate
+#   ELO_ARGS   more arguments of that gate [] (e.g. --handshake-timeout 120000 on a crowded machine)
 #   OUT        where the results folders go [regression-report]
 #   WORK       where the builds go [.regression-work]
 #   SPRT_LEVEL the level the SPRT compares [normal]
@@ -24,6 +28,8 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 BASE_REF=${BASE_REF:-origin/main}
 BANDS=${BANDS:-bands.example.toml}
+ELO_BANDS=${ELO_BANDS-bands.elo.example.toml}
+ELO_ARGS=${ELO_ARGS:-}
 OUT=${OUT:-regression-report}
 WORK=${WORK:-.regression-work}
 SPRT_LEVEL=${SPRT_LEVEL:-normal}
@@ -72,10 +78,20 @@ echo "== arena gate: the new levels against the old pool ($BANDS)"
 "$OLD/arena" gate "$BANDS" --quiet --bot "$NEW" $GATE_ARGS --out "$OUT/gate"
 gate=$?
 
+codes="$sprt $gate"
+if [ -n "$ELO_BANDS" ]; then
+  echo "== arena gate: the new Elo settings against the old levels ($ELO_BANDS)"
+  # shellcheck disable=SC2086
+  "$OLD/arena" gate "$ELO_BANDS" --quiet --bot "$NEW" $ELO_ARGS $GATE_ARGS --out "$OUT/gate-elo"
+  elo=$?
+  codes="$codes $elo"
+fi
+
 echo "sprt: exit $sprt, $(words $sprt)"
 echo "gate: exit $gate, $(words $gate)"
+[ -n "$ELO_BANDS" ] && echo "elo gate: exit $elo, $(words $elo)"
 status=0
-for code in $sprt $gate; do
+for code in $codes; do
   case $code in
     0) ;;
     4) [ "$STRICT" = 1 ] && status=1 ;;

@@ -20,6 +20,12 @@ cargo test --release -p mancala-solver --lib -- --ignored --test-threads 1 \
 # Hard's opening book: twenty of its entries solved again with the same K = 18 database.
 cargo test --release -p mancala-bots --lib -- --ignored book::tests::sampled 2>&1 \
     | tee -a "$log" || status=$?
+# The Elo settings (option.Elo=800/1100/1400/1700) in a round robin, rated in the asked order,
+# with the bots built in release beside this build's arena (tests/elo_gate.rs). Their gate
+# (bands.elo.example.toml, ~500 games) is too long for the suite: docs/regression-testing.md.
+cargo build --release -p mancala-bots --bins 2>&1 | tee -a "$log" || status=$?
+cargo test --test elo_gate -- --ignored --test-threads 1 a_round_robin 2>&1 | tee -a "$log" \
+    || status=$?
 # The split solve of Kalah(6,4) through a Slurm array job (+8, as unsplit; about 40 s, on its
 # own so that it does not share the cluster with the other Slurm tests); it skips without a
 # running cluster (outside CI).

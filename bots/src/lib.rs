@@ -5,6 +5,7 @@
 //! - [`greedy`]: the move that fills its own store most by the end of its turn.
 //! - [`alphabeta`]: negamax alpha-beta with iterative deepening and a TT; the Easy, Normal and
 //!   Hard levels.
+//! - [`elo`]: the Elo curve that `option.Elo` is read on.
 //! - [`book`]: Hard's opening book of solved Kalah positions.
 //! - [`exact`]: the solver inside a node budget, Hard's endgame play.
 //! - [`solver`]: perfect Kalah play from the exact solver (`mancala_solver`).
@@ -15,6 +16,7 @@
 
 pub mod alphabeta;
 pub mod book;
+pub mod elo;
 pub mod engine_loop;
 pub mod exact;
 pub mod greedy;

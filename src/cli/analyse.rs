@@ -67,6 +67,11 @@ pub struct AnalyseArgs {
     /// The width of the rating brackets, in Elo.
     #[arg(long, default_value_t = 100.0)]
     pub bracket: f64,
+    /// Levels whose mistakes to set beside those of the people rated where each is rated: the
+    /// seeds lost per sow of both, printed and drawn (mistake-profile.svg/png; docs/bots.md,
+    /// "Mistakes like a human's"). Comma-separated level names.
+    #[arg(long, value_delimiter = ',', value_name = "LEVEL")]
+    pub profile: Vec<String>,
     /// How many of each player's costliest sows to list.
     #[arg(long, default_value_t = 5)]
     pub worst: usize,
@@ -156,6 +161,7 @@ pub fn run(args: &AnalyseArgs) -> anyhow::Result<()> {
     };
     write_analysis(&dir, &analysis)?;
     print_tables(&analysis)?;
+    super::analyse_profile::write(&dir, &games, &levels, args.bracket, &args.profile)?;
     outln!(
         "{} games in {:.1}s, {nodes} solver nodes{}; wrote {} and the other analysis*.csv files",
         records.len() - skipped_games,

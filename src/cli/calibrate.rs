@@ -134,10 +134,29 @@ pub struct CalibrateArgs {
     pub band_tolerance: f64,
     /// Go on with the calibration in this folder (after Ctrl-C, a crash or kill -9): the steps
     /// played are read from disk, the interrupted one is finished, and the calibration goes on
-    /// as an uninterrupted one would. Only --concurrency, --quiet and --no-plots may be given
-    /// with it: the rest is the calibration's own (its calibration-setup.json).
+    /// as an uninterrupted one would. Only --concurrency, --quiet, --no-plots,
+    /// --handshake-timeout and the --curve flags may be given with it: the rest is the
+    /// calibration's own (its calibration-setup.json).
     #[arg(long, value_name = "DIR")]
     pub resume: Option<PathBuf>,
+    /// How long a bot may take for the handshake and each `isready`, in ms [default: 10000]:
+    /// Hard and the strongest Elo settings build their endgame database at `newgame`, which
+    /// takes far longer than its 0.4 s of CPU on a crowded machine.
+    #[arg(long, value_parser = mancala_arena::vocab::game_flags::millis, value_name = "MS")]
+    pub handshake_timeout: Option<u64>,
+    /// Also fit one smooth monotone Elo curve over the knob's whole range to every game and
+    /// write it to PATH, in the format the alpha-beta bot's option.EloCurve reads (and as
+    /// elo-curve.txt in the folder; docs/calibrate.md, "An Elo curve").
+    #[arg(long, value_name = "PATH")]
+    pub curve: Option<PathBuf>,
+    /// The Elo curve's highest degree (Bernstein; chosen by AIC up to this).
+    #[arg(long, default_value_t = 4, requires = "curve")]
+    pub curve_degree: usize,
+    /// Another calibration folder of the same knob whose games join the curve's fit, each
+    /// against its own pool at its Elos (e.g. the weak settings calibrated against the weak
+    /// levels only); repeatable. It must have played the same rules and openings.
+    #[arg(long = "curve-with", value_name = "DIR", requires = "curve")]
+    pub curve_with: Vec<PathBuf>,
     #[command(flatten)]
     pub game: GameFlags,
     #[command(flatten)]
@@ -149,7 +168,16 @@ pub struct CalibrateArgs {
 }
 
 /// The flags `--resume` takes: they do not change the calibration's trajectory.
-const RESUME_FLAGS: [&str; 4] = ["resume", "concurrency", "quiet", "no_plots"];
+const RESUME_FLAGS: [&str; 8] = [
+    "resume",
+    "concurrency",
+    "quiet",
+    "no_plots",
+    "handshake_timeout",
+    "curve",
+    "curve_degree",
+    "curve_with",
+];
 
 /// The reference pool as the flags give it, each player's Elo typed, from `ratings`
 /// (`--reference-ratings`) or, if neither, to be rated by a round robin; with where the Elos came
@@ -292,7 +320,7 @@ fn refuse_setup_flags(args: &CalibrateArgs, dir: &Path) -> Result<()> {
     if !given.is_empty() {
         bail!(
             "--resume goes on with the calibration as {} says: {} would be ignored; drop {} \
-             (--concurrency, --quiet and --no-plots may be given)",
+             (--concurrency, --quiet, --no-plots, --handshake-timeout and --curve... may be given)",
             dir.join(SETUP_JSON).display(),
             given.join(", "),
             if given.len() == 1 { "it" } else { "them" }
@@ -451,6 +479,9 @@ fn time_words(pace: Duration, expected: usize, budget: usize, done: usize) -> St
 }
 
 pub fn run(args: &CalibrateArgs) -> Result<()> {
+    if let Some(path) = &args.curve {
+        super::calibrate_curve::check_path(path, &args.curve_with)?;
+    }
     let (dir, resumed) = match &args.resume {
         Some(dir) => {
             refuse_setup_flags(args, dir)?;
@@ -479,7 +510,7 @@ pub fn run(args: &CalibrateArgs) -> Result<()> {
     if args.game.concurrency.is_some() {
         setup.game.concurrency = args.game.concurrency;
     }
-    calibrate_in(&setup, &dir, resumed, &args.output)
+    calibrate_in(&setup, &dir, resumed, args)
 }
 
 /// Plays (or replays, then goes on with) the calibration `setup` in `dir`, prints and writes its
@@ -488,8 +519,9 @@ fn calibrate_in(
     setup: &CalibrationSetup,
     dir: &Path,
     resumed: bool,
-    output: &OutputFlags,
+    args: &CalibrateArgs,
 ) -> Result<()> {
+    let output = &args.output;
     let quiet = output.quiet;
     let knob = &setup.knob;
     let settings = &setup.settings;
@@ -497,7 +529,10 @@ fn calibrate_in(
         spec: setup.candidate.clone(),
     };
     let refs = setup_references(setup)?;
-    let game = setup.game.settings()?;
+    let mut game = setup.game.settings()?;
+    if let Some(ms) = args.handshake_timeout {
+        game.time.handshake_ms = ms;
+    }
     if resumed && !quiet {
         eprintln!(
             "resuming the calibration in {}: the steps on disk are replayed, the rest played",
@@ -634,6 +669,16 @@ fn calibrate_in(
     write_outputs(setup, output, &game, &refs, &cal, dir, &source)?;
     out!("{}", table(&cal))?;
     outln!("{source}")?;
+    if let Some(path) = &args.curve {
+        let req = super::calibrate_curve::CurveRequest {
+            path,
+            with: &args.curve_with,
+            max_degree: args.curve_degree,
+            no_plots: output.no_plots,
+        };
+        let made = super::calibrate_curve::write_curve(&req, &cal, &game, &source, dir)?;
+        out!("\n{made}")?;
+    }
     if let Some(humans) = &setup.humans {
         let made = write_matchmaking(setup, output, &cal, humans, &source, dir)?;
         out!("\n{made}")?;

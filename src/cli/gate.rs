@@ -63,6 +63,11 @@ pub struct GateArgs {
     /// Stop as soon as one level is proven outside its band.
     #[arg(long)]
     pub fail_fast: bool,
+    /// How long a bot may take for the handshake and each `isready`, in ms [default: 10000]:
+    /// Hard and the strongest Elo settings build their endgame database at `newgame`, which
+    /// takes far longer than its 0.4 s of CPU on a crowded machine.
+    #[arg(long, value_parser = mancala_arena::vocab::game_flags::millis, value_name = "MS")]
+    pub handshake_timeout: Option<u64>,
     /// Run seed: the openings and the bots' per-game seeds are a function of it [default: 1, or
     /// the bands file's `seed`].
     #[arg(long)]
@@ -164,6 +169,7 @@ impl GateArgs {
             seed: self.seed.or(file_gate.seed).unwrap_or(1),
             fail_fast: self.fail_fast,
             reference_source,
+            handshake_ms: self.handshake_timeout,
         })
     }
 }

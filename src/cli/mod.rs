@@ -25,7 +25,9 @@ macro_rules! outln {
 }
 
 mod analyse;
+mod analyse_profile;
 mod calibrate;
+mod calibrate_curve;
 mod check_bot;
 mod gate;
 mod merge;

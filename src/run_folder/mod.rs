@@ -15,7 +15,9 @@
 //! | `state.json` | [`state::RecordedState`] | where the run stands: when play starts and when it ends |
 //! | `.arena.lock` | [`lock::RunLock`] | held by whoever writes the folder |
 //! | `analysis.csv` | [`analysis::MistakeRow`] | `arena analyse` |
+//! | `analysis-losses.csv` | [`loss_profile::LossRow`] | `arena analyse` |
 //! | `calibration.csv`, `calibration.json`, `calibrated.toml`, `bands.toml` | [`calibration`] (also which folders are a calibration's); `bands.toml` is read by [`bands::BandsFile`] | `arena calibrate` (its top folder) |
+//! | `elo-curve.txt` | [`elo_curve`] (its format is `mancala_bots::elo`'s) | `arena calibrate --curve` |
 //!
 //! The figures, `report.html` and `summary.md` are `report/`'s: they are documents made from
 //! these files, never read back.
@@ -27,11 +29,13 @@ pub mod analysis;
 pub mod anchor_file;
 pub mod bands;
 pub mod calibration;
+pub mod elo_curve;
 pub mod files;
 pub mod games;
 pub mod gate;
 pub mod lock;
 pub mod logs;
+pub mod loss_profile;
 pub mod margins;
 pub mod mistakes;
 pub mod pgn;

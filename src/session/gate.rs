@@ -54,6 +54,8 @@ pub struct GatePlan {
     /// Where the pool's Elos came from, in words (the bands file's `reference_source` and its
     /// `reference_ratings`), for `gate.json`.
     pub reference_source: Option<String>,
+    /// The handshake timeout (`--handshake-timeout`), if not the default.
+    pub handshake_ms: Option<u64>,
 }
 
 impl GatePlan {
@@ -197,7 +199,10 @@ pub fn play(
     on_pair: &mut dyn FnMut(&LevelUpdate<'_>),
     sinks: &mut [&mut dyn RunSink],
 ) -> Result<GateEnd> {
-    let game = gate.game.settings_with_suite()?;
+    let mut game = gate.game.settings_with_suite()?;
+    if let Some(ms) = gate.handshake_ms {
+        game.time.handshake_ms = ms;
+    }
     let n = gate.levels.len();
     let pool_elos = gate.pool_elos();
     let tests = gate

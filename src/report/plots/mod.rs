@@ -27,7 +27,9 @@ use plotters::style::{register_font, FontStyle, RGBColor};
 
 pub mod calibration;
 pub mod convergence;
+pub mod elo_curve;
 pub mod ladder;
+pub mod loss_profile;
 pub mod matchmaking;
 pub mod matrix;
 pub mod mistakes_by_rating;
@@ -38,7 +40,9 @@ pub mod tune;
 
 pub use calibration::CalibrationPlot;
 pub use convergence::ConvergencePlot;
+pub use elo_curve::EloCurvePlot;
 pub use ladder::LadderPlot;
+pub use loss_profile::LossProfilePlot;
 pub use matchmaking::MatchmakingPlot;
 pub use matrix::MatrixPlot;
 pub use mistakes_by_rating::MistakesByRatingPlot;

@@ -18,6 +18,7 @@
 
 pub mod curve;
 pub mod matchmaking;
+pub mod monotone;
 pub mod sim;
 
 #[cfg(test)]
