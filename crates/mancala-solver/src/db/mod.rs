@@ -27,11 +27,17 @@
 //! the Kalah(6,4) solve (docs/solved.md).
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicI8, AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
 use super::board::{BoardSpec, SBoard};
 
+mod build;
+#[cfg(test)]
+mod reference;
+mod rows;
+
+/// The entry of a finished position (never looked up).
 const UNKNOWN: i8 = i8::MIN;
 /// Largest supported K (values must fit in `i8`, and the table in memory).
 pub const MAX_DB_SEEDS: usize = 40;
@@ -124,7 +130,7 @@ impl Db {
     }
 
     /// The database of level 0 only (no position to value), to [`Db::extend`].
-    fn empty(spec: BoardSpec) -> Db {
+    pub fn empty(spec: BoardSpec) -> Db {
         Db {
             spec,
             max_seeds: 0,
@@ -136,13 +142,12 @@ impl Db {
     }
 
     /// Builds the levels above the ones already here, up to `max_seeds`, on `threads` threads,
-    /// calling `progress(entries done, entries to do)` as chunks finish (from any thread). Why
+    /// calling `progress(entries done, entries to do)` as blocks finish (from any thread). Why
     /// extend: a larger database reuses a smaller cached one (its levels are a prefix).
     ///
-    /// Each level is cut into chunks by the contents of its first two pits; threads take chunks
-    /// in turn and share the level through atomic bytes (two threads may compute the same
-    /// same-level child; they store the same value). `build_time` adds the time spent here. A
-    /// mapped database is copied into memory first.
+    /// Each level is built from the ones below by `build.rs` (blocks of rows in sequential
+    /// passes; threads take pairs of blocks). `build_time` adds the time spent here. A mapped
+    /// database is copied into memory first.
     pub fn extend(
         mut self,
         max_seeds: usize,
@@ -157,128 +162,23 @@ impl Db {
         let todo: u64 = (first..=max_seeds)
             .map(|k| self.binom[k + m - 1][m - 1])
             .sum();
-        let done = AtomicU64::new(0);
-        for k in first..=max_seeds {
-            let db = &self;
-            let size = db.binom[k + m - 1][m - 1] as usize;
-            let level = into_atomic(super::huge_vec(size, UNKNOWN));
-            let prefix = m.min(3) - 1;
-            let chunks: Vec<[u8; 2]> = (0..=k)
-                .flat_map(|a| (0..=k - a).map(move |b| [a as u8, b as u8]))
-                .filter(|p| prefix == 2 || p[1] == 0)
-                .collect();
-            let next = AtomicUsize::new(0);
-            std::thread::scope(|scope| {
-                for _ in 0..threads.max(1) {
-                    scope.spawn(|| loop {
-                        let c = next.fetch_add(1, Relaxed);
-                        let Some(p) = chunks.get(c) else { break };
-                        let mut cells = [0u8; 16];
-                        let mut left = k;
-                        for (j, &x) in p[..prefix].iter().enumerate() {
-                            cells[db.at(j)] = x;
-                            left -= x as usize;
-                        }
-                        db.fill_chunk(&level, k, prefix, left, &mut cells);
-                        // Positions of the chunk: `left` seeds over the other pits.
-                        let rest = m - prefix;
-                        let n = db.binom[left + rest - 1][rest - 1];
-                        progress(done.fetch_add(n, Relaxed) + n, todo);
-                    });
-                }
-            });
-            self.owned_levels().push(from_atomic(level));
-            self.max_seeds = k;
+        if first <= max_seeds {
+            let builder = build::Builder::new(self.spec, max_seeds, &self.binom);
+            let done = AtomicU64::new(0);
+            for k in first..=max_seeds {
+                let level = {
+                    let lower: Vec<&[i8]> = (0..k).map(|j| self.levels.get(j)).collect();
+                    builder.level(&lower, k, threads, &|n| {
+                        progress(done.fetch_add(n, Relaxed) + n, todo)
+                    })
+                };
+                self.owned_levels().push(level);
+                self.max_seeds = k;
+            }
         }
         self.max_seeds = max_seeds;
         self.build_time += started.elapsed();
         self
-    }
-
-    /// Index into [`SBoard::c`] of the `j`-th of the 2N pits (mover's first).
-    #[inline(always)]
-    fn at(&self, j: usize) -> usize {
-        if j < self.spec.pits {
-            j
-        } else {
-            8 + j - self.spec.pits
-        }
-    }
-
-    /// Values every position of level `k` whose pits before `j` are already in `cells`.
-    fn fill_chunk(&self, cur: &[AtomicI8], k: usize, j: usize, left: usize, cells: &mut [u8; 16]) {
-        let m = 2 * self.spec.pits;
-        if j == m - 1 {
-            cells[self.at(j)] = left as u8;
-            let b = SBoard { c: *cells };
-            if !self.is_terminal(&b) {
-                self.compute(cur, &b, k, self.rank(&b, k));
-            }
-            return;
-        }
-        for x in 0..=left {
-            cells[self.at(j)] = x as u8;
-            self.fill_chunk(cur, k, j + 1, left - x, cells);
-        }
-        cells[self.at(j)] = 0;
-    }
-
-    /// Positions that never need a value: the game is already over in them.
-    fn is_terminal(&self, b: &SBoard) -> bool {
-        let theirs = (b.key() >> 64) as u64;
-        !b.mover_can_move() || (!self.spec.end_on_no_move && theirs == 0)
-    }
-
-    /// The value of `b` (level `k`, index `idx`), computing it and any same-level child first.
-    /// Children's entries are prefetched together before any is read.
-    fn compute(&self, cur: &[AtomicI8], b: &SBoard, k: usize, idx: usize) -> i32 {
-        let v = cur[idx].load(Relaxed);
-        if v != UNKNOWN {
-            return v as i32;
-        }
-        // (sow, child's level, child's index) of each legal move, children prefetched.
-        let mut kids = [(super::Sow::default(), 0usize, 0usize); 8];
-        let mut count = 0;
-        for i in 0..self.spec.pits {
-            if b.c[i] == 0 {
-                continue;
-            }
-            let s = b.sow(&self.spec, i);
-            let (ks, r) = if s.over {
-                (0, 0)
-            } else {
-                let ks = s.next.seeds() as usize;
-                let r = self.rank(&s.next, ks);
-                if ks < k {
-                    super::prefetch_line(&self.levels.get(ks)[r]);
-                } else {
-                    super::prefetch_line(&cur[r]);
-                }
-                (ks, r)
-            };
-            kids[count] = (s, ks, r);
-            count += 1;
-        }
-        let mut best = i32::MIN;
-        for &(s, ks, r) in &kids[..count] {
-            let v = if s.over {
-                s.gain
-            } else {
-                let cv = if ks < k {
-                    self.levels.get(ks)[r] as i32
-                } else {
-                    self.compute(cur, &s.next, k, r)
-                };
-                if s.extra {
-                    s.gain + cv
-                } else {
-                    s.gain - cv
-                }
-            };
-            best = best.max(v);
-        }
-        cur[idx].store(best as i8, Relaxed);
-        best
     }
 
     /// The position's index in its level (combinatorial number system over the 2N pits).
@@ -469,20 +369,6 @@ pub fn cached_seeds(spec: BoardSpec, dir: &Path) -> Vec<usize> {
         .collect()
 }
 
-/// The same bytes as atomics, for the threads filling one level (same size and alignment).
-fn into_atomic(v: Vec<i8>) -> Vec<AtomicI8> {
-    let mut v = std::mem::ManuallyDrop::new(v);
-    // SAFETY: AtomicI8 has the same size, alignment and bit validity as i8.
-    unsafe { Vec::from_raw_parts(v.as_mut_ptr() as *mut AtomicI8, v.len(), v.capacity()) }
-}
-
-/// Back from [`into_atomic`] once no thread holds the level any more.
-fn from_atomic(v: Vec<AtomicI8>) -> Vec<i8> {
-    let mut v = std::mem::ManuallyDrop::new(v);
-    // SAFETY: as in `into_atomic`; the vector is owned, so no other reference exists.
-    unsafe { Vec::from_raw_parts(v.as_mut_ptr() as *mut i8, v.len(), v.capacity()) }
-}
-
 /// The documented cache folder for databases: `$MANCALA_SOLVER_DB`, else
 /// `$XDG_CACHE_HOME/mancala-arena/solver`, else `$HOME/.cache/mancala-arena/solver`.
 pub fn default_dir() -> Option<PathBuf> {
@@ -523,6 +409,79 @@ mod tests {
                 }
             }
             assert!(seen.iter().all(|&x| x));
+        }
+    }
+
+    /// The block builder gives every entry the position-by-position recursion gives, on
+    /// boards of 1 to 8 pits and every variant the solver supports (captures of empty pits,
+    /// no sweep, the game ending only when the mover cannot move), on 1 and 3 threads.
+    #[test]
+    fn block_build_equals_the_recursion() {
+        for (rules, k) in [
+            ("kalah:pits=1,seeds=4", 30),
+            ("kalah:pits=2,seeds=4", 16),
+            ("kalah:pits=3,seeds=4", 13),
+            ("kalah:pits=4,seeds=4", 10),
+            ("kalah:pits=6,seeds=4", 8),
+            ("kalah:pits=8,seeds=4", 6),
+            ("kalah:pits=3,seeds=4,empty_capture=true", 13),
+            ("kalah:pits=4,seeds=4,sweep=none", 10),
+            ("kalah:pits=3,seeds=4,end_on_no_move=true", 13),
+            (
+                "kalah:pits=4,seeds=4,end_on_no_move=true,empty_capture=true,sweep=none",
+                9,
+            ),
+        ] {
+            let spec = BoardSpec::from_ruleset(&rules.parse::<Ruleset>().unwrap()).unwrap();
+            let want = reference::levels(spec, k);
+            for threads in [1, 3] {
+                let db = Db::build_with_threads(spec, k, threads);
+                for (j, level) in want.iter().enumerate() {
+                    if db.level(j) != &level[..] {
+                        let at = (0..level.len())
+                            .find(|&i| db.level(j)[i] != level[i])
+                            .unwrap();
+                        panic!(
+                            "{rules}: level {j} entry {at}: {} built, {} by recursion ({threads} threads)",
+                            db.level(j)[at],
+                            level[at]
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// Each row sow put together with an opponent's row is `SBoard::sow` of the whole board.
+    #[test]
+    fn row_sows_combine_into_board_sows() {
+        for rules in [
+            "kalah:pits=3,seeds=4",
+            "kalah:pits=6,seeds=4",
+            "kalah:pits=2,seeds=4,empty_capture=true",
+            "kalah:pits=3,seeds=4,end_on_no_move=true,sweep=none",
+        ] {
+            let spec = BoardSpec::from_ruleset(&rules.parse::<Ruleset>().unwrap()).unwrap();
+            let n = spec.pits;
+            let max = if n == 6 { 9 } else { 16 };
+            let r = rows::Rows::new(n, max, &binomials());
+            let moves = rows::Moves::new(&r, max);
+            let mut checked = 0;
+            for a in r.up_to(max / 2) {
+                for b in r.up_to(max / 2) {
+                    let board = rows::board(n, r.pits(a), r.pits(b));
+                    let listed = moves.extra(a).len() + moves.flip(a).len();
+                    assert_eq!(listed, (0..n).filter(|&i| board.c[i] != 0).count());
+                    for i in (0..n).filter(|&i| board.c[i] != 0) {
+                        let mv = rows::sow_row(&r, r.pits(a), i);
+                        assert!(moves.extra(a).contains(&mv) || moves.flip(a).contains(&mv));
+                        let got = rows::combine(&r, &spec, &mv, r.pits(b));
+                        assert_eq!(got, board.sow(&spec, i), "{rules}: {board:?} pit {i}");
+                        checked += 1;
+                    }
+                }
+            }
+            assert!(checked > 1000, "{checked}");
         }
     }
 
