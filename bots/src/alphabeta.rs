@@ -981,6 +981,16 @@ impl Bot for AlphaBetaBot {
         Ok(())
     }
 
+    /// Hard loads its opening book and builds its solver's database for standard Kalah here,
+    /// once per process, before the handshake's `readyok` (another Kalah board at its
+    /// `newgame`).
+    fn ready(&mut self) {
+        if self.level == Level::Hard {
+            Book::kalah6();
+            self.exact_for(&Ruleset::kalah(6, 4));
+        }
+    }
+
     fn new_game(&mut self, ruleset: Ruleset, seed: u64) {
         self.rng = ChaCha8Rng::seed_from_u64(seed);
         self.tt.clear();

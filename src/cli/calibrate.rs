@@ -242,7 +242,7 @@ fn pool(
         dir,
         &mut [&mut Console::new(false, None)],
     )?;
-    super::rate::say_warnings(&rated);
+    super::say::say_warnings(&rated);
     if !args.output.quiet {
         eprint!("{}", rated.table);
     }

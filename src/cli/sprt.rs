@@ -144,7 +144,7 @@ pub fn run(args: &SprtArgs) -> Result<ExitCode> {
         &mut on_pair,
         &mut [&mut console],
     )?;
-    super::plot::say_finished(&dir, &end.finished, false)?;
+    super::say::say_finished(&dir, &end.finished, false)?;
     let (code, verdict) = end.verdict();
     outln!(
         "{verdict} (LLR {:+.3}, bounds [{:.3}, {:.3}], {} pairs, penta {:?})",

@@ -512,6 +512,24 @@ impl Db {
     }
 }
 
+/// The levels an interrupted build of K = `max_seeds` left complete in `dir` (its partial
+/// file; see [`Db::build_into`]): the K a new build goes on from.
+pub fn partial_seeds(spec: BoardSpec, dir: &Path, max_seeds: usize) -> Option<usize> {
+    use std::io::Read;
+    let mut file = std::fs::File::open(dir.join(Db::partial_name(&spec, max_seeds))).ok()?;
+    let len = file.metadata().ok()?.len() as usize;
+    let header = Db::header(&spec, max_seeds);
+    let mut head = vec![0u8; header.len()];
+    file.read_exact(&mut head).ok()?;
+    (head == header.as_bytes())
+        .then(|| {
+            (0..max_seeds)
+                .rev()
+                .find(|&j| header.len() + db_entries(spec.pits, j) <= len)
+        })
+        .flatten()
+}
+
 /// The K of every database file for `spec` in `dir`, smallest first (sizes not checked).
 pub fn cached_seeds(spec: BoardSpec, dir: &Path) -> Vec<usize> {
     (1..=MAX_DB_SEEDS)
