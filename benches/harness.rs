@@ -300,6 +300,8 @@ fn config(pairs: u32, movetime: Option<u64>) -> RunConfig {
         options: vec![],
         protocol: Default::default(),
         sandbox: false,
+        time_by: None,
+        kgp_missing_move: Default::default(),
     };
     RunConfig {
         name: "bench".into(),

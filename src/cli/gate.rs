@@ -362,6 +362,8 @@ mod tests {
             options: vec![("Depth".into(), "7".into())],
             protocol: Default::default(),
             sandbox: false,
+            time_by: None,
+            kgp_missing_move: Default::default(),
         };
         let refs = [
             BandsReference {
@@ -391,6 +393,8 @@ mod tests {
             options: vec![("Level".into(), "normal".into())],
             protocol: Default::default(),
             sandbox: false,
+            time_by: None,
+            kgp_missing_move: Default::default(),
         };
         let text = bands_toml(&cal, &candidate, &refs, &game, &gate_table, 50.0);
         let gate = parse(&text, &[]).unwrap_or_else(|e| panic!("{e:#}\n{text}"));

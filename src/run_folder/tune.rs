@@ -110,6 +110,8 @@ impl TuneSetup {
             options,
             protocol: Default::default(),
             sandbox: false,
+            time_by: None,
+            kgp_missing_move: Default::default(),
         })
     }
 }

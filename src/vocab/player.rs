@@ -5,6 +5,8 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+use super::judging::{MissingMove, TimeBy};
+
 /// How to start a bot: a program with arguments, run directly (no shell), or a shell command line
 /// when the user asks for one.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -59,6 +61,13 @@ pub struct BotSpec {
     /// Run inside the opt-in sandbox (docs/tournament.md, "Sandbox"); absent when off.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub sandbox: bool,
+    /// The clock this player's time is counted on, in place of the run's (`time_by=`);
+    /// absent: the run's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_by: Option<TimeBy>,
+    /// What a KGP agent's missing move becomes (`kgp_missing_move=`); absent when random.
+    #[serde(default, skip_serializing_if = "MissingMove::is_random")]
+    pub kgp_missing_move: MissingMove,
 }
 
 impl BotSpec {
@@ -96,6 +105,10 @@ pub struct FileBot {
     pub protocol: Protocol,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub sandbox: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_by: Option<TimeBy>,
+    #[serde(default, skip_serializing_if = "MissingMove::is_random")]
+    pub kgp_missing_move: MissingMove,
 }
 
 impl FileBot {
@@ -118,6 +131,8 @@ impl FileBot {
                 .collect(),
             protocol: spec.protocol,
             sandbox: spec.sandbox,
+            time_by: spec.time_by,
+            kgp_missing_move: spec.kgp_missing_move,
         }
     }
 
