@@ -55,7 +55,12 @@ pub fn run(args: &RateArgs) -> Result<()> {
         say_warnings(&rated);
         out!("{}", rated.table)?;
         outln!(
-            "\nwrote ratings.csv, pairwise.csv, ladder.csv and summary.json in {}",
+            "\nwrote ratings.csv, pairwise.csv, ladder.csv{} and summary.json in {}",
+            if rated.summary.margin.is_some() {
+                ", margin-ratings.csv"
+            } else {
+                ""
+            },
             dir.display()
         )?;
         return Ok(());

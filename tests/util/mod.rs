@@ -230,3 +230,15 @@ pub fn peak_rss_kib(pid: u32) -> u64 {
         .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
         .unwrap_or(0)
 }
+
+/// The `games.csv` columns that measure time (wall and the bots' CPU): they differ from run to
+/// run, so tests that compare runs leave them out.
+pub const TIMING_COLUMNS: [&str; 7] = [
+    "wall_ms",
+    "first_think_ms",
+    "first_max_ms",
+    "second_think_ms",
+    "second_max_ms",
+    "first_cpu_ms",
+    "second_cpu_ms",
+];
