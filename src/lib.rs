@@ -5,13 +5,15 @@
 //! [`solver`] (`mancala-solver`: exact Kalah values) and [`rating`] (`mancala-rating`: Elo,
 //! intervals, SPRT, calibration maths). This crate is the harness around them, in layers that
 //! import only downwards (tests/layers.rs checks it): `vocab` (the run's vocabulary: openings,
-//! time controls, players, the plan, the schedule, fault kinds) and `sys` (the system calls) →
+//! time controls, players, the plan, the schedule, fault kinds), `sys` (the system calls) and
+//! `valuer` (a position's value: exact where the solver fits, else estimated) →
 //! `engine` (bot processes), `run_folder` (every results-folder file), `openings` →
 //! `tournament` (the referee, the runner and its event stream), `report` (tables and plots),
 //! `plan` (from what was typed to what will be played: game settings, players, the tournament
 //! file, reference pools) → `session` (the one path every game-playing command runs on, with
-//! the SPRT, the gate and the calibration's steps), `serve` (the live dashboard). The `arena`
-//! CLI sits above them all, in the binary: it reads flags and prints.
+//! the SPRT, the gate and the calibration's steps), `judge` (every sow of a set of games
+//! against perfect play: the mistake meter), `serve` (the live dashboard). The `arena` CLI sits
+//! above them all, in the binary: it reads flags and prints.
 
 // The harness needs Unix: process groups, signals, `poll(2)` (src/sys; on Linux also epoll,
 // eventfd, pidfds and /proc). Say so at once rather than fail deep in the build elsewhere.
@@ -30,6 +32,7 @@ pub use mancala_solver as solver;
 pub use mancala_rating::calibrate;
 
 pub mod engine;
+pub mod judge;
 pub mod openings;
 pub mod plan;
 pub mod report;
@@ -38,4 +41,5 @@ pub mod serve;
 pub mod session;
 pub mod sys;
 pub mod tournament;
+pub mod valuer;
 pub mod vocab;

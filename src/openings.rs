@@ -12,18 +12,20 @@
 //! # Making a suite
 //! [`positions`] lists every distinct position reached by exactly K sows from the start (never
 //! `swap`, never a finished game), each with the first move list in pit order that reaches it.
-//! [`Valuer`] gives each its value, the first mover's final store margin: exact from the solver
-//! for Kalah, else from a fixed-depth alpha-beta search (heuristic). [`Selection`] takes the
+//! [`first_mover_value`] gives each its value, the first mover's final store margin: exact from
+//! the solver for Kalah, else from a fixed-depth alpha-beta search (heuristic; the rule is
+//! `crate::valuer`'s, shared with the mistake meter). [`Selection`] takes the
 //! valued candidates in a seeded random order and keeps those in the value range, balanced over
 //! the values found: round-robin over the distinct values (lowest first), so each appears as
 //! often as the candidates allow.
 
 use std::collections::{BTreeMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
-use crate::rules::{GameKind, Move, Position, Ruleset, Side};
-use crate::solver::{setup_here, BoardSpec, Db, Purpose, Solver, ValueCache};
+use crate::rules::{Move, Position, Ruleset, Side};
+use crate::solver::{setup_here, BoardSpec, Purpose};
+use crate::valuer::{Method, Valuer};
 use crate::vocab::config::{Opening, OpeningSource};
 
 /// The bundled suite's name in `run.json` and the reports.
@@ -115,28 +117,17 @@ pub fn positions(ruleset: Ruleset, plies: u32, limit: u64) -> Result<Vec<Opening
     Ok(out)
 }
 
-/// How openings are valued.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Method {
-    /// The exact solver with an endgame database of `db_seeds` seeds, at most `nodes` nodes
-    /// per position (a position not proven within them is left out).
-    Exact { db_seeds: usize, nodes: u64 },
-    /// The alpha-beta bot's search to `depth` turns, no noise: a heuristic value.
-    Search { depth: u32 },
-}
-
-impl Method {
-    /// How the values were found, for the file's header.
-    pub fn describe(&self) -> String {
-        match self {
-            Method::Exact { db_seeds, nodes } => format!(
-                "exact perfect-play values from the solver (endgame database of {db_seeds} seeds, at most {} M nodes per position)",
-                nodes / 1_000_000
-            ),
-            Method::Search { depth } => format!(
-                "heuristic values from a depth-{depth} alpha-beta search (not exact: the solver handles Kalah only)"
-            ),
-        }
+/// How the values of a suite were found, for the file's header (`db_seeds`: the exact
+/// method's database).
+pub fn describe(method: Method, db_seeds: usize) -> String {
+    match method {
+        Method::Exact { nodes } => format!(
+            "exact perfect-play values from the solver (endgame database of {db_seeds} seeds, at most {} M nodes per position)",
+            nodes / 1_000_000
+        ),
+        Method::Estimate { depth } => format!(
+            "heuristic values from a depth-{depth} alpha-beta search (not exact: the solver handles Kalah only)"
+        ),
     }
 }
 
@@ -147,61 +138,17 @@ pub struct Valued {
     pub value: f64,
 }
 
-/// Values positions with one [`Method`] on one thread (each thread of [`value_all`] has its
-/// own).
-pub struct Valuer {
-    ruleset: Ruleset,
-    method: Method,
-    solver: Option<Solver>,
-    /// The search's table size, MiB.
-    search_tt_mib: usize,
-}
-
-impl Valuer {
-    /// A valuer for `ruleset`; `db` is the endgame database the exact method uses, `tt_mib`
-    /// the solver's table size.
-    pub fn new(ruleset: Ruleset, method: Method, db: Option<Arc<Db>>, tt_mib: usize) -> Valuer {
-        let solver = match method {
-            Method::Exact { .. } => BoardSpec::from_ruleset(&ruleset).ok().map(|spec| {
-                let mut solver = Solver::new(spec, tt_mib, db);
-                // Openings valued before (here, by `arena analyse`, the bot...) cost nothing.
-                if let Some(values) = ValueCache::open_default(&spec) {
-                    solver.set_values(Arc::new(values));
-                }
-                solver
-            }),
-            Method::Search { .. } => None,
-        };
-        Valuer {
-            ruleset,
-            method,
-            solver,
-            search_tt_mib: tt_mib.min(256),
-        }
-    }
-
-    /// The first mover's (South's) margin with best play from `opening`'s position, or `None`
-    /// when it could not be valued (not proven within the node budget; a position where the
-    /// solver cannot work, such as a legal `swap`).
-    pub fn value(&mut self, opening: &Opening) -> Option<f64> {
-        let pos = opening.position(self.ruleset).ok()?;
-        let mover = pos.to_move()?;
-        let sign = if mover == Side::South { 1.0 } else { -1.0 };
-        match self.method {
-            Method::Exact { nodes, .. } => {
-                let solver = self.solver.as_mut()?;
-                let (board, diff) = solver.spec().board_of(pos.board())?;
-                solver.reset_nodes();
-                let value = solver.solve(&board, 0, &mut |n| n > nodes)?;
-                // `+ 0.0` turns the -0 of a lost sign into 0.
-                Some(sign * f64::from(diff + value) + 0.0)
-            }
-            Method::Search { depth } => {
-                let value = mancala_bots::value(&pos, depth, self.search_tt_mib)?;
-                Some(sign * value + 0.0)
-            }
-        }
-    }
+/// The first mover's (South's) margin with best play from `opening`'s position in `ruleset`
+/// (see [`Valuer::margin`]), or `None` when it could not be valued.
+pub fn first_mover_value(valuer: &mut Valuer, ruleset: Ruleset, opening: &Opening) -> Option<f64> {
+    let pos = opening.position(ruleset).ok()?;
+    let sign = if pos.to_move()? == Side::South {
+        1.0
+    } else {
+        -1.0
+    };
+    // `+ 0.0` turns the -0 of a lost sign into 0.
+    Some(sign * valuer.margin(&pos)? + 0.0)
 }
 
 /// The endgame database the exact method of `ruleset` uses by default (what `arena analyse`
@@ -212,15 +159,11 @@ pub fn default_db_seeds(ruleset: Ruleset) -> Option<usize> {
     Some(setup.db_seeds)
 }
 
-/// Whether `ruleset` is valued exactly (Kalah) or by search.
-pub fn solvable(ruleset: Ruleset) -> bool {
-    ruleset.kind() == GameKind::Kalah && BoardSpec::from_ruleset(&ruleset).is_ok()
-}
-
 /// Values `candidates` on `valuers.len()` threads, in batches of `batch`, handing each batch
 /// (in candidate order, `None` for a position not valued) to `take` until it returns false.
 /// Deterministic: what `take` sees does not depend on the threads.
 pub fn value_all(
+    ruleset: Ruleset,
     candidates: &[Opening],
     valuers: &mut [Valuer],
     batch: usize,
@@ -235,7 +178,7 @@ pub fn value_all(
                 scope.spawn(move || loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
                     let Some(opening) = chunk.get(i) else { break };
-                    let v = valuer.value(opening);
+                    let v = first_mover_value(valuer, ruleset, opening);
                     results.lock().expect("results lock")[i] = v;
                 });
             }
@@ -396,17 +339,16 @@ mod tests {
         // Kalah(4,3) from the start is +6 for the first mover (docs/solved.md); one sow later
         // the value is still the first mover's, whoever is to move.
         let rules = kalah(4, 3);
-        let method = Method::Exact {
-            db_seeds: 0,
-            nodes: u64::MAX,
-        };
-        let mut valuer = Valuer::new(rules, method, None, 16);
+        let spec = BoardSpec::from_ruleset(&rules).unwrap();
+        let method = Method::Exact { nodes: u64::MAX };
+        let solver = crate::solver::Solver::new(spec, 16, None);
+        let mut valuer = Valuer::new(method, Some(solver), 16);
         let start = Opening::default();
-        assert_eq!(valuer.value(&start), Some(6.0));
+        assert_eq!(first_mover_value(&mut valuer, rules, &start), Some(6.0));
         let after: Vec<f64> = positions(rules, 1, 100)
             .unwrap()
             .iter()
-            .map(|o| valuer.value(o).unwrap())
+            .map(|o| first_mover_value(&mut valuer, rules, o).unwrap())
             .collect();
         assert_eq!(after.iter().copied().fold(f64::MIN, f64::max), 6.0);
     }
@@ -414,8 +356,8 @@ mod tests {
     #[test]
     fn search_values_for_other_rules() {
         let rules: Ruleset = "oware".parse().unwrap();
-        let mut valuer = Valuer::new(rules, Method::Search { depth: 4 }, None, 16);
-        let v = valuer.value(&Opening::default()).unwrap();
+        let mut valuer = Valuer::new(Method::Estimate { depth: 4 }, None, 16);
+        let v = first_mover_value(&mut valuer, rules, &Opening::default()).unwrap();
         assert!(v.abs() < 10.0, "{v}");
     }
 

@@ -429,6 +429,81 @@ fn malformed_pgn_is_refused_with_file_line_and_ply() {
     );
 }
 
+/// #47 point 1: a site's PGN of results and Elo tags without movetext ran 53 s and printed
+/// tables of zeros that looked like a result. Such a file is refused at once, with a sentence
+/// that says why, and no folder is written; mixed with a game that has sows, the games without
+/// are left out and counted, and a player with no proven sow prints `–`, not `0.0%`.
+#[test]
+fn a_pgn_without_moves_is_refused_and_nothing_unmeasured_prints_as_zero() {
+    let cache = Dir::new("analyse-nomoves-cache");
+    let dir = Dir::new("analyse-nomoves");
+    let tags_only = |round: u32, white: &str, black: &str, result: &str| {
+        format!(
+            "[Event \"site\"]\n[Round \"{round}\"]\n[White \"{white}\"]\n[Black \"{black}\"]\n\
+             [Result \"{result}\"]\n[WhiteElo \"1644\"]\n\n{result}\n\n"
+        )
+    };
+    let site: String = (1..=4)
+        .map(|r| tags_only(r, "human00", "hard", if r % 2 == 0 { "0-1" } else { "1-0" }))
+        .collect();
+    let path = dir.join("site.pgn");
+    std::fs::write(&path, &site).unwrap();
+    let (path_s, out_s) = (
+        path.display().to_string(),
+        dir.join("site-out").display().to_string(),
+    );
+    let out = analyse(&cache, &[&path_s, "--rules", "kalah", "--out", &out_s]);
+    assert!(!out.status.success(), "accepted: {}", text(&out.stdout));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("none of its 4 game(s) has a sow by a player")
+            && err.contains("nothing to analyse"),
+        "{err}"
+    );
+    assert!(!text(&out.stdout).contains("0.0%"), "{}", text(&out.stdout));
+    assert!(!Path::new(&out_s).exists(), "wrote a folder");
+
+    // Among them one game with a sow: judged, and the four without are counted. Its sow (the
+    // Kalah(6,4) start, no database, no node budget) stays unproven: its player's rates print
+    // as `–`, not as a 0 that looks measured.
+    let mixed = dir.join("mixed.pgn");
+    let played = "[White \"a\"]\n[Black \"b\"]\n[Result \"1-0\"]\n\n1. 3 1-0\n";
+    std::fs::write(&mixed, format!("{site}{played}")).unwrap();
+    let out_s = dir.join("mixed-out").display().to_string();
+    let out = analyse(
+        &cache,
+        &[
+            &mixed.display().to_string(),
+            "--rules",
+            "kalah",
+            "--out",
+            &out_s,
+            "--db-seeds",
+            "0",
+            "--nodes",
+            "0",
+            "--no-value-cache",
+            "--tt-mib",
+            "16",
+            "--no-report",
+        ],
+    );
+    let err = text(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("4 game(s) without moves (results and tags only) skipped"),
+        "{err}"
+    );
+    assert!(err.contains("1 PGN games written"), "{err}");
+    let table = text(&out.stdout);
+    let row = table
+        .lines()
+        .find(|l| l.starts_with("a "))
+        .unwrap_or_else(|| panic!("no row for a: {table}"));
+    assert!(!row.contains('%') && row.contains('–'), "{row}");
+    assert!(err.contains("1 PGN games written"), "{err}");
+}
+
 /// A synthetic player: its rating and the chance it errs at a sow where a losing sow exists.
 struct Model {
     name: String,

@@ -3,9 +3,11 @@
 //! The pure crates are crates, so the compiler holds their direction; inside the arena crate this
 //! test does (issue 26).
 //!
-//! Layers, lowest first: `vocab` (the run's vocabulary), `sys` (the system calls) → `engine`,
-//! `run_folder`, `openings` → `tournament`, `report`, `plan` → `serve`, `session`. The CLI lives
-//! in the binary and is above them all.
+//! Layers, lowest first: `vocab` (the run's vocabulary), `sys` (the system calls), `valuer` →
+//! `engine`, `run_folder`, `openings` → `tournament`, `report`, `plan` → `serve`, `session`,
+//! `judge`. The CLI lives in the binary and is above them all; within it, a command's file
+//! imports no other command's (only the shared helpers), so commands stay flags and printing
+//! over the library.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -15,10 +17,10 @@ use std::path::{Path, PathBuf};
 fn rank(module: &str) -> Option<u32> {
     Some(match module {
         "rules" | "protocol" | "rating" | "solver" | "calibrate" => 0,
-        "vocab" | "sys" => 1,
+        "vocab" | "sys" | "valuer" => 1,
         "engine" | "run_folder" | "openings" => 2,
         "tournament" | "report" | "plan" => 3,
-        "serve" | "session" => 4,
+        "serve" | "session" | "judge" => 4,
         _ => return None,
     })
 }
@@ -186,6 +188,66 @@ fn names_after_reads_paths_and_groups() {
     assert_eq!(names_after(code, "super::"), names(&["a", "c"]));
     assert_eq!(names_after(code, "super::super::"), names(&["e"]));
     assert_eq!(names_after(code, "crate::report::"), names(&["d"]));
+}
+
+/// The command modules of the CLI: those whose `run` or `main` `src/cli/mod.rs` dispatches a
+/// subcommand to (the other files there are helpers: flags, output, printing).
+fn command_modules(mod_rs: &str) -> BTreeSet<String> {
+    let mut found = BTreeSet::new();
+    for pat in ["::run(&args)", "::main(&args)"] {
+        for (at, _) in mod_rs.match_indices(pat) {
+            let name: String = mod_rs[..at]
+                .chars()
+                .rev()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect();
+            found.insert(name);
+        }
+    }
+    found
+}
+
+/// A command's file (`src/cli/analyse.rs`, ...) imports no other command's file: what two
+/// commands share lives in the library, or in a CLI helper (flags, printing). Why: a command
+/// that imports another grows into a library inside the command layer (as `analyse` and
+/// `solve` had).
+#[test]
+fn no_command_file_imports_another() {
+    let cli = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/cli");
+    let commands = command_modules(&std::fs::read_to_string(cli.join("mod.rs")).unwrap());
+    assert!(
+        commands.contains("analyse") && commands.contains("solve") && commands.len() > 10,
+        "{commands:?}"
+    );
+    let mut wrong = Vec::new();
+    for file in sources(&cli) {
+        let me = file.file_stem().unwrap().to_string_lossy().into_owned();
+        if !commands.contains(&me) {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).unwrap();
+        let imported = names_after(&text, "super::")
+            .into_iter()
+            .chain(names_after(&text, "crate::cli::"));
+        for other in imported.filter(|m| commands.contains(m) && *m != me) {
+            wrong.push(format!("src/cli/{me}.rs imports the command `{other}`"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+#[test]
+fn command_modules_are_read_from_the_dispatch() {
+    let mod_rs = "Command::Solve(args) => solve::run(&args).map(|()| x),\n\
+                  Command::Run(args) => tournament::main(&args),\n mod flags;";
+    let names: BTreeSet<String> = ["solve", "tournament"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    assert_eq!(command_modules(mod_rs), names);
 }
 
 /// Within one folder, the files and subfolders (each a module) import one another without a

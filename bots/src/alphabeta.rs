@@ -1330,6 +1330,16 @@ impl Bot for AlphaBetaBot {
         Ok(())
     }
 
+    /// Hard loads its opening book and builds its solver's database for standard Kalah here,
+    /// once per process, before the handshake's `readyok` (another Kalah board at its
+    /// `newgame`).
+    fn ready(&mut self) {
+        if self.level == Level::Hard {
+            Book::kalah6();
+            self.exact_for(&Ruleset::kalah(6, 4));
+        }
+    }
+
     fn new_game(&mut self, ruleset: Ruleset, seed: u64) {
         self.rng = ChaCha8Rng::seed_from_u64(seed);
         self.tt.clear();
@@ -1587,6 +1597,25 @@ mod tests {
                 pos.play(mv).unwrap();
             }
         }
+    }
+
+    /// #47: Hard built its Kalah(6,4) database at the first `newgame` (about a second there).
+    /// It is built at the handshake's `isready` instead, once per process: the `newgame` that
+    /// follows keeps that very solver. The other levels load nothing.
+    #[test]
+    fn hard_loads_its_tables_at_isready_and_newgame_keeps_them() {
+        let spec = BoardSpec::from_ruleset(&Ruleset::kalah(6, 4)).unwrap();
+        let mut bot = AlphaBetaBot::default();
+        assert!(bot.exact.is_none());
+        bot.ready();
+        let loaded: *const Exact = bot.exact.as_ref().expect("loaded at isready");
+        assert_eq!(bot.exact.as_ref().map(Exact::spec), Some(spec));
+        bot.new_game(Ruleset::kalah(6, 4), 1);
+        assert!(std::ptr::eq(bot.exact.as_ref().unwrap(), loaded));
+        let mut easy = AlphaBetaBot::default();
+        easy.set_option("level", "easy").unwrap();
+        easy.ready();
+        assert!(easy.exact.is_none());
     }
 
     /// From the start of Kalah(6,4) Hard plays its book move, whose value is the published

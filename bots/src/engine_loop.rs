@@ -33,6 +33,10 @@ pub trait Bot {
         let _ = value;
         Err(format!("unknown option `{name}`"))
     }
+    /// `isready`: load what the bot needs once per process (books, tables) before it answers
+    /// `readyok`, so that `newgame` stays quick (docs/protocol.md). Called at every `isready`;
+    /// what is loaded stays loaded.
+    fn ready(&mut self) {}
     /// A new game begins: reseed, clear tables.
     fn new_game(&mut self, ruleset: Ruleset, seed: u64);
     /// Chooses a move for the side to move in `pos` (never called on a finished game).
@@ -262,7 +266,10 @@ pub fn run(bot: &mut dyn Bot) {
                     say(&mut out, info_string(format!("setoption {name}: {err}")));
                 }
             }
-            ToBot::IsReady => say(&mut out, FromBot::ReadyOk),
+            ToBot::IsReady => {
+                bot.ready();
+                say(&mut out, FromBot::ReadyOk)
+            }
             ToBot::NewGame {
                 ruleset: text,
                 seed,

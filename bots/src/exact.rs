@@ -1,10 +1,10 @@
 //! Exact play inside a node budget: the solver (`mancala_solver`) with a small endgame database
-//! that the bot builds itself, for the Hard level (docs/bots.md), and the search for a proven
-//! optimal move that the `solver` bot shares.
+//! that the bot builds itself, for the Hard level (docs/bots.md). The proven optimal move is
+//! the solver's own ([`Solver::solve_with_move`]), as for every other program.
 //!
 //! Why a database of the bot's own: a level must play the same moves on every machine, so it
 //! cannot use whatever larger database the user's cache folder holds. The one of
-//! [`auto::BOT_DB_ENTRIES`] entries (K = 12 seeds for 6 pits, 2.7 M entries) is built on one
+//! [`HARD_DB_ENTRIES`] entries (K = 12 seeds for 6 pits, 2.7 M entries) is built on one
 //! thread (0.37 s of CPU), once per bot process (shared by its bots), and never read from or
 //! written to disk.
 //!
@@ -15,7 +15,11 @@
 use std::sync::{Arc, Mutex, OnceLock};
 
 use mancala_rules::{Board, Move, Ruleset};
-use mancala_solver::{auto, BoardSpec, Db, SBoard, Solver};
+use mancala_solver::{auto, BoardSpec, Db, Solver};
+
+/// Hard's database: at most this many entries (K = 12 for 6 pits). Fixed, not the `solver`
+/// bot's size: Hard's moves depend on its solver's node counts, so on this table.
+const HARD_DB_ENTRIES: usize = 4 << 20;
 
 /// The solver's TT for Hard (MiB): holds the few hundred thousand positions of a move's budget
 /// and carries them to the next move of the game.
@@ -40,31 +44,6 @@ fn shared_db(spec: BoardSpec, k: usize) -> Arc<Db> {
     db
 }
 
-/// An optimal sow of `b` (0-based pit) with the exact value, or `None` if `abort` stopped the
-/// search first. The TT move is tried first, then the pits in order; `abort` gets the solver's
-/// node count.
-pub fn proven_move(
-    solver: &mut Solver,
-    b: &SBoard,
-    abort: &mut dyn FnMut(u64) -> bool,
-) -> Option<(i32, usize)> {
-    let v = solver.solve(b, 0, abort)?;
-    if let Some(m) = solver.cached_best(b) {
-        return Some((v, m));
-    }
-    let mut order: Vec<usize> = (0..solver.spec().pits).filter(|&i| b.c[i] != 0).collect();
-    if let Some(m) = solver.tt_move(b) {
-        order.retain(|&i| i != m);
-        order.insert(0, m);
-    }
-    for i in order {
-        if solver.move_at_least(b, i, v, abort)? {
-            return Some((v, i));
-        }
-    }
-    None
-}
-
 /// A proven move: the sow and the final store margin it keeps (exact).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Proven {
@@ -87,7 +66,7 @@ impl Exact {
         let spec = BoardSpec::from_ruleset(ruleset).ok()?;
         // No position holds more seeds than the game.
         let total = 2 * spec.pits * ruleset.seeds() as usize;
-        let k = auto::fit_db_seeds(spec.pits, auto::BOT_DB_ENTRIES).min(total);
+        let k = auto::fit_db_seeds(spec.pits, HARD_DB_ENTRIES).min(total);
         Some(Exact::with_db(spec, k))
     }
 
@@ -126,7 +105,9 @@ impl Exact {
             return Err(0);
         };
         self.solver.reset_nodes();
-        let found = proven_move(&mut self.solver, &b, &mut |n| n >= nodes || stop());
+        let found = self
+            .solver
+            .solve_with_move(&b, 0, &mut |n| n >= nodes || stop());
         let spent = self.solver.nodes;
         found
             .map(|(v, i)| Proven {
@@ -142,7 +123,7 @@ impl Exact {
 mod tests {
     use super::*;
     use mancala_rules::Position;
-    use mancala_solver::minimax;
+    use mancala_solver::{minimax, SBoard};
     use rand::seq::SliceRandom;
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;

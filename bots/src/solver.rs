@@ -16,16 +16,14 @@
 //! - **Other rules**: Oware, Congkak, and a Kalah position where `swap` is legal (pie rule) are
 //!   played by the alpha-beta fallback, and an `info string` says so once per game.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use mancala_protocol::{Info, OptionDecl, OptionKind, Score};
 use mancala_rules::{Move, Position, Ruleset};
-use mancala_solver::{auto, db, BoardSpec, Db, Machine, Purpose, Solver, ValueCache};
+use mancala_solver::{db, BoardSpec, Purpose, Solver};
 
 use crate::alphabeta::AlphaBetaBot;
 use crate::engine_loop::{Bot, Search};
-use crate::exact::proven_move;
 
 /// How long the exact search may run on a `go` without any limit.
 pub const BARE_GO: Duration = Duration::from_secs(2);
@@ -68,39 +66,28 @@ impl SolverBot {
                 return;
             }
         }
+        // The setup `arena solve` would choose for a bot (`mancala_solver::auto`): a small
+        // database built at `newgame`, or a larger one already cached (mapped at once); the
+        // value cache only with the cache folder (`DbCache`).
+        let (setup, cached) =
+            mancala_solver::setup_here(&spec, ruleset.seeds(), false, Purpose::Bot, self.db_cache);
+        let mut setup = match self.db_seeds {
+            Some(k) => setup.with_db_seeds(&spec, k, &cached),
+            None => setup,
+        };
+        setup.tt_mib = self.tt_mib;
         let dir = if self.db_cache {
             db::default_dir()
         } else {
             None
         };
-        // The setup `arena solve` would choose for a bot: a small database built at `newgame`,
-        // or a larger one `arena solve` already cached (loaded in well under a second).
-        let k = self.db_seeds.unwrap_or_else(|| {
-            let cached = dir
-                .as_deref()
-                .map_or_else(Vec::new, |d| db::cached_seeds(spec, d));
-            auto::choose(
-                &spec,
-                ruleset.seeds(),
-                false,
-                Machine::detect(),
-                &cached,
-                Purpose::Bot,
-            )
-            .db_seeds
-        });
-        let db = (k > 0).then(|| Arc::new(Db::load_or_build(spec, k, dir.as_deref())));
-        let mut solver = Solver::new(spec, self.tt_mib, db);
-        // Positions proven before (by this bot, `arena analyse`, `arena solve`...) are answered
-        // at once; only with the cache folder (`DbCache`).
-        if let Some(values) = self
-            .db_cache
-            .then(|| ValueCache::open_default(&spec))
-            .flatten()
-        {
-            solver.set_values(Arc::new(values));
-        }
-        self.solver = Some(solver);
+        self.solver = Some(mancala_solver::open(
+            spec,
+            &setup,
+            dir.as_deref(),
+            self.db_cache,
+            &|_| {},
+        ));
     }
 }
 
@@ -149,6 +136,10 @@ impl Bot for SolverBot {
         Ok(())
     }
 
+    fn ready(&mut self) {
+        self.fallback.ready();
+    }
+
     fn new_game(&mut self, ruleset: Ruleset, seed: u64) {
         self.fallback.new_game(ruleset, seed);
         self.warned = false;
@@ -191,7 +182,7 @@ impl Bot for SolverBot {
                     || solve_for.is_some_and(|d| started.elapsed() >= d)
                     || node_cap.is_some_and(|c| n >= c)
             };
-            proven_move(solver, &b, &mut abort)
+            solver.solve_with_move(&b, 0, &mut abort)
         };
         let elapsed = started.elapsed();
         let nodes = solver.nodes;

@@ -293,7 +293,7 @@ fn pool(
     )?;
     let games = rated.report.games.max(1);
     let pace = (!replayed).then(|| started.elapsed() / games as u32);
-    super::rate::say_warnings(&rated);
+    super::say::say_warnings(&rated);
     if !quiet {
         eprint!("{}", rated.table);
     }

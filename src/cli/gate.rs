@@ -222,7 +222,7 @@ pub fn run(args: &GateArgs) -> Result<ExitCode> {
         &mut on_pair,
         &mut [&mut console],
     )?;
-    super::plot::say_finished(&dir, &end.finished, false)?;
+    super::say::say_finished(&dir, &end.finished, false)?;
     let file = &end.file;
     out!("{}", gate_table(file).text())?;
     for level in file.levels.iter() {

@@ -1,5 +1,7 @@
 //! The clap definition of `arena`'s subcommands and the dispatch to their implementations.
-//! Each subcommand's code is its own file here. `arena --help` lists them in the order a new
+//! Each subcommand's code is its own file here: flags and printing over the library. A
+//! command's file imports no other command's, only the helpers (`flags`, `output`, `progress`,
+//! `say`, `solver_console`; tests/layers.rs checks it). `arena --help` lists them in the order a new
 //! user meets them: `run` first, the rules-engine tools (`replay`, `perft`) last.
 //! Exit codes: 0 success, 1 an error (printed once to stderr), 2 a usage error (from clap).
 
@@ -29,6 +31,7 @@ mod analyse_profile;
 mod calibrate;
 mod calibrate_curve;
 mod check_bot;
+mod flags;
 mod gate;
 mod merge;
 mod openings;
@@ -38,9 +41,10 @@ mod plot;
 mod progress;
 mod rate;
 mod replay;
+mod say;
 mod serve;
 mod solve;
-mod solve_split;
+mod solver_console;
 mod sprt;
 mod tournament;
 mod tune;
@@ -140,9 +144,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Replay(args) => replay::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Analyse(args) => analyse::run(&args).map(|()| ExitCode::SUCCESS),
-        Command::Solve(args) if args.split.active() => {
-            solve_split::run(&args).map(|()| ExitCode::SUCCESS)
-        }
         Command::Solve(args) => solve::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Perft(args) => perft::run(&args).map(|()| ExitCode::SUCCESS),
         Command::Rate(args) => rate::run(&args).map(|()| ExitCode::SUCCESS),

@@ -14,10 +14,13 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
 use mancala_arena::openings::{
-    self, default_db_seeds, format_value, positions, solvable, value_all, Method, Selection, Valuer,
+    self, default_db_seeds, describe, format_value, positions, value_all, Selection,
 };
 use mancala_arena::rules::Ruleset;
-use mancala_arena::solver::BoardSpec;
+use mancala_arena::solver::{db, open, setup_here, BoardSpec, Purpose, Solver};
+use mancala_arena::valuer::{Method, Valuer};
+
+use super::solver_console::SolverConsole;
 
 /// More move lists than this are not walked (K = 9 on Kalah(6,4) is 2.7 M).
 const WALK_LIMIT: u64 = 20_000_000;
@@ -57,7 +60,8 @@ pub struct OpeningsArgs {
     /// Exact values: at most this many solver nodes per position (unproven ones are left out).
     #[arg(long, default_value_t = 500_000_000)]
     pub nodes: u64,
-    /// Transposition table per thread, MiB.
+    /// Transposition table, MiB (one, shared by the threads; the search's own table of an
+    /// estimate is at most 256 MiB per thread).
     #[arg(long, default_value_t = 512)]
     pub tt_mib: usize,
     /// Positions valued at once [default: one per core].
@@ -95,17 +99,15 @@ pub fn run(args: &OpeningsArgs) -> Result<()> {
         None => (f64::NEG_INFINITY, f64::INFINITY),
     };
     let rules = args.rules;
-    let method = if solvable(rules) && !args.search {
-        Method::Exact {
-            db_seeds: args
-                .db_seeds
-                .or_else(|| default_db_seeds(rules))
-                .unwrap_or(0),
-            nodes: args.nodes,
-        }
+    let method = if args.search {
+        Method::Estimate { depth: args.depth }
     } else {
-        Method::Search { depth: args.depth }
+        Method::for_ruleset(rules, args.nodes, args.depth)
     };
+    let db_seeds = args
+        .db_seeds
+        .or_else(|| default_db_seeds(rules))
+        .unwrap_or(0);
     let mut candidates = positions(rules, args.plies, WALK_LIMIT).map_err(anyhow::Error::msg)?;
     let distinct = candidates.len();
     if distinct == 0 {
@@ -119,26 +121,38 @@ pub fn run(args: &OpeningsArgs) -> Result<()> {
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .max(1);
-    let db = match method {
-        Method::Exact { db_seeds, .. } => {
-            BoardSpec::from_ruleset(&rules).map_err(anyhow::Error::msg)?;
-            super::solve::database(&rules, Some(db_seeds))
+    // One solver (its database, TT and value cache), whose tables every thread shares.
+    let solver = match method {
+        Method::Exact { .. } => {
+            let spec = BoardSpec::from_ruleset(&rules).map_err(anyhow::Error::msg)?;
+            let (setup, cached) = setup_here(&spec, rules.seeds(), false, Purpose::Analyse, true);
+            let mut setup = setup.with_db_seeds(&spec, db_seeds, &cached);
+            setup.resume_from(db::default_dir().as_deref(), &spec);
+            setup.tt_mib = args.tt_mib;
+            let console = SolverConsole::new();
+            let dir = db::default_dir();
+            Some(open(spec, &setup, dir.as_deref(), true, &|o| {
+                console.event(&o)
+            }))
         }
-        Method::Search { .. } => None,
+        Method::Estimate { .. } => None,
     };
     let mut valuers: Vec<Valuer> = (0..threads)
-        .map(|_| Valuer::new(rules, method, db.clone(), args.tt_mib))
+        .map(|_| {
+            let shared = solver.as_ref().map(Solver::sharing_tables);
+            Valuer::new(method, shared, args.tt_mib.min(256))
+        })
         .collect();
     if !args.quiet {
         eprintln!(
             "{distinct} distinct positions after {} sows of {rules}; valuing them in a seeded order ({}) on {threads} thread(s)",
             args.plies,
-            method.describe()
+            describe(method, db_seeds)
         );
     }
     let mut selection = Selection::new(args.count, lo, hi);
     let quiet = args.quiet;
-    value_all(&candidates, &mut valuers, 4 * threads, |batch| {
+    value_all(rules, &candidates, &mut valuers, 4 * threads, |batch| {
         for (opening, value) in batch {
             selection.offer(opening.clone(), *value);
         }
@@ -201,7 +215,7 @@ pub fn run(args: &OpeningsArgs) -> Result<()> {
             args.plies,
             selection.valued,
             selection.in_range,
-            method.describe(),
+            describe(method, db_seeds),
             env!("CARGO_PKG_VERSION"),
             started.elapsed().as_secs_f64()
         ),

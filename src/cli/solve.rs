@@ -1,23 +1,26 @@
 //! `arena solve --rules SPEC [--position STATE] [--moves M...]`: the perfect-play margin for
-//! the side to move and every optimal move, with the search's nodes, time and database size.
-//! The setup (database, TT, threads, first guess) is chosen from the machine and the cache
-//! ([`setup`], shared with `arena analyse`); `--split` / `--shard` / `--merge` are in
-//! `solve_split.rs`. See docs/solved.md for the method and measured figures.
+//! the side to move and every optimal move, with the search's nodes, time and database size;
+//! `--split DEPTH --plan DIR`, `--plan DIR --shard I/N`, `--plan DIR --merge`: one solve as
+//! independent subproblems for a cluster's array jobs (scripts/slurm/solve.sh), merged into the
+//! root's exact value. The setup (database, TT, threads, first guess) is chosen from the machine
+//! and the cache (`mancala_solver::auto`) and opened by `mancala_solver::open`; the plan folder
+//! is `run_folder::split_plan`'s. See docs/solved.md for the method and measured figures.
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::sync::Arc;
 use std::time::Instant;
 
 use anyhow::{anyhow, bail};
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
 use mancala_arena::rules::{Move, Position, Ruleset};
-use mancala_arena::solver::auto::{self, DbSource};
-use mancala_arena::solver::{db, setup_here, BoardSpec, Db, Purpose, Setup, Solver, ValueCache};
+use mancala_arena::run_folder::split_plan::{board, key_hex, LeafResult, Plan};
+use mancala_arena::solver::auto::Setup;
+use mancala_arena::solver::{db, open, setup_here, BoardSpec, Purpose, Solver};
 
-#[derive(Debug, Args)]
+use super::flags::parse_shard;
+use super::solver_console::SolverConsole;
+
+#[derive(Clone, Debug, Args)]
 pub struct SolveArgs {
     /// The ruleset (Kalah only), e.g. `kalah:pits=6,seeds=5,empty_capture=true`.
     #[arg(long = "rules", default_value = "kalah")]
@@ -69,8 +72,8 @@ pub struct SolveArgs {
     pub split: SplitArgs,
 }
 
-/// The split solve's flags (`super::solve_split` runs them).
-#[derive(Debug, Args)]
+/// The split solve's flags.
+#[derive(Clone, Debug, Args)]
 pub struct SplitArgs {
     /// Split the solve DEPTH sows below the root into independent subproblems, written to
     /// `--plan DIR` (docs/solved.md, "Split solves").
@@ -88,92 +91,39 @@ pub struct SplitArgs {
     pub merge: bool,
 }
 
-impl SplitArgs {
-    pub fn active(&self) -> bool {
-        self.plan.is_some()
-    }
-}
-
 /// The setup of a solve of `rules` (see `mancala_solver::auto`): the machine, the cache, and
-/// what the caller fixed (`db_seeds`). `at_start`: solving the start position.
-pub fn setup(
-    rules: &Ruleset,
-    at_start: bool,
-    purpose: Purpose,
-    db_seeds: Option<usize>,
-    cache: bool,
-) -> anyhow::Result<(BoardSpec, Setup)> {
+/// the flags that fix a part of it. `at_start`: solving the start position.
+fn setup(args: &SolveArgs, rules: &Ruleset, at_start: bool) -> anyhow::Result<(BoardSpec, Setup)> {
     let spec = BoardSpec::from_ruleset(rules).map_err(|e| anyhow!(e))?;
-    let (mut setup, cached) = setup_here(&spec, rules.seeds(), at_start, purpose, cache);
-    if let Some(k) = db_seeds {
-        setup.db_seeds = k;
-        setup.db_source = match cached.iter().copied().find(|&c| c >= k) {
-            _ if k == 0 => DbSource::None,
-            Some(c) => DbSource::Cached(c),
-            None => DbSource::Build {
-                from: cached.iter().copied().rfind(|&c| c < k),
-            },
-        };
+    let cache = !args.no_db_cache;
+    let (mut setup, cached) = setup_here(&spec, rules.seeds(), at_start, Purpose::Solve, cache);
+    if let Some(k) = args.db_seeds {
+        setup = setup.with_db_seeds(&spec, k, &cached);
+        setup.resume_from(db::default_dir().filter(|_| cache).as_deref(), &spec);
     }
-    Ok((spec, setup))
-}
-
-/// The position to solve: `--position` (else the start) after `--moves`.
-pub fn root_position(args: &SolveArgs) -> anyhow::Result<Position> {
-    let mut pos = match &args.position {
-        Some(state) => Position::from_state(args.rules, state)?,
-        None => Position::new(args.rules),
-    };
-    for &mv in &args.moves {
-        pos.play(mv)?;
-    }
-    Ok(pos)
-}
-
-/// The database `arena analyse` and `arena openings` use for `rules`: the default setup's, or
-/// K = `db_seeds` (`None`: no database, or rules the solver does not handle).
-pub fn database(rules: &Ruleset, db_seeds: Option<usize>) -> Option<Arc<Db>> {
-    let (spec, setup) = setup(rules, false, Purpose::Analyse, db_seeds, true).ok()?;
-    load_db(spec, &setup, true).map(|(db, _)| db)
-}
-
-pub fn run(args: &SolveArgs) -> anyhow::Result<()> {
-    let pos = root_position(args)?;
-    let at_start = args.position.is_none() && args.moves.is_empty();
-    let (spec, mut setup) = setup(
-        &args.rules,
-        at_start,
-        Purpose::Solve,
-        args.db_seeds,
-        !args.no_db_cache,
-    )?;
-    let Some((board, diff)) = spec.board_of(pos.board()) else {
-        bail!("nothing to solve: the game is over, or `swap` is legal (pie rule)");
-    };
     if let Some(t) = args.tt_mib {
         setup.tt_mib = t;
     }
     if let Some(t) = args.threads {
         setup.threads = t;
     }
-    if let Some(g) = args.guess {
-        (setup.guess, setup.guess_from) = (g, "--guess");
-    }
-    setup.all_best = (setup.all_best || args.all_best) && !args.value_only;
-    let mut out = std::io::stdout().lock();
-    writeln!(out, "setup     {}", setup.describe(&spec))?;
-    if args.dry_run {
-        return Ok(());
-    }
-    let db = load_db(spec, &setup, !args.no_db_cache);
-    if let Some((db, dir)) = &db {
-        writeln!(
-            out,
+    Ok((spec, setup))
+}
+
+/// The solver of `setup`, from the cache folder unless `--no-db-cache`, saying on stderr what
+/// it builds, and on stdout the database line.
+fn solver(args: &SolveArgs, spec: BoardSpec, setup: &Setup) -> anyhow::Result<Solver> {
+    let dir = db::default_dir().filter(|_| !args.no_db_cache);
+    let console = SolverConsole::new();
+    let values = !args.no_value_cache;
+    let solver = open(spec, setup, dir.as_deref(), values, &|o| console.event(&o));
+    if let Some(db) = solver.db() {
+        outln!(
             "database  seeds<={}  entries {}  ({:.1} MiB)  {} in {:.2}s{}",
             setup.db_seeds,
             db.bytes(),
             db.bytes() as f64 / (1 << 20) as f64,
-            match (db.loaded, db.is_mapped()) {
+            match (db.loaded, db.is_mapped() && db.loaded) {
                 (true, true) => "mapped",
                 (true, false) => "copied into memory",
                 (false, _) => "built",
@@ -184,16 +134,50 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<()> {
                 .unwrap_or_default()
         )?;
     }
-    let db = db.map(|(db, _)| db);
-    let mut solver = Solver::new(spec, setup.tt_mib, db);
-    solver.set_id_depth(args.id_depth);
-    solver.set_threads(setup.threads);
-    let values = (!args.no_value_cache && !args.no_db_cache)
-        .then(|| ValueCache::open_default(&spec))
-        .flatten();
-    if let Some(values) = values {
-        solver.set_values(Arc::new(values));
+    Ok(solver)
+}
+
+/// The position to solve: `--position` (else the start) after `--moves`.
+fn root_position(args: &SolveArgs) -> anyhow::Result<Position> {
+    let mut pos = match &args.position {
+        Some(state) => Position::from_state(args.rules, state)?,
+        None => Position::new(args.rules),
+    };
+    for &mv in &args.moves {
+        pos.play(mv)?;
     }
+    Ok(pos)
+}
+
+pub fn run(args: &SolveArgs) -> anyhow::Result<()> {
+    if let Some(dir) = args.split.plan.clone() {
+        let s = &args.split;
+        return match (s.split, &s.shard, s.merge) {
+            (Some(depth), None, false) => plan(args, dir, depth),
+            (None, Some(shard), false) => solve_shard(args, dir, shard),
+            (None, None, true) => merge(dir),
+            _ => bail!(
+                "--plan {}: say what to do with it: --split DEPTH, --shard I/N or --merge",
+                dir.display()
+            ),
+        };
+    }
+    let pos = root_position(args)?;
+    let at_start = args.position.is_none() && args.moves.is_empty();
+    let (spec, mut setup) = setup(args, &args.rules, at_start)?;
+    let Some((board, diff)) = spec.board_of(pos.board()) else {
+        bail!("nothing to solve: the game is over, or `swap` is legal (pie rule)");
+    };
+    if let Some(g) = args.guess {
+        (setup.guess, setup.guess_from) = (g, "--guess");
+    }
+    setup.all_best = (setup.all_best || args.all_best) && !args.value_only;
+    outln!("setup     {}", setup.describe(&spec))?;
+    if args.dry_run {
+        return Ok(());
+    }
+    let mut solver = solver(args, spec, &setup)?;
+    solver.set_id_depth(args.id_depth);
     let started = Instant::now();
     let value = solver
         .solve(&board, setup.guess, &mut |_| false)
@@ -206,32 +190,26 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<()> {
     };
     let cached = solver.values().and_then(|v| v.get(&board)).is_some() && value_nodes == 0;
     let from = if cached {
-        " from the value cache (proven before; --no-value-cache proves it again)".to_string()
+        " from the value cache (proven before; --no-value-cache proves it again)"
     } else {
-        String::new()
+        ""
     };
-    writeln!(
-        out,
-        "solved    value {value:+} in {value_secs:.3}s, {value_nodes} nodes{from}{next}"
-    )?;
+    outln!("solved    value {value:+} in {value_secs:.3}s, {value_nodes} nodes{from}{next}")?;
     let best = if setup.all_best {
         solver
             .best_moves(&board, value, &mut |_| false)
             .expect("never aborted")
             .1
     } else {
-        // The proof's move at the root, checked (cheap: the TT holds its bound), or the one
-        // the value cache kept with the value.
         solver
-            .tt_move(&board)
-            .filter(|&i| solver.move_at_least(&board, i, value, &mut |_| false) == Some(true))
-            .or_else(|| solver.cached_best(&board))
+            .optimal_move(&board, value, &mut |_| false)
             .into_iter()
             .collect()
     };
     let secs = started.elapsed().as_secs_f64();
     let side = pos.to_move().expect("not over");
     let moves: Vec<String> = best.iter().map(|i| (i + 1).to_string()).collect();
+    let mut out = std::io::stdout().lock();
     writeln!(out, "rules     {}", args.rules)?;
     writeln!(out, "to move   {side}  (store difference so far {diff:+})")?;
     writeln!(
@@ -249,7 +227,7 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<()> {
         writeln!(
             out,
             "best      {}  (one optimal move; --all-best finds every one)",
-            if moves.is_empty() { "?" } else { &moves[0] }
+            moves.first().map_or("?", String::as_str)
         )?;
     }
     writeln!(
@@ -263,105 +241,185 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The endgame database of `setup` (none for K = 0), from the cache folder when `cache` and
-/// it is there (mapped, or copied into memory when `setup.db_in_memory`), else built (saying so
-/// on stderr with the expected time, and a progress bar on a terminal) and saved. Also returns
-/// the cache folder used.
-pub fn load_db(spec: BoardSpec, setup: &Setup, cache: bool) -> Option<(Arc<Db>, Option<PathBuf>)> {
-    let k = setup.db_seeds;
-    if k == 0 {
-        return None;
-    }
-    let dir = if cache { db::default_dir() } else { None };
-    let building = match setup.db_source {
-        DbSource::Build { from } => Some(from),
-        _ if dir.is_none() => Some(None),
-        _ => None,
-    };
-    let bar = building.map(|from| {
-        let from = from.filter(|_| dir.is_some());
-        eprintln!(
-            "building the endgame database for {} with up to {k} seeds ({:.0} MiB{}); expected \
-             about {:.0}s on {} threads{}",
-            spec.tag(),
-            db::db_entries(spec.pits, k) as f64 / (1 << 20) as f64,
-            from.map(|f| format!(", extending the cached K = {f}"))
-                .unwrap_or_default(),
-            auto::build_secs(spec.pits, from, k, setup.build_threads),
-            setup.build_threads,
-            dir.as_ref()
-                .map(|d| format!("; it is kept in {} for next time", d.display()))
-                .unwrap_or_default()
-        );
-        BuildProgress::new()
-    });
-    let progress = |done: u64, todo: u64| {
-        if let Some(bar) = &bar {
-            bar.update(done, todo);
-        }
-    };
-    let db = Db::load_or_build_with(spec, k, dir.as_deref(), setup.build_threads, &progress);
-    let db = if setup.db_in_memory {
-        db.into_memory()
-    } else {
-        db
-    };
-    if let Some(bar) = &bar {
-        bar.finish();
-    }
-    Some((Arc::new(db), dir))
+/// `--split DEPTH --plan DIR`: writes the plan.
+fn plan(args: &SolveArgs, dir: PathBuf, depth: usize) -> anyhow::Result<()> {
+    let pos = root_position(args)?;
+    let at_start = args.position.is_none() && args.moves.is_empty();
+    let (_, setup) = setup(args, &args.rules, at_start)?;
+    let guess = args.guess.or(setup.known_guess());
+    let plan = Plan::create(&dir, args.rules, pos, depth, guess, args.db_seeds)?;
+    let split = &plan.split;
+    let seeds: Vec<i32> = split.leaves.iter().map(|l| l.board.seeds()).collect();
+    outln!(
+        "plan      {} subproblems {depth} sows below the root ({}..={} seeds in the pits), window ({}, {}) at the root{}",
+        split.leaves.len(),
+        seeds.iter().min().unwrap_or(&0),
+        seeds.iter().max().unwrap_or(&0),
+        split.alpha,
+        split.beta,
+        guess.map_or(" (no guess: every subproblem exact)".into(), |g| format!(" around the guess {g:+}"))
+    )?;
+    outln!(
+        "next      arena solve --plan {0} --shard I/N  (for I in 0..N), then arena solve --plan {0} --merge;\n          on Slurm: scripts/slurm/solve.sh {0} N",
+        dir.display()
+    )?;
+    Ok(())
 }
 
-/// The database build's progress on stderr: a bar with ETA on a terminal, else a line every
-/// 10 %.
-struct BuildProgress {
-    bar: Option<ProgressBar>,
-    said: AtomicU64,
-    started: Instant,
-}
-
-impl BuildProgress {
-    fn new() -> BuildProgress {
-        let bar = std::io::stderr().is_terminal().then(|| {
-            let bar = ProgressBar::new(0);
-            bar.set_style(
-                ProgressStyle::with_template(
-                    "{bar:30} {percent:>3}% of the database  {elapsed_precise} ETA {eta}",
-                )
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
-            );
-            bar
-        });
-        BuildProgress {
-            bar,
-            said: AtomicU64::new(0),
-            started: Instant::now(),
-        }
-    }
-
-    fn update(&self, done: u64, todo: u64) {
-        if let Some(bar) = &self.bar {
-            bar.set_length(todo);
-            bar.set_position(done);
-        } else {
-            let tenth = done * 10 / todo.max(1);
-            if self.said.fetch_max(tenth, Relaxed) < tenth {
-                eprintln!(
-                    "database {:>3} %  {:.0}s",
-                    tenth * 10,
-                    self.started.elapsed().as_secs_f64()
-                );
+/// `--plan DIR --shard I/N`: solves leaves `I, I + N, ...` in rounds of node budgets growing
+/// 4× a round: cheap subproblems first, whose results (this shard's and the others', read from
+/// the folder) spare the siblings they make unneeded. An unfinished subproblem keeps its proven
+/// bounds in the TT.
+fn solve_shard(args: &SolveArgs, dir: PathBuf, shard: &str) -> anyhow::Result<()> {
+    let (index, count) = parse_shard(shard)?;
+    let plan = Plan::load(&dir)?;
+    let args_db = SolveArgs {
+        db_seeds: args.db_seeds.or(plan.file.db_seeds),
+        ..args.clone()
+    };
+    let (spec, setup) = setup(&args_db, &plan.rules, false)?;
+    let split = &plan.split;
+    let mine: Vec<usize> = (index as usize..split.leaves.len())
+        .step_by(count as usize)
+        .collect();
+    outln!(
+        "shard     {index}/{count}: {} of {} subproblems; {}",
+        mine.len(),
+        split.leaves.len(),
+        setup.describe(&spec)
+    )?;
+    let mut solver = solver(&args_db, spec, &setup)?;
+    let started = Instant::now();
+    let mut budget: u64 = 1 << 20;
+    let mut solved = 0;
+    // Nodes and seconds of each subproblem's unfinished rounds, added to its result.
+    let mut spent = std::collections::HashMap::<usize, (u64, f64)>::new();
+    loop {
+        let mut open = 0;
+        for &i in &mine {
+            if !split.needed(&plan.results()?)[i] {
+                continue;
             }
+            open += 1;
+            let leaf = &split.leaves[i];
+            let (before, t) = (solver.nodes, Instant::now());
+            let limit = before + budget;
+            let Some((lo, hi)) = solver.bounds_within(
+                &leaf.board,
+                leaf.alpha,
+                leaf.beta,
+                leaf.alpha + 1,
+                &mut |n| n > limit,
+            ) else {
+                let e = spent.entry(i).or_default();
+                e.0 += solver.nodes - before;
+                e.1 += t.elapsed().as_secs_f64();
+                continue;
+            };
+            let (n0, s0) = spent.get(&i).copied().unwrap_or_default();
+            let r = LeafResult {
+                leaf: i,
+                key: key_hex(&leaf.board),
+                lo,
+                hi,
+                nodes: n0 + solver.nodes - before,
+                secs: s0 + t.elapsed().as_secs_f64(),
+            };
+            plan.write_leaf(&r)?;
+            solved += 1;
+            outln!(
+                "leaf      {i}  seeds {}  window ({}, {})  -> [{lo}, {hi}]  {} nodes  {:.2}s  (budget {budget})",
+                leaf.board.seeds(),
+                leaf.alpha,
+                leaf.beta,
+                r.nodes,
+                r.secs
+            )?;
         }
+        if open == 0 {
+            break;
+        }
+        budget = budget.saturating_mul(4);
     }
+    let results = plan.results()?;
+    let skipped = mine.iter().filter(|&&i| results[i].is_none()).count();
+    outln!(
+        "done      {solved} solved here, {skipped} not needed; {} nodes in {:.1}s",
+        solver.nodes,
+        started.elapsed().as_secs_f64()
+    )?;
+    Ok(())
+}
 
-    fn finish(&self) {
-        if let Some(bar) = &self.bar {
-            bar.finish_and_clear();
+/// `--plan DIR --merge`: the root's value from the solved subproblems, into `result.json`.
+fn merge(dir: PathBuf) -> anyhow::Result<()> {
+    let plan = Plan::load(&dir)?;
+    let split = &plan.split;
+    let (mut nodes, mut secs, mut longest, mut solved) = (0u64, 0f64, 0f64, 0);
+    let mut results = Vec::new();
+    for i in 0..split.leaves.len() {
+        let r = plan.read_leaf(i)?;
+        if let Some(r) = &r {
+            nodes += r.nodes;
+            secs += r.secs;
+            longest = longest.max(r.secs);
+            solved += 1;
         }
-        eprintln!(
-            "database built in {:.1}s",
-            self.started.elapsed().as_secs_f64()
+        results.push(r.map(|r| (r.lo, r.hi)));
+    }
+    let (lo, hi) = split.merge(&results);
+    if !split.root_decided((lo, hi)) {
+        let missing: Vec<String> = (0..split.leaves.len())
+            .filter(|&i| split.needed(&results)[i])
+            .map(|i| i.to_string())
+            .collect();
+        bail!(
+            "{}: {} of {} subproblems are still needed: {}{} (run the shards that hold them)",
+            dir.join("leaves").display(),
+            missing.len(),
+            split.leaves.len(),
+            missing[..missing.len().min(20)].join(" "),
+            if missing.len() > 20 { " ..." } else { "" }
         );
     }
+    let (_, diff) = board(&plan.spec, &plan.position)?;
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "rules     {}", plan.rules)?;
+    writeln!(
+        out,
+        "split     {} subproblems {} sows deep, {solved} solved (the rest not needed); {nodes} nodes, {secs:.1}s of solving in all, the longest {longest:.1}s",
+        split.leaves.len(),
+        plan.file.depth
+    )?;
+    let guess = plan.file.guess.unwrap_or(0);
+    let value = if lo == hi {
+        writeln!(
+            out,
+            "value     {lo:+}  (exact, merged from the subproblems)"
+        )?;
+        writeln!(
+            out,
+            "margin    {:+}  (final store difference, mover's view)",
+            diff + lo
+        )?;
+        Some(lo)
+    } else if lo >= split.beta {
+        writeln!(
+            out,
+            "value     >= {lo:+}  (the guess {guess:+} was too low: plan again with --guess {lo})"
+        )?;
+        None
+    } else {
+        writeln!(
+            out,
+            "value     <= {hi:+}  (the guess {guess:+} was too high: plan again with --guess {hi})"
+        )?;
+        None
+    };
+    plan.write_result(&serde_json::json!({
+        "rules": plan.file.rules, "position": plan.file.position, "lo": lo, "hi": hi,
+        "value": value, "margin": value.map(|v| v + diff),
+        "subproblems": split.leaves.len(), "solved": solved, "nodes": nodes,
+        "solve_secs": secs,
+    }))
 }

@@ -184,7 +184,7 @@ pub fn run(args: &SprtArgs) -> Result<ExitCode> {
         &mut on_pair,
         &mut [&mut console],
     )?;
-    super::plot::say_finished(&dir, &end.finished, false)?;
+    super::say::say_finished(&dir, &end.finished, false)?;
     if let Some(check) = &end.link_check {
         eprintln!("{}", check.describe());
     }

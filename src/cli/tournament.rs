@@ -17,6 +17,7 @@ use mancala_arena::vocab::game_flags::{at_least_one, millis};
 use mancala_arena::vocab::GameFlags;
 use mancala_arena::vocab::{Format, RunPlan};
 
+use super::flags::parse_shard;
 use super::output::OutputFlags;
 use super::progress::Console;
 
@@ -82,7 +83,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "I/N")]
     pub shard: Option<String>,
     #[command(flatten)]
-    pub rating: super::rate::RatingFlags,
+    pub rating: super::flags::RatingFlags,
     #[command(flatten)]
     pub output: OutputFlags,
 }
@@ -187,17 +188,6 @@ pub fn build_plan(args: &RunArgs) -> Result<RunPlan> {
         .or(file.max_start_failures)
         .unwrap_or(3);
     Ok(plan)
-}
-
-pub fn parse_shard(text: &str) -> Result<(u64, u64)> {
-    let parse = || -> Option<(u64, u64)> {
-        let (i, n) = text.split_once('/')?;
-        Some((i.trim().parse().ok()?, n.trim().parse().ok()?))
-    };
-    match parse() {
-        Some((i, n)) if n > 0 && i < n => Ok((i, n)),
-        _ => bail!("--shard `{text}`: expected I/N with 0 <= I < N, e.g. 0/4"),
-    }
 }
 
 /// The flags `--resume` cannot honour: the run goes on as its `run.json` says.
@@ -348,7 +338,7 @@ pub fn main(args: &RunArgs) -> Result<()> {
             report: !args.output.no_plots,
         },
     );
-    super::plot::say_finished(&dir, &finished, true)?;
+    super::say::say_finished(&dir, &finished, true)?;
     finished.outcome.check(&dir, true, true)
 }
 

@@ -19,6 +19,8 @@
 //! | `calibration.csv`, `calibration.json`, `calibrated.toml`, `bands.toml` | [`calibration`] (also which folders are a calibration's); `bands.toml` is read by [`bands::BandsFile`] | `arena calibrate` (its top folder) |
 //! | `elo-curve.txt` | [`elo_curve`] (its format is `mancala_bots::elo`'s) | `arena calibrate --curve` |
 //!
+//! A split solve's plan folder (`plan.json`, `leaves/`, `result.json`) is [`split_plan`]'s.
+//!
 //! The figures, `report.html` and `summary.md` are `report/`'s: they are documents made from
 //! these files, never read back.
 //!
@@ -43,6 +45,7 @@ pub mod pgn_games;
 pub mod pgn_in;
 pub mod ratings;
 pub mod run_file;
+pub mod split_plan;
 pub mod sprt;
 pub mod state;
 pub mod tune;

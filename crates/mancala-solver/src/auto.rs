@@ -69,6 +69,9 @@ pub struct Setup {
     pub db_source: DbSource,
     /// Copy a cached table into memory (huge pages) instead of searching its mapping.
     pub db_in_memory: bool,
+    /// The largest table (bytes) copied so: a long solve's, up to [`COPY_SHARE_PERCENT`] of
+    /// RAM (0: none).
+    pub copy_limit: u64,
     pub tt_mib: usize,
     pub threads: usize,
     /// Threads of a database build (every core, whoever solves).
@@ -84,13 +87,29 @@ pub struct Setup {
 pub const NO_KNOWN_GUESS: &str = "none known";
 
 /// Percent of RAM the database and the TT may take together.
-pub const MEM_SHARE_PERCENT: u64 = 50;
+pub const MEM_SHARE_PERCENT: u64 = 60;
 
-/// Largest database the bot builds at `newgame` (about a second on one core).
-pub const BOT_DB_ENTRIES: usize = 4 << 20;
+/// Percent of RAM the database may take: on 24 GiB, the 30-seed table of 6 pits (10.3 GiB).
+/// Why more than the TT: a cached table is mapped, so processes share it and the kernel can
+/// drop its pages under pressure, where a TT is each process's own.
+pub const DB_SHARE_PERCENT: u64 = 45;
 
-/// CPU time per database entry of a build, measured (docs/solved.md): for the expected time.
-pub const BUILD_NS_PER_ENTRY: f64 = 300.0;
+/// Percent of RAM up to which `arena solve` copies a mapped table into its own memory (see
+/// [`Setup::db_in_memory`]): a larger one stays mapped (a private copy of 10 GiB beside a TT
+/// is what gets a process killed on a shared machine).
+pub const COPY_SHARE_PERCENT: u64 = 25;
+
+/// Largest database the bot builds at `newgame` (about a second on one core, well inside the
+/// ready timeout of 10 s).
+pub const BOT_DB_ENTRIES: usize = 32 << 20;
+
+/// CPU time per database entry of a build, measured (docs/solved.md, `scripts/db-bench.sh`:
+/// 23–30 ns on the 24- to 28-seed builds): for the expected time.
+pub const BUILD_NS_PER_ENTRY: f64 = 30.0;
+
+/// CPU seconds of search to judge one game whose total seeds exceed the database's K by 20
+/// ([`judge_cpu_secs`]).
+pub const JUDGE_SECS_PER_GAME: f64 = 0.5;
 
 /// Published start values (mover's margin = future gain at the start): pits, seeds, empty
 /// capture, value, source. Only a first guess for MTD(f); the search proves the value.
@@ -150,7 +169,10 @@ pub fn choose(
 ) -> Setup {
     let total = 2 * spec.pits * seeds as usize;
     let share = machine.mem_bytes / 100 * MEM_SHARE_PERCENT;
-    let fit = fit_db_seeds(spec.pits, (share / 2) as usize);
+    let fit = fit_db_seeds(
+        spec.pits,
+        (machine.mem_bytes / 100 * DB_SHARE_PERCENT) as usize,
+    );
     let small = fit_db_seeds(spec.pits, BOT_DB_ENTRIES);
     let want = worth_db_seeds(total).max(small).min(total).min(fit);
     let larger = cached.iter().copied().find(|&k| k >= want);
@@ -190,10 +212,16 @@ pub fn choose(
         .find(|&&(p, s, ec, _, _)| p == spec.pits && s == seeds && ec == spec.empty_capture)
         .filter(|_| at_start && spec.sweep && !spec.end_on_no_move);
     let (guess, guess_from) = known.map_or((0, NO_KNOWN_GUESS), |&(_, _, _, v, from)| (v, from));
+    let copy_limit = if purpose == Purpose::Solve && total > 48 {
+        machine.mem_bytes / 100 * COPY_SHARE_PERCENT
+    } else {
+        0
+    };
     Setup {
         db_seeds,
         db_source,
-        db_in_memory: purpose == Purpose::Solve && total > 48,
+        db_in_memory: db_bytes > 0 && db_bytes <= copy_limit,
+        copy_limit,
         tt_mib,
         threads,
         build_threads: machine.cores.max(1),
@@ -201,6 +229,82 @@ pub fn choose(
         guess_from,
         all_best: !at_start || total <= 48,
     }
+}
+
+/// The model of a judged game's cost: CPU seconds of search to judge `games` games of `total`
+/// seeds with a database of `k` seeds: [`JUDGE_SECS_PER_GAME`] when `total − k` is 20, twice
+/// as much for every 2 seeds more. Measured (docs/solved.md): 0.51 s a game of Kalah(6,4) with
+/// K = 28, 3.8 s with K = 22 (×1.95 per 2 seeds); about 40 s a game of Kalah(6,5) with K = 28.
+pub fn judge_cpu_secs(total: usize, k: usize, games: usize) -> f64 {
+    let over = total as f64 - k as f64 - 20.0;
+    games as f64 * JUDGE_SECS_PER_GAME * 2f64.powf(over / 2.0)
+}
+
+/// What a plan expects: wall seconds of building (0 when cached) and of searching.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Expected {
+    pub build_secs: f64,
+    pub search_secs: f64,
+}
+
+/// The database `arena analyse` uses by default to judge `games` games of `spec` (`seeds` per
+/// pit): of the K that fit the memory share (or are cached), the one with the least expected
+/// wall time on the machine's cores, building the levels not cached (`base(k)`: the complete
+/// levels a build of `k` goes on from, a smaller cached file or an interrupted build of `k`)
+/// plus judging the games ([`judge_cpu_secs`]). `setup` is [`choose`]'s for
+/// [`Purpose::Analyse`]; its database part is replaced.
+pub fn plan_games(
+    spec: &BoardSpec,
+    seeds: u32,
+    games: usize,
+    machine: Machine,
+    cached: &[usize],
+    base: &dyn Fn(usize) -> Option<usize>,
+    setup: Setup,
+) -> (Setup, Expected) {
+    let total = 2 * spec.pits * seeds as usize;
+    let fit = fit_db_seeds(
+        spec.pits,
+        (machine.mem_bytes / 100 * DB_SHARE_PERCENT) as usize,
+    );
+    let cores = machine.cores.max(1) as f64;
+    let top = cached.last().copied().unwrap_or(0);
+    let plans = (0..=fit.max(top.min(total)).min(total)).map(|k| {
+        let source = match cached.iter().copied().find(|&c| c >= k) {
+            _ if k == 0 => DbSource::None,
+            Some(c) => DbSource::Cached(c),
+            None => DbSource::Build { from: base(k) },
+        };
+        let build_secs = match source {
+            DbSource::Build { from } => build_secs(spec.pits, from, k, machine.cores),
+            _ => 0.0,
+        };
+        let expected = Expected {
+            build_secs,
+            search_secs: judge_cpu_secs(total, k, games) / cores,
+        };
+        (k, source, expected)
+    });
+    // The least total; a tie goes to the larger table (the later one).
+    let best = plans.fold(
+        None,
+        |best: Option<(usize, DbSource, Expected)>, p| match best {
+            Some(b) if b.2.build_secs + b.2.search_secs < p.2.build_secs + p.2.search_secs => {
+                Some(b)
+            }
+            _ => Some(p),
+        },
+    );
+    let (k, source, expected) = best.expect("K = 0 is always a plan");
+    let tt_share = (machine.mem_bytes / 100 * MEM_SHARE_PERCENT)
+        .saturating_sub(db_entries(spec.pits, k) as u64);
+    let setup = Setup {
+        db_seeds: k,
+        db_source: source,
+        tt_mib: setup.tt_mib.min((tt_share >> 20) as usize).max(16),
+        ..setup
+    };
+    (setup, expected)
 }
 
 /// Expected wall time of building the database levels above `from` up to `k` on `threads`
@@ -213,6 +317,22 @@ pub fn build_secs(pits: usize, from: Option<usize>, k: usize, threads: usize) ->
 }
 
 impl Setup {
+    /// The same setup with a database of `k` seeds (a `--db-seeds` flag): mapped from the
+    /// smallest cached file of `k` or more (`cached`, smallest first), else built from the
+    /// largest smaller one.
+    pub fn with_db_seeds(mut self, spec: &BoardSpec, k: usize, cached: &[usize]) -> Setup {
+        self.db_seeds = k;
+        self.db_in_memory = k > 0 && db_entries(spec.pits, k) as u64 <= self.copy_limit;
+        self.db_source = match cached.iter().copied().find(|&c| c >= k) {
+            _ if k == 0 => DbSource::None,
+            Some(c) => DbSource::Cached(c),
+            None => DbSource::Build {
+                from: cached.iter().copied().rfind(|&c| c < k),
+            },
+        };
+        self
+    }
+
     /// The first guess when it is a known value (a published one, or `--guess`), not the
     /// default 0.
     pub fn known_guess(&self) -> Option<i32> {
@@ -277,21 +397,70 @@ mod tests {
 
     #[test]
     fn kalah_6_5_takes_the_largest_database_that_fits() {
-        // 24 GiB: half for tables, at most 6 GiB of database: K = 28 is C(40,12) = 5.59 G
-        // entries (5.2 GiB), K = 29 would be 7.9 G.
+        // 24 GiB: at most 45 % of it for the database: K = 30 is C(42,12) = 11.06 G entries
+        // (10.3 GiB), K = 31 would be 15.1 G.
         let s = pick("kalah:seeds=5", 24, &[], Purpose::Solve);
-        assert_eq!(s.db_seeds, 28);
+        assert_eq!(s.db_seeds, 30);
         assert_eq!(s.db_source, DbSource::Build { from: None });
-        // The TT gets the rest of the 12 GiB share: 12 GiB − 5,586,853,480 bytes.
-        assert_eq!(s.tt_mib, ((12 * GIB - 5_586_853_480) >> 20) as usize);
+        // The TT gets the rest of the 60 % share: 14.4 GiB − 11,058,116,888 bytes.
+        let share = 24 * GIB / 100 * 60;
+        assert_eq!(s.tt_mib, ((share - 11_058_116_888) >> 20) as usize);
         assert_eq!((s.threads, s.guess, s.all_best), (2, 10, false));
-        // Its search runs minutes: a cached table is copied onto huge pages, not searched mapped.
+        // A table of more than a quarter of the memory stays mapped, not copied.
+        assert!(!s.db_in_memory);
+        // K = 28 (5.2 GiB) asked for: the search of minutes copies it onto huge pages.
+        let r: Ruleset = "kalah:seeds=5".parse().unwrap();
+        let spec = BoardSpec::from_ruleset(&r).unwrap();
+        let s = s.with_db_seeds(&spec, 28, &[28]);
+        assert_eq!((s.db_seeds, s.db_source), (28, DbSource::Cached(28)));
         assert!(s.db_in_memory);
         // A cached K = 24 is extended, not rebuilt.
         let s = pick("kalah:seeds=5", 24, &[12, 24], Purpose::Solve);
         assert_eq!(s.db_source, DbSource::Build { from: Some(24) });
-        // 4 GiB: at most 1 GiB of database: K = 23 (C(35,12) = 834 M entries), not 24 (1.25 G).
-        assert_eq!(pick("kalah:seeds=5", 4, &[], Purpose::Solve).db_seeds, 23);
+        // 4 GiB: at most 1.8 GiB of database: K = 25 (C(37,12) = 1.85 G entries), not 26.
+        assert_eq!(pick("kalah:seeds=5", 4, &[], Purpose::Solve).db_seeds, 25);
+    }
+
+    /// `arena analyse`'s table: the least build + search time for the games given.
+    #[test]
+    fn analysis_builds_what_the_games_pay_for() {
+        let plan = |rules: &str, games: usize, cached: &[usize]| {
+            let r: Ruleset = rules.parse().unwrap();
+            let spec = BoardSpec::from_ruleset(&r).unwrap();
+            let machine = Machine {
+                mem_bytes: 24 * GIB,
+                cores: 2,
+            };
+            let setup = choose(&spec, r.seeds(), false, machine, cached, Purpose::Analyse);
+            let below = |k: usize| cached.iter().copied().rfind(|&c| c < k);
+            plan_games(&spec, r.seeds(), games, machine, cached, &below, setup)
+        };
+        // 100 games of Kalah(6,4) from nothing: a large table pays for itself.
+        let (s, e) = plan("kalah", 100, &[]);
+        assert!((25..=28).contains(&s.db_seeds), "{s:?}");
+        assert_eq!(s.db_source, DbSource::Build { from: None });
+        assert!(
+            e.build_secs > 0.0 && e.build_secs + e.search_secs < 300.0,
+            "{e:?}"
+        );
+        // Four games: a small one (#47: 86 s and 2.1 GB for 4 games before).
+        let (s, e) = plan("kalah", 4, &[]);
+        assert!(
+            s.db_seeds <= 24 && e.build_secs + e.search_secs < 30.0,
+            "{s:?} {e:?}"
+        );
+        // A cached K = 28 is used as it is: nothing to build.
+        let (s, e) = plan("kalah", 4, &[28]);
+        assert_eq!(
+            (s.db_seeds, s.db_source, e.build_secs),
+            (28, DbSource::Cached(28), 0.0)
+        );
+        // 30 games of Kalah(6,5): the largest table that fits, extending the cached 28.
+        let (s, _) = plan("kalah:seeds=5", 30, &[28]);
+        assert_eq!(
+            (s.db_seeds, s.db_source),
+            (30, DbSource::Build { from: Some(28) })
+        );
     }
 
     #[test]
@@ -321,7 +490,7 @@ mod tests {
         let s = pick("kalah", 24, &[], Purpose::Bot);
         assert_eq!(
             (s.db_seeds, s.db_source),
-            (12, DbSource::Build { from: None })
+            (16, DbSource::Build { from: None })
         );
         assert_eq!(s.threads, 1);
         let s = pick("kalah", 24, &[28], Purpose::Bot);

@@ -8,6 +8,7 @@
 //!   cutoffs.
 //! - `db.rs`: endgame databases for positions with few seeds in the pits, cached on disk.
 //! - `values.rs`: the value cache, positions proven before, kept on disk and shared.
+//! - `auto.rs` (what to use on this machine), `open.rs` (a solver ready with all of it).
 //!
 //! A *value* is always the final store difference the side to move can force from here on
 //! (future gain); add the current store difference for the final margin. See docs/solved.md.
@@ -18,7 +19,8 @@ pub mod auto;
 pub mod board;
 pub mod db;
 mod machine;
-pub use machine::setup_here;
+pub use machine::{plan_games_here, setup_here};
+pub mod open;
 pub mod search;
 pub mod split;
 pub mod values;
@@ -26,6 +28,7 @@ pub mod values;
 pub use auto::{Machine, Purpose, Setup};
 pub use board::{BoardSpec, SBoard, Sow};
 pub use db::Db;
+pub use open::{open, Opening};
 pub use search::Solver;
 pub use values::ValueCache;
 

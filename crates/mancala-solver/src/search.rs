@@ -389,9 +389,7 @@ impl Solver {
             .and_then(|(lo, hi)| (lo == hi).then_some(lo))?;
         if let Some(c) = cached {
             // The proof's root move, checked (cheap: the TT holds its bound), goes with it.
-            let best = self
-                .tt_move(b)
-                .filter(|&i| self.move_at_least(b, i, v, abort) == Some(true));
+            let best = self.checked_tt_move(b, v, abort);
             c.insert(b, Known { value: v, best });
         }
         Some(v)
@@ -400,6 +398,67 @@ impl Solver {
     /// A proven optimal pit of `b` (0-based) that the value cache holds.
     pub fn cached_best(&self, b: &SBoard) -> Option<usize> {
         self.values.as_ref()?.get(b)?.best
+    }
+
+    /// The TT's move for `b` if it is proven to keep the value `v`. Why the check: the TT
+    /// keeps the move of the last search of `b`, and one that failed low (or another thread's
+    /// search in another window) leaves a move that is only the best of bounds. Cheap after a
+    /// solve: the TT holds the bound that decides it.
+    fn checked_tt_move(
+        &mut self,
+        b: &SBoard,
+        v: i32,
+        abort: &mut dyn FnMut(u64) -> bool,
+    ) -> Option<usize> {
+        self.tt_move(b)
+            .filter(|&i| self.move_at_least(b, i, v, abort) == Some(true))
+    }
+
+    /// A proven optimal sow of `b` (0-based pit), whose exact value is `v`, or `None` if
+    /// `abort` stopped the search first. Every caller that shows or plays an optimal sow asks
+    /// here: the pit the value cache kept with the value, else the TT's move once checked, else
+    /// the first other pit proven to keep `v` (pit order).
+    pub fn optimal_move(
+        &mut self,
+        b: &SBoard,
+        v: i32,
+        abort: &mut dyn FnMut(u64) -> bool,
+    ) -> Option<usize> {
+        if let Some(m) = self
+            .values
+            .as_ref()
+            .and_then(|c| c.get(b))
+            .filter(|k| k.value == v)
+        {
+            if let Some(m) = m.best {
+                return Some(m);
+            }
+        }
+        let tt = self.tt_move(b);
+        if let Some(m) = tt {
+            if self.move_at_least(b, m, v, abort)? {
+                return Some(m);
+            }
+        }
+        for i in (0..self.spec.pits).filter(|&i| b.c[i] != 0 && Some(i) != tt) {
+            if self.move_at_least(b, i, v, abort)? {
+                return Some(i);
+            }
+        }
+        // Unreachable for an exact `v`: some sow keeps the value.
+        None
+    }
+
+    /// The exact value of `b` and a proven optimal sow ([`Solver::solve`] then
+    /// [`Solver::optimal_move`]), or `None` if `abort` stopped the search first.
+    pub fn solve_with_move(
+        &mut self,
+        b: &SBoard,
+        guess: i32,
+        abort: &mut dyn FnMut(u64) -> bool,
+    ) -> Option<(i32, usize)> {
+        let v = self.solve(b, guess, abort)?;
+        Some((v, self.optimal_move(b, v, abort)?))
     }
 
     /// Answer and remember root values with `values` (see [`Solver::solve`]).

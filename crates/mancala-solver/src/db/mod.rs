@@ -27,11 +27,17 @@
 //! the Kalah(6,4) solve (docs/solved.md).
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicI8, AtomicU64, AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::time::{Duration, Instant};
 
 use super::board::{BoardSpec, SBoard};
 
+mod build;
+#[cfg(test)]
+mod reference;
+mod rows;
+
+/// The entry of a finished position (never looked up).
 const UNKNOWN: i8 = i8::MIN;
 /// Largest supported K (values must fit in `i8`, and the table in memory).
 pub const MAX_DB_SEEDS: usize = 40;
@@ -49,43 +55,64 @@ pub struct Db {
     pub loaded: bool,
 }
 
-/// Where the levels live: tables in memory (being built, or just built), or a cache file's
-/// mapping.
-enum Levels {
-    Owned(Vec<Vec<i8>>),
-    /// The file's bytes; level `k` is `map[starts[k]..starts[k + 1]]`.
-    Mapped {
-        map: memmap2::Mmap,
-        starts: Vec<usize>,
-    },
+/// Where the levels live: the first `mapped` in a cache file's mapping (none for a table
+/// built from nothing), the rest in tables in memory (being built, or just built).
+struct Levels {
+    map: Option<memmap2::Mmap>,
+    /// Level `k < mapped` is `map[starts[k]..starts[k + 1]]`.
+    starts: Vec<usize>,
+    mapped: usize,
+    owned: Vec<Vec<i8>>,
 }
 
 impl Levels {
+    /// Level 0 alone (no position to value).
+    fn empty() -> Levels {
+        Levels {
+            map: None,
+            starts: Vec::new(),
+            mapped: 0,
+            owned: vec![vec![UNKNOWN]],
+        }
+    }
+
     #[inline(always)]
     fn get(&self, k: usize) -> &[i8] {
-        match self {
-            Levels::Owned(levels) => &levels[k],
-            Levels::Mapped { map, starts } => bytemuck::cast_slice(&map[starts[k]..starts[k + 1]]),
+        match &self.map {
+            Some(map) if k < self.mapped => {
+                bytemuck::cast_slice(&map[self.starts[k]..self.starts[k + 1]])
+            }
+            _ => &self.owned[k - self.mapped],
         }
     }
 
     fn count(&self) -> usize {
-        match self {
-            Levels::Owned(levels) => levels.len(),
-            Levels::Mapped { starts, .. } => starts.len() - 1,
+        self.mapped + self.owned.len()
+    }
+
+    /// Keeps the first `count` levels.
+    fn truncate(&mut self, count: usize) {
+        if count <= self.mapped {
+            self.owned.clear();
+            self.mapped = count;
+        } else {
+            self.owned.truncate(count - self.mapped);
         }
     }
 
-    /// Copies of the levels in memory, on huge pages (of a mapping: read from the file once).
-    fn copied(&self) -> Vec<Vec<i8>> {
-        (0..self.count())
+    /// Copies the mapped levels into memory, on huge pages (read from the file once).
+    fn copy_mapped(&mut self) {
+        let copies: Vec<Vec<i8>> = (0..self.mapped)
             .map(|k| {
                 let level = self.get(k);
                 let mut copy = super::huge_vec(level.len(), UNKNOWN);
                 copy.copy_from_slice(level);
                 copy
             })
-            .collect()
+            .collect();
+        self.owned.splice(0..0, copies);
+        (self.map, self.mapped) = (None, 0);
+        self.starts.clear();
     }
 }
 
@@ -124,11 +151,11 @@ impl Db {
     }
 
     /// The database of level 0 only (no position to value), to [`Db::extend`].
-    fn empty(spec: BoardSpec) -> Db {
+    pub fn empty(spec: BoardSpec) -> Db {
         Db {
             spec,
             max_seeds: 0,
-            levels: Levels::Owned(vec![vec![UNKNOWN]]),
+            levels: Levels::empty(),
             binom: binomials(),
             build_time: Duration::ZERO,
             loaded: false,
@@ -136,149 +163,55 @@ impl Db {
     }
 
     /// Builds the levels above the ones already here, up to `max_seeds`, on `threads` threads,
-    /// calling `progress(entries done, entries to do)` as chunks finish (from any thread). Why
-    /// extend: a larger database reuses a smaller cached one (its levels are a prefix).
+    /// calling `progress(entries done, entries to do)` as blocks finish (from any thread). Why
+    /// extend: a larger database reuses a smaller cached one (its levels are a prefix, read
+    /// from its mapping).
     ///
-    /// Each level is cut into chunks by the contents of its first two pits; threads take chunks
-    /// in turn and share the level through atomic bytes (two threads may compute the same
-    /// same-level child; they store the same value). `build_time` adds the time spent here. A
-    /// mapped database is copied into memory first.
+    /// Each level is built from the ones below by `build.rs` (blocks of rows in sequential
+    /// passes; threads take pairs of blocks). `build_time` adds the time spent here.
     pub fn extend(
-        mut self,
+        self,
         max_seeds: usize,
         threads: usize,
         progress: &(dyn Fn(u64, u64) + Sync),
     ) -> Db {
+        self.extend_with(max_seeds, threads, progress, &mut |_| {})
+    }
+
+    /// [`Db::extend`], handing each new level to `sink` once it is complete (the cache file
+    /// being written).
+    fn extend_with(
+        mut self,
+        max_seeds: usize,
+        threads: usize,
+        progress: &(dyn Fn(u64, u64) + Sync),
+        sink: &mut dyn FnMut(&[i8]),
+    ) -> Db {
         assert!(max_seeds <= MAX_DB_SEEDS);
         let started = Instant::now();
         let m = 2 * self.spec.pits;
-        self.owned_levels().truncate(max_seeds + 1);
+        self.levels.truncate(max_seeds + 1);
         let first = self.levels.count();
         let todo: u64 = (first..=max_seeds)
             .map(|k| self.binom[k + m - 1][m - 1])
             .sum();
-        let done = AtomicU64::new(0);
-        for k in first..=max_seeds {
-            let db = &self;
-            let size = db.binom[k + m - 1][m - 1] as usize;
-            let level = into_atomic(super::huge_vec(size, UNKNOWN));
-            let prefix = m.min(3) - 1;
-            let chunks: Vec<[u8; 2]> = (0..=k)
-                .flat_map(|a| (0..=k - a).map(move |b| [a as u8, b as u8]))
-                .filter(|p| prefix == 2 || p[1] == 0)
-                .collect();
-            let next = AtomicUsize::new(0);
-            std::thread::scope(|scope| {
-                for _ in 0..threads.max(1) {
-                    scope.spawn(|| loop {
-                        let c = next.fetch_add(1, Relaxed);
-                        let Some(p) = chunks.get(c) else { break };
-                        let mut cells = [0u8; 16];
-                        let mut left = k;
-                        for (j, &x) in p[..prefix].iter().enumerate() {
-                            cells[db.at(j)] = x;
-                            left -= x as usize;
-                        }
-                        db.fill_chunk(&level, k, prefix, left, &mut cells);
-                        // Positions of the chunk: `left` seeds over the other pits.
-                        let rest = m - prefix;
-                        let n = db.binom[left + rest - 1][rest - 1];
-                        progress(done.fetch_add(n, Relaxed) + n, todo);
-                    });
-                }
-            });
-            self.owned_levels().push(from_atomic(level));
-            self.max_seeds = k;
+        if first <= max_seeds {
+            let builder = build::Builder::new(self.spec, max_seeds, &self.binom);
+            let done = AtomicU64::new(0);
+            for k in first..=max_seeds {
+                let level = {
+                    let lower: Vec<&[i8]> = (0..k).map(|j| self.levels.get(j)).collect();
+                    builder.level(&lower, k, threads, &|n| {
+                        progress(done.fetch_add(n, Relaxed) + n, todo)
+                    })
+                };
+                sink(&level);
+                self.levels.owned.push(level);
+            }
         }
         self.max_seeds = max_seeds;
         self.build_time += started.elapsed();
         self
-    }
-
-    /// Index into [`SBoard::c`] of the `j`-th of the 2N pits (mover's first).
-    #[inline(always)]
-    fn at(&self, j: usize) -> usize {
-        if j < self.spec.pits {
-            j
-        } else {
-            8 + j - self.spec.pits
-        }
-    }
-
-    /// Values every position of level `k` whose pits before `j` are already in `cells`.
-    fn fill_chunk(&self, cur: &[AtomicI8], k: usize, j: usize, left: usize, cells: &mut [u8; 16]) {
-        let m = 2 * self.spec.pits;
-        if j == m - 1 {
-            cells[self.at(j)] = left as u8;
-            let b = SBoard { c: *cells };
-            if !self.is_terminal(&b) {
-                self.compute(cur, &b, k, self.rank(&b, k));
-            }
-            return;
-        }
-        for x in 0..=left {
-            cells[self.at(j)] = x as u8;
-            self.fill_chunk(cur, k, j + 1, left - x, cells);
-        }
-        cells[self.at(j)] = 0;
-    }
-
-    /// Positions that never need a value: the game is already over in them.
-    fn is_terminal(&self, b: &SBoard) -> bool {
-        let theirs = (b.key() >> 64) as u64;
-        !b.mover_can_move() || (!self.spec.end_on_no_move && theirs == 0)
-    }
-
-    /// The value of `b` (level `k`, index `idx`), computing it and any same-level child first.
-    /// Children's entries are prefetched together before any is read.
-    fn compute(&self, cur: &[AtomicI8], b: &SBoard, k: usize, idx: usize) -> i32 {
-        let v = cur[idx].load(Relaxed);
-        if v != UNKNOWN {
-            return v as i32;
-        }
-        // (sow, child's level, child's index) of each legal move, children prefetched.
-        let mut kids = [(super::Sow::default(), 0usize, 0usize); 8];
-        let mut count = 0;
-        for i in 0..self.spec.pits {
-            if b.c[i] == 0 {
-                continue;
-            }
-            let s = b.sow(&self.spec, i);
-            let (ks, r) = if s.over {
-                (0, 0)
-            } else {
-                let ks = s.next.seeds() as usize;
-                let r = self.rank(&s.next, ks);
-                if ks < k {
-                    super::prefetch_line(&self.levels.get(ks)[r]);
-                } else {
-                    super::prefetch_line(&cur[r]);
-                }
-                (ks, r)
-            };
-            kids[count] = (s, ks, r);
-            count += 1;
-        }
-        let mut best = i32::MIN;
-        for &(s, ks, r) in &kids[..count] {
-            let v = if s.over {
-                s.gain
-            } else {
-                let cv = if ks < k {
-                    self.levels.get(ks)[r] as i32
-                } else {
-                    self.compute(cur, &s.next, k, r)
-                };
-                if s.extra {
-                    s.gain + cv
-                } else {
-                    s.gain - cv
-                }
-            };
-            best = best.max(v);
-        }
-        cur[idx].store(best as i8, Relaxed);
-        best
     }
 
     /// The position's index in its level (combinatorial number system over the 2N pits).
@@ -331,9 +264,10 @@ impl Db {
         (0..self.levels.count()).map(|k| self.level(k).len()).sum()
     }
 
-    /// Whether the levels are a cache file's mapping (else tables in memory).
+    /// Whether the levels (or the first of them, for a table extended just now) are a cache
+    /// file's mapping, rather than tables in memory.
     pub fn is_mapped(&self) -> bool {
-        matches!(self.levels, Levels::Mapped { .. })
+        self.levels.map.is_some()
     }
 
     /// The same database in this process's own memory, on huge pages (a mapped one is copied
@@ -342,20 +276,9 @@ impl Db {
     /// (docs/solved.md), worth the few seconds of copying only for a long search.
     pub fn into_memory(mut self) -> Db {
         let started = Instant::now();
-        self.owned_levels();
+        self.levels.copy_mapped();
         self.build_time += started.elapsed();
         self
-    }
-
-    /// The levels as tables in memory, a mapping copied first.
-    fn owned_levels(&mut self) -> &mut Vec<Vec<i8>> {
-        if self.is_mapped() {
-            self.levels = Levels::Owned(self.levels.copied());
-        }
-        match &mut self.levels {
-            Levels::Owned(levels) => levels,
-            Levels::Mapped { .. } => unreachable!("copied above"),
-        }
     }
 
     pub fn spec(&self) -> BoardSpec {
@@ -376,7 +299,8 @@ impl Db {
 
     /// [`Db::load_or_build`] on `threads` threads with a build progress callback (see
     /// [`Db::extend`]). A cached file of a larger K serves too (its first levels are this
-    /// database), and a build starts from the largest smaller one cached.
+    /// database), and a build starts from the largest smaller one cached, or resumes an
+    /// interrupted build of this K (see [`Db::build_into`]).
     pub fn load_or_build_with(
         spec: BoardSpec,
         max_seeds: usize,
@@ -388,26 +312,136 @@ impl Db {
             return Db::empty(spec).extend(max_seeds, threads, progress);
         };
         let started = Instant::now();
-        let cached = cached_seeds(spec, dir);
-        for &k in cached.iter().filter(|&&k| k >= max_seeds) {
-            if let Some(mut db) = Db::load(dir, spec, k, max_seeds) {
-                db.build_time = started.elapsed();
-                return db;
-            }
+        if let Some(mut db) = Db::load_cached(dir, spec, max_seeds) {
+            db.build_time = started.elapsed();
+            return db;
         }
-        let base = cached
-            .iter()
+        match Db::build_into(dir, spec, max_seeds, threads, progress) {
+            Ok(db) => db,
+            // The folder cannot be written: build in memory, from what it holds.
+            Err(_) => Db::largest_below(dir, spec, max_seeds)
+                .unwrap_or_else(|| Db::empty(spec))
+                .extend(max_seeds, threads, progress),
+        }
+    }
+
+    /// The first `max_seeds` levels of a good cached file of that K or larger, mapped.
+    fn load_cached(dir: &Path, spec: BoardSpec, max_seeds: usize) -> Option<Db> {
+        cached_seeds(spec, dir)
+            .into_iter()
+            .filter(|&k| k >= max_seeds)
+            .find_map(|k| Db::load(dir, spec, k, max_seeds))
+    }
+
+    /// The largest good cached file smaller than `max_seeds`, mapped, as a base to extend.
+    fn largest_below(dir: &Path, spec: BoardSpec, max_seeds: usize) -> Option<Db> {
+        cached_seeds(spec, dir)
+            .into_iter()
             .rev()
-            .filter(|&&k| k < max_seeds)
-            .find_map(|&k| Db::load(dir, spec, k, k))
+            .filter(|&k| k < max_seeds)
+            .find_map(|k| Db::load(dir, spec, k, k))
             .map(|db| Db {
                 loaded: false,
                 ..db
             })
-            .unwrap_or_else(|| Db::empty(spec));
-        let db = base.extend(max_seeds, threads, progress);
-        let _ = db.save(&dir.join(Db::file_name(&spec, max_seeds)));
-        db
+    }
+
+    /// The name of the file a build of this K writes as it goes.
+    fn partial_name(spec: &BoardSpec, max_seeds: usize) -> String {
+        format!("{}.partial", Db::file_name(spec, max_seeds))
+    }
+
+    /// Builds the levels up to `max_seeds` into the cache folder, resumably: the cache file is
+    /// written as `NAME.partial` (the final header, then each level as soon as it is built) and
+    /// renamed to `NAME` when complete. An interrupted build leaves the partial file with its
+    /// complete levels, and the next build of this K goes on from the last of them (or from a
+    /// larger cached smaller file, if there is one). A lock on the partial file makes a second
+    /// process wait for the first and then map its file.
+    fn build_into(
+        dir: &Path,
+        spec: BoardSpec,
+        max_seeds: usize,
+        threads: usize,
+        progress: &(dyn Fn(u64, u64) + Sync),
+    ) -> std::io::Result<Db> {
+        use std::io::{Seek, Write};
+        std::fs::create_dir_all(dir)?;
+        let path = dir.join(Db::partial_name(&spec, max_seeds));
+        let mut file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)?;
+        rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive)?;
+        if let Some(db) = Db::load_cached(dir, spec, max_seeds) {
+            return Ok(db); // built by the process we waited for
+        }
+        let header = Db::header(&spec, max_seeds);
+        let len = file.metadata()?.len() as usize;
+        let mut head = vec![0u8; header.len().min(len)];
+        std::io::Read::read_exact(&mut file, &mut head)?;
+        // Levels complete in the partial file, if it is this build's.
+        let resumed = (head == header.as_bytes())
+            .then(|| {
+                (0..=max_seeds)
+                    .rev()
+                    .find(|&j| header.len() + db_entries(spec.pits, j) <= len)
+            })
+            .flatten();
+        let below = cached_seeds(spec, dir)
+            .into_iter()
+            .rev()
+            .find(|&k| k < max_seeds && Db::load(dir, spec, k, k).is_some());
+        let have = match resumed {
+            Some(j) if below.map_or(true, |k| j >= k) => j,
+            _ => {
+                // Start the file afresh: the header, then the levels of the base.
+                file.set_len(0)?;
+                file.rewind()?;
+                file.write_all(header.as_bytes())?;
+                match below {
+                    Some(k) => {
+                        let mut base = std::fs::File::open(dir.join(Db::file_name(&spec, k)))?;
+                        base.seek(std::io::SeekFrom::Start(Db::header(&spec, k).len() as u64))?;
+                        std::io::copy(&mut base, &mut file)?;
+                        k
+                    }
+                    None => {
+                        file.write_all(&[UNKNOWN as u8])?;
+                        0
+                    }
+                }
+            }
+        };
+        let complete = header.len() + db_entries(spec.pits, have);
+        file.set_len(complete as u64)?;
+        file.seek(std::io::SeekFrom::Start(complete as u64))?;
+        let base = Db::map(&file, &header, spec, have)
+            .ok_or_else(|| std::io::Error::other("the partial database file cannot be mapped"))?;
+        let mut failed = None;
+        let db = base.extend_with(max_seeds, threads, progress, &mut |level| {
+            if failed.is_none() {
+                failed = file.write_all(bytemuck::cast_slice(level)).err();
+            }
+        });
+        let db = Db {
+            loaded: false,
+            ..db
+        };
+        match failed {
+            Some(_) => {
+                // A full disk, say: keep the table, not a file that would be rebuilt anyway.
+                let _ = std::fs::remove_file(&path);
+            }
+            None => {
+                file.sync_all()?;
+                std::fs::rename(&path, dir.join(Db::file_name(&spec, max_seeds)))?;
+            }
+        }
+        // The mapping keeps the file open, and with it the lock: let the waiting go now.
+        rustix::fs::flock(&file, rustix::fs::FlockOperation::Unlock)?;
+        Ok(db)
     }
 
     fn header(spec: &BoardSpec, max_seeds: usize) -> String {
@@ -424,11 +458,19 @@ impl Db {
         if len != (header.len() + db_entries(spec.pits, file_seeds)) as u64 {
             return None;
         }
-        // SAFETY: the mapping is read-only, and nothing changes a cache file in place: `save`
-        // writes a new file under a temporary name and renames it over the old one, which
-        // leaves this mapping on the old file's pages. (Another program truncating or writing
-        // the file by hand would break that; the cache folder is this program's.)
-        let map = unsafe { memmap2::Mmap::map(&file) }.ok()?;
+        let mut db = Db::map(&file, &header, spec, max_seeds)?;
+        db.loaded = true;
+        Some(db)
+    }
+
+    /// Levels `0..=max_seeds` of `file` (which starts with `header`), mapped.
+    fn map(file: &std::fs::File, header: &str, spec: BoardSpec, max_seeds: usize) -> Option<Db> {
+        // SAFETY: the mapping is read-only, and nothing changes the mapped bytes of a cache
+        // file: a finished file is only ever replaced by rename, which leaves this mapping on
+        // the old file's pages, and a partial file is only appended to, past what is mapped,
+        // by the one process holding its lock. (Another program truncating or writing the
+        // file by hand would break that; the cache folder is this program's.)
+        let map = unsafe { memmap2::Mmap::map(file) }.ok()?;
         if !map.starts_with(header.as_bytes()) {
             return None;
         }
@@ -438,14 +480,22 @@ impl Db {
         for k in 0..=max_seeds {
             starts.push(starts[k] + db.binom[k + m - 1][m - 1] as usize);
         }
-        db.levels = Levels::Mapped { map, starts };
+        if *starts.last()? > map.len() {
+            return None;
+        }
+        db.levels = Levels {
+            map: Some(map),
+            starts,
+            mapped: max_seeds + 1,
+            owned: Vec::new(),
+        };
         db.max_seeds = max_seeds;
-        db.loaded = true;
         Some(db)
     }
 
     /// Writes the table to `path` level by level (no second copy in memory), under a temporary
     /// name then renamed, so a concurrent reader never sees half a file.
+    #[cfg(test)]
     fn save(&self, path: &Path) -> std::io::Result<()> {
         use std::io::Write;
         if let Some(parent) = path.parent() {
@@ -462,25 +512,29 @@ impl Db {
     }
 }
 
+/// The levels an interrupted build of K = `max_seeds` left complete in `dir` (its partial
+/// file; see [`Db::build_into`]): the K a new build goes on from.
+pub fn partial_seeds(spec: BoardSpec, dir: &Path, max_seeds: usize) -> Option<usize> {
+    use std::io::Read;
+    let mut file = std::fs::File::open(dir.join(Db::partial_name(&spec, max_seeds))).ok()?;
+    let len = file.metadata().ok()?.len() as usize;
+    let header = Db::header(&spec, max_seeds);
+    let mut head = vec![0u8; header.len()];
+    file.read_exact(&mut head).ok()?;
+    (head == header.as_bytes())
+        .then(|| {
+            (0..max_seeds)
+                .rev()
+                .find(|&j| header.len() + db_entries(spec.pits, j) <= len)
+        })
+        .flatten()
+}
+
 /// The K of every database file for `spec` in `dir`, smallest first (sizes not checked).
 pub fn cached_seeds(spec: BoardSpec, dir: &Path) -> Vec<usize> {
     (1..=MAX_DB_SEEDS)
         .filter(|&k| dir.join(Db::file_name(&spec, k)).is_file())
         .collect()
-}
-
-/// The same bytes as atomics, for the threads filling one level (same size and alignment).
-fn into_atomic(v: Vec<i8>) -> Vec<AtomicI8> {
-    let mut v = std::mem::ManuallyDrop::new(v);
-    // SAFETY: AtomicI8 has the same size, alignment and bit validity as i8.
-    unsafe { Vec::from_raw_parts(v.as_mut_ptr() as *mut AtomicI8, v.len(), v.capacity()) }
-}
-
-/// Back from [`into_atomic`] once no thread holds the level any more.
-fn from_atomic(v: Vec<AtomicI8>) -> Vec<i8> {
-    let mut v = std::mem::ManuallyDrop::new(v);
-    // SAFETY: as in `into_atomic`; the vector is owned, so no other reference exists.
-    unsafe { Vec::from_raw_parts(v.as_mut_ptr() as *mut i8, v.len(), v.capacity()) }
 }
 
 /// The documented cache folder for databases: `$MANCALA_SOLVER_DB`, else
@@ -526,6 +580,79 @@ mod tests {
         }
     }
 
+    /// The block builder gives every entry the position-by-position recursion gives, on
+    /// boards of 1 to 8 pits and every variant the solver supports (captures of empty pits,
+    /// no sweep, the game ending only when the mover cannot move), on 1 and 3 threads.
+    #[test]
+    fn block_build_equals_the_recursion() {
+        for (rules, k) in [
+            ("kalah:pits=1,seeds=4", 30),
+            ("kalah:pits=2,seeds=4", 16),
+            ("kalah:pits=3,seeds=4", 13),
+            ("kalah:pits=4,seeds=4", 10),
+            ("kalah:pits=6,seeds=4", 8),
+            ("kalah:pits=8,seeds=4", 6),
+            ("kalah:pits=3,seeds=4,empty_capture=true", 13),
+            ("kalah:pits=4,seeds=4,sweep=none", 10),
+            ("kalah:pits=3,seeds=4,end_on_no_move=true", 13),
+            (
+                "kalah:pits=4,seeds=4,end_on_no_move=true,empty_capture=true,sweep=none",
+                9,
+            ),
+        ] {
+            let spec = BoardSpec::from_ruleset(&rules.parse::<Ruleset>().unwrap()).unwrap();
+            let want = reference::levels(spec, k);
+            for threads in [1, 3] {
+                let db = Db::build_with_threads(spec, k, threads);
+                for (j, level) in want.iter().enumerate() {
+                    if db.level(j) != &level[..] {
+                        let at = (0..level.len())
+                            .find(|&i| db.level(j)[i] != level[i])
+                            .unwrap();
+                        panic!(
+                            "{rules}: level {j} entry {at}: {} built, {} by recursion ({threads} threads)",
+                            db.level(j)[at],
+                            level[at]
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// Each row sow put together with an opponent's row is `SBoard::sow` of the whole board.
+    #[test]
+    fn row_sows_combine_into_board_sows() {
+        for rules in [
+            "kalah:pits=3,seeds=4",
+            "kalah:pits=6,seeds=4",
+            "kalah:pits=2,seeds=4,empty_capture=true",
+            "kalah:pits=3,seeds=4,end_on_no_move=true,sweep=none",
+        ] {
+            let spec = BoardSpec::from_ruleset(&rules.parse::<Ruleset>().unwrap()).unwrap();
+            let n = spec.pits;
+            let max = if n == 6 { 9 } else { 16 };
+            let r = rows::Rows::new(n, max, &binomials());
+            let moves = rows::Moves::new(&r, max);
+            let mut checked = 0;
+            for a in r.up_to(max / 2) {
+                for b in r.up_to(max / 2) {
+                    let board = rows::board(n, r.pits(a), r.pits(b));
+                    let listed = moves.extra(a).len() + moves.flip(a).len();
+                    assert_eq!(listed, (0..n).filter(|&i| board.c[i] != 0).count());
+                    for i in (0..n).filter(|&i| board.c[i] != 0) {
+                        let mv = rows::sow_row(&r, r.pits(a), i);
+                        assert!(moves.extra(a).contains(&mv) || moves.flip(a).contains(&mv));
+                        let got = rows::combine(&r, &spec, &mv, r.pits(b));
+                        assert_eq!(got, board.sow(&spec, i), "{rules}: {board:?} pit {i}");
+                        checked += 1;
+                    }
+                }
+            }
+            assert!(checked > 1000, "{checked}");
+        }
+    }
+
     /// A fresh cache folder for one test.
     fn temp_dir(name: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!("mancala-db-{name}-{}", std::process::id()));
@@ -546,7 +673,7 @@ mod tests {
         let spec = BoardSpec::from_ruleset(&Ruleset::kalah(3, 1)).unwrap();
         let dir = temp_dir("round-trip");
         let built = Db::load_or_build(spec, 6, Some(&dir));
-        assert!(!built.loaded && !built.is_mapped());
+        assert!(!built.loaded);
         let loaded = Db::load_or_build(spec, 6, Some(&dir));
         assert!(loaded.loaded && loaded.is_mapped());
         same_levels(&built, &loaded);
@@ -611,9 +738,57 @@ mod tests {
         let dir = temp_dir("extend");
         Db::load_or_build(spec, 6, Some(&dir));
         let extended = Db::load_or_build(spec, 9, Some(&dir));
-        assert!(!extended.loaded && !extended.is_mapped());
+        assert!(!extended.loaded);
         same_levels(&Db::build_with_threads(spec, 9, 1), &extended);
         assert!(Db::load_or_build(spec, 9, Some(&dir)).is_mapped());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A build killed after some levels leaves `NAME.partial` with them (and perhaps part of
+    /// the next): the next build goes on from its last complete level, builds only the levels
+    /// above (the progress counts only those), and gives the table a build from nothing gives.
+    /// Two processes asking at once: one builds, the other waits and maps its file.
+    #[test]
+    fn an_interrupted_build_resumes_from_its_last_level() {
+        let spec = BoardSpec::from_ruleset(&Ruleset::kalah(4, 3)).unwrap();
+        let dir = temp_dir("resume");
+        std::fs::create_dir_all(&dir).unwrap();
+        let want = Db::build_with_threads(spec, 10, 2);
+        // What a build of K = 10 killed while writing level 8 leaves behind.
+        let mut bytes = Db::header(&spec, 10).into_bytes();
+        for k in 0..=7 {
+            bytes.extend(bytemuck::cast_slice::<i8, u8>(want.level(k)));
+        }
+        bytes.extend(&bytemuck::cast_slice::<i8, u8>(want.level(8))[..100]);
+        let partial = dir.join(Db::partial_name(&spec, 10));
+        std::fs::write(&partial, &bytes).unwrap();
+        let todo = std::sync::Mutex::new(Vec::new());
+        let db = Db::load_or_build_with(spec, 10, Some(&dir), 2, &|_, t| {
+            todo.lock().unwrap().push(t)
+        });
+        let above = (level_size(8, 8) + level_size(9, 8) + level_size(10, 8)) as u64;
+        assert!(todo.lock().unwrap().iter().all(|&t| t == above));
+        same_levels(&want, &db);
+        assert!(!partial.exists());
+        let cached = Db::load_or_build(spec, 10, Some(&dir));
+        assert!(cached.loaded);
+        same_levels(&want, &cached);
+        // A stale partial file of another header is started over.
+        std::fs::write(dir.join(Db::partial_name(&spec, 11)), b"not a database").unwrap();
+        let eleven = Db::load_or_build(spec, 11, Some(&dir));
+        same_levels(&Db::build_with_threads(spec, 11, 1), &eleven);
+        // Two at once.
+        let twelve: Vec<Db> = std::thread::scope(|s| {
+            let both: Vec<_> = (0..2)
+                .map(|_| s.spawn(|| Db::load_or_build(spec, 12, Some(&dir))))
+                .collect();
+            both.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        assert!(
+            twelve.iter().filter(|d| d.loaded).count() == 1,
+            "one waited and mapped"
+        );
+        same_levels(&twelve[0], &twelve[1]);
         let _ = std::fs::remove_dir_all(&dir);
     }
 

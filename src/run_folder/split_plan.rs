@@ -1,0 +1,242 @@
+//! The folder of a split solve (`arena solve --split DEPTH --plan DIR`, `--shard`, `--merge`;
+//! `mancala_solver::split` has the method and why it is exact):
+//!
+//! - `plan.json`: the rules, the root position, the depth and the guess; every step rebuilds
+//!   the same split from it, and checks it did by the root and the number of subproblems;
+//! - `leaves/N.json`: one per solved subproblem, written whole under a temporary name, so a
+//!   killed or requeued shard resumes where it stopped;
+//! - `result.json`: the merge's.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context};
+use serde::{Deserialize, Serialize};
+
+use crate::rules::{Position, Ruleset};
+use crate::solver::split::{Leaf, Split};
+use crate::solver::{BoardSpec, SBoard};
+
+/// `plan.json`.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct PlanFile {
+    pub rules: String,
+    /// The root position (docs/position.md).
+    pub position: String,
+    pub depth: usize,
+    /// The root value the window is around (`None`: every subproblem exact).
+    pub guess: Option<i32>,
+    /// The database every shard uses (`None`: each shard's default setup).
+    pub db_seeds: Option<usize>,
+    pub leaves: usize,
+    /// The root's pit vector, hex: a check that every step rebuilt the same split.
+    pub root: String,
+}
+
+/// `leaves/N.json`: a subproblem's proven bounds, from its mover's view.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct LeafResult {
+    pub leaf: usize,
+    pub key: String,
+    pub lo: i32,
+    pub hi: i32,
+    pub nodes: u64,
+    pub secs: f64,
+}
+
+/// A split solve's folder, its plan read and its split rebuilt.
+pub struct Plan {
+    dir: PathBuf,
+    pub file: PlanFile,
+    pub rules: Ruleset,
+    pub spec: BoardSpec,
+    pub position: Position,
+    pub split: Split,
+}
+
+/// A position's pit vector, hex (the key of `plan.json` and `leaves/N.json`).
+pub fn key_hex(b: &SBoard) -> String {
+    format!("{:032x}", b.key())
+}
+
+/// The solver board of `pos` and its store difference so far.
+pub fn board(spec: &BoardSpec, pos: &Position) -> anyhow::Result<(SBoard, i32)> {
+    spec.board_of(pos.board())
+        .context("nothing to solve: the game is over, or `swap` is legal (pie rule)")
+}
+
+impl Plan {
+    /// Splits `position` of `rules` `depth` sows deep around `guess` and writes `plan.json` into
+    /// the new plan folder `dir` (refused if it holds a plan already).
+    pub fn create(
+        dir: &Path,
+        rules: Ruleset,
+        position: Position,
+        depth: usize,
+        guess: Option<i32>,
+        db_seeds: Option<usize>,
+    ) -> anyhow::Result<Plan> {
+        let spec = BoardSpec::from_ruleset(&rules).map_err(anyhow::Error::msg)?;
+        let (root, _) = board(&spec, &position)?;
+        let split = Split::new(&spec, root, depth, guess);
+        if dir.join("plan.json").exists() {
+            bail!(
+                "{}: already holds a plan; use another folder, or delete it to start over",
+                dir.display()
+            );
+        }
+        std::fs::create_dir_all(dir.join("leaves"))
+            .with_context(|| format!("cannot create {}", dir.display()))?;
+        let file = PlanFile {
+            rules: rules.to_string(),
+            position: position.to_state_string(),
+            depth,
+            guess,
+            db_seeds,
+            leaves: split.leaves.len(),
+            root: key_hex(&root),
+        };
+        write_json(&dir.join("plan.json"), &file)?;
+        Ok(Plan {
+            dir: dir.to_path_buf(),
+            file,
+            rules,
+            spec,
+            position,
+            split,
+        })
+    }
+
+    /// The plan in `dir`, its split rebuilt and checked against it.
+    pub fn load(dir: &Path) -> anyhow::Result<Plan> {
+        let path = dir.join("plan.json");
+        let text = std::fs::read_to_string(&path).with_context(|| {
+            format!("{}: no plan (make one with --split DEPTH)", path.display())
+        })?;
+        let file: PlanFile = serde_json::from_str(&text)
+            .with_context(|| format!("{}: not a plan", path.display()))?;
+        let rules: Ruleset = file
+            .rules
+            .parse()
+            .map_err(|e| anyhow::anyhow!("{}: rules: {e}", path.display()))?;
+        let spec = BoardSpec::from_ruleset(&rules).map_err(anyhow::Error::msg)?;
+        let position = Position::from_state(rules, &file.position)
+            .with_context(|| format!("{}: position", path.display()))?;
+        let (root, _) = board(&spec, &position)?;
+        let split = Split::new(&spec, root, file.depth, file.guess);
+        if key_hex(&root) != file.root || split.leaves.len() != file.leaves {
+            bail!(
+                "{}: this arena splits the plan into {} subproblems at root {}, the plan says {} at {}",
+                path.display(),
+                split.leaves.len(),
+                key_hex(&root),
+                file.leaves,
+                file.root
+            );
+        }
+        Ok(Plan {
+            dir: dir.to_path_buf(),
+            file,
+            rules,
+            spec,
+            position,
+            split,
+        })
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    fn leaf_path(&self, i: usize) -> PathBuf {
+        self.dir.join("leaves").join(format!("{i}.json"))
+    }
+
+    /// The stored result of leaf `i`, checked against the leaf (`Ok(None)`: not solved yet).
+    pub fn read_leaf(&self, i: usize) -> anyhow::Result<Option<LeafResult>> {
+        let leaf: &Leaf = &self.split.leaves[i];
+        let path = self.leaf_path(i);
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            return Ok(None);
+        };
+        let r: LeafResult = serde_json::from_str(&text)
+            .with_context(|| format!("{}: not a subproblem's result", path.display()))?;
+        if r.leaf != i || r.key != key_hex(&leaf.board) || !Split::decided(leaf, (r.lo, r.hi)) {
+            bail!(
+                "{}: does not answer subproblem {i} of this plan (position {}, window ({}, {}))",
+                path.display(),
+                key_hex(&leaf.board),
+                leaf.alpha,
+                leaf.beta
+            );
+        }
+        Ok(Some(r))
+    }
+
+    /// Stores a solved leaf's result.
+    pub fn write_leaf(&self, r: &LeafResult) -> anyhow::Result<()> {
+        write_json(&self.leaf_path(r.leaf), r)
+    }
+
+    /// Every leaf's stored bounds so far.
+    pub fn results(&self) -> anyhow::Result<Vec<Option<(i32, i32)>>> {
+        (0..self.split.leaves.len())
+            .map(|i| Ok(self.read_leaf(i)?.map(|r| (r.lo, r.hi))))
+            .collect()
+    }
+
+    /// Writes `result.json`.
+    pub fn write_result(&self, result: &serde_json::Value) -> anyhow::Result<()> {
+        write_json(&self.dir.join("result.json"), result)
+    }
+}
+
+/// Writes `value` as JSON to `path` under a temporary name, then renames it.
+fn write_json<T: Serialize>(path: &Path, value: &T) -> anyhow::Result<()> {
+    let tmp = path.with_extension(format!("tmp{}", std::process::id()));
+    std::fs::write(&tmp, serde_json::to_string_pretty(value)? + "\n")
+        .with_context(|| format!("cannot write {}", tmp.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("cannot write {}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A plan written, read back and its leaves stored: the same split, and a leaf result that
+    /// does not answer its subproblem is refused with its path.
+    #[test]
+    fn a_plan_round_trips_and_checks_its_leaves() {
+        let dir = std::env::temp_dir().join(format!("split-plan-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let rules = Ruleset::kalah(4, 3);
+        let plan = Plan::create(&dir, rules, Position::new(rules), 2, Some(6), None).unwrap();
+        assert!(Plan::create(&dir, rules, Position::new(rules), 2, None, None).is_err());
+        let again = Plan::load(&dir).unwrap();
+        assert_eq!(again.split.leaves.len(), plan.split.leaves.len());
+        assert_eq!(again.file.root, plan.file.root);
+        assert!(again.results().unwrap().iter().all(Option::is_none));
+        let leaf = &again.split.leaves[0];
+        let good = LeafResult {
+            leaf: 0,
+            key: key_hex(&leaf.board),
+            lo: leaf.beta,
+            hi: leaf.board.seeds(),
+            nodes: 1,
+            secs: 0.0,
+        };
+        again.write_leaf(&good).unwrap();
+        assert_eq!(again.results().unwrap()[0], Some((good.lo, good.hi)));
+        let bad = LeafResult {
+            lo: -99,
+            hi: 99,
+            ..good
+        };
+        again.write_leaf(&bad).unwrap();
+        let err = again.read_leaf(0).unwrap_err().to_string();
+        assert!(
+            err.contains("0.json: does not answer subproblem 0"),
+            "{err}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
