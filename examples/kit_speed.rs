@@ -78,6 +78,7 @@ fn main() {
                 options: vec![],
                 protocol: Default::default(),
                 sandbox: false,
+                memory: None,
             };
             let log = BotLog::new(&logs.join(format!("{name}.log")), 1 << 20)
                 .unwrap_or_else(|e| panic!("{name}: {e}"));

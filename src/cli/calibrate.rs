@@ -656,6 +656,7 @@ mod tests {
             ],
             protocol: Default::default(),
             sandbox: false,
+            memory: None,
         };
         let text = mancala_arena::run_folder::calibration::toml_snippet(
             &cal,

@@ -362,6 +362,7 @@ mod tests {
             options: vec![("Depth".into(), "7".into())],
             protocol: Default::default(),
             sandbox: false,
+            memory: None,
         };
         let refs = [
             BandsReference {
@@ -391,6 +392,7 @@ mod tests {
             options: vec![("Level".into(), "normal".into())],
             protocol: Default::default(),
             sandbox: false,
+            memory: None,
         };
         let text = bands_toml(&cal, &candidate, &refs, &game, &gate_table, 50.0);
         let gate = parse(&text, &[]).unwrap_or_else(|e| panic!("{e:#}\n{text}"));

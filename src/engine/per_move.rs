@@ -6,13 +6,16 @@
 //! the player's log, like every bot), writes the board with the mover as South and closes its
 //! stdin, then reads what it prints: 0-indexed pit numbers separated by white space. The last
 //! one printed before the program exits, or before the move time (when the program is killed,
-//! as kgpc kills it at `stop`), is the move. Nothing printed, a word that is not a pit number,
-//! or no move by the time limit is a fault like any other bot's.
+//! as kgpc kills it at `stop`), is the move. Its process group dies when it exits, so a child
+//! it left cannot go on printing; nothing read after its exit (beyond what it wrote before) or
+//! after the move time counts, and more than [`MAX_MOVE_OUTPUT`] for one move is a `garbage`
+//! fault. Nothing printed, a word that is not a pit number, or no move by the time limit is a
+//! fault like any other bot's.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use super::process::{spawn_in_game, BotProcess, Sandbox, Wiring};
+use super::process::{spawn_in_game, BotProcess, Walls, Wiring};
 use super::{
     driver_info, refuse_options, Answer, BotInfo, BotLog, BotSpec, Fault, FaultKind, Program,
     StartError, Turn,
@@ -49,7 +52,7 @@ impl PerMove {
             log: log.clone(),
             wiring: Wiring {
                 stop: stop.cloned(),
-                sandbox: Sandbox::of(spec.sandbox, false),
+                walls: Walls::of(spec, false),
                 ..Wiring::default()
             },
             ruleset: Ruleset::default(),
@@ -118,15 +121,38 @@ enum Ended {
     Silent(Fault),
 }
 
+/// The most a per-move program may print for one move: a move is a few bytes, a program that
+/// prints on as it thinks (kgpc's convention) a few per iteration. More is a `garbage` fault,
+/// not read on.
+pub const MAX_MOVE_OUTPUT: u64 = 1 << 20;
+
 /// Reads pit numbers until the program's output ends, or until the move time once it has
-/// printed one (a program still silent then gets until the hard limit for its first). A word
-/// that is not a number, or broken output, is a fault.
+/// printed one (a program still silent then gets until the hard limit for its first). The
+/// deadline is looked at after every line, so that a program that keeps printing is still
+/// judged at its move time on what it printed by then. A word that is not a number, broken
+/// output, or more than [`MAX_MOVE_OUTPUT`] is a fault.
 fn last_move(process: &mut BotProcess, started: Instant, turn: &Turn) -> Result<Ended, Fault> {
     let soft = started + turn.soft_limit();
     let hard = started + turn.limit;
     let mut last: Option<i64> = None;
     loop {
         let deadline = if last.is_some() { soft } else { hard };
+        if Instant::now() >= deadline {
+            let silent = || Ended::Silent(Fault::new(FaultKind::Timeout, "no move in time"));
+            return Ok(last.map_or_else(silent, Ended::Moved));
+        }
+        if process.bytes_read() > MAX_MOVE_OUTPUT {
+            return Err(Fault::new(
+                FaultKind::Garbage,
+                format!(
+                    "printed more than {} KiB for one move (a move is a pit number)",
+                    MAX_MOVE_OUTPUT >> 10
+                ),
+            ));
+        }
+        // Its exit ends the reading: a child it left printing is killed, and only what was
+        // already written is read.
+        process.check_exit();
         let line = match process.read_line(deadline) {
             Ok(line) => line,
             Err(f) if matches!(f.kind, FaultKind::Timeout | FaultKind::Crash) => {

@@ -110,6 +110,7 @@ impl TuneSetup {
             options,
             protocol: Default::default(),
             sandbox: false,
+            memory: None,
         })
     }
 }

@@ -272,6 +272,7 @@ mod tests {
                 options: Vec::new(),
                 protocol: Protocol::Kgp,
                 sandbox: false,
+                memory: None,
             },
             rulesets: Vec::new(),
             explicit_rulesets: false,

@@ -59,6 +59,10 @@ pub struct BotSpec {
     /// Run inside the opt-in sandbox (docs/tournament.md, "Sandbox"); absent when off.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub sandbox: bool,
+    /// The most memory (bytes of `RLIMIT_DATA`) each of the bot's processes may take (the
+    /// `memory` word); absent: no limit, or the sandbox's default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<u64>,
 }
 
 impl BotSpec {
@@ -96,6 +100,9 @@ pub struct FileBot {
     pub protocol: Protocol,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub sandbox: bool,
+    /// The memory limit as written (`"512M"`, `"2G"`, bytes), read by `plan::players`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory: Option<String>,
 }
 
 impl FileBot {
@@ -118,6 +125,7 @@ impl FileBot {
                 .collect(),
             protocol: spec.protocol,
             sandbox: spec.sandbox,
+            memory: spec.memory.map(|m| m.to_string()),
         }
     }
 
