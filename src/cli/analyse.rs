@@ -203,7 +203,11 @@ fn input_folder(args: &AnalyseArgs) -> anyhow::Result<(PathBuf, Option<Tags>)> {
     let mut tags = Tags::new();
     let mut records = Vec::new();
     let mut unfinished = 0;
-    for game in read_pgn(&args.paths)? {
+    let read = read_pgn(&args.paths)?;
+    for w in &read.warnings {
+        eprintln!("warning: {w}");
+    }
+    for game in read.games {
         let id = records.len() as u64;
         match pgn_record(&game, id, args.rules)? {
             Some(r) => {
