@@ -35,7 +35,7 @@ use mancala_arena::run_folder::games::{has_games, read_records, GameRecord, Resu
 use mancala_arena::run_folder::mistakes::{
     bracket_rows, game_rows, player_rows, worst_sows, JudgedGame, JudgedSow, Verdict,
 };
-use mancala_arena::run_folder::pgn_games::pgn_record;
+use mancala_arena::run_folder::pgn_games::{mark_written_from_pgn, pgn_record};
 use mancala_arena::run_folder::pgn_in::read_pgn;
 use mancala_arena::run_folder::ratings::RatingsFile;
 use mancala_arena::run_folder::{check_new_folder, not_a_run_folder};
@@ -240,6 +240,8 @@ fn input_folder(args: &AnalyseArgs) -> anyhow::Result<(PathBuf, Option<Tags>)> {
     for r in &records {
         writer.append(r)?;
     }
+    drop(writer);
+    mark_written_from_pgn(&out)?;
     eprintln!("{} PGN games written to {}", records.len(), out.display());
     Ok((out, Some(tags)))
 }
