@@ -234,6 +234,8 @@ pub fn peak_rss_kib(pid: u32) -> u64 {
 /// Runs `cmd` to its end and returns its output and its peak resident memory in KiB, from the
 /// kernel's own count for that one child (`wait4`'s `ru_maxrss`), so that a test can bound what
 /// an input costs whatever else runs.
+// The child is reaped by `wait4` below (which `Child::wait` cannot give the peak of).
+#[allow(clippy::zombie_processes)]
 pub fn output_and_peak_rss(cmd: &mut Command) -> (Output, u64) {
     use std::io::Read;
     use std::process::Stdio;
