@@ -301,6 +301,8 @@ fn config(pairs: u32, movetime: Option<u64>) -> RunConfig {
         protocol: Default::default(),
         sandbox: false,
         memory: None,
+        time_by: None,
+        kgp_missing_move: Default::default(),
     };
     RunConfig {
         name: "bench".into(),

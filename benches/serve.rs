@@ -67,6 +67,8 @@ fn config(players: usize, pairs: u32) -> RunConfig {
                 protocol: Default::default(),
                 sandbox: false,
                 memory: None,
+                time_by: None,
+                kgp_missing_move: Default::default(),
             })
             .collect(),
         format: Format::RoundRobin,
@@ -217,6 +219,10 @@ fn big_folder(dir: &Path, games: usize) -> usize {
             first_max_ms: 0,
             second_think_ms: 0,
             second_max_ms: 0,
+            first_cpu_ms: 0,
+            second_cpu_ms: 0,
+            first_random: 0,
+            second_random: 0,
         };
         writer
             .append(&GameRecord {
@@ -224,6 +230,8 @@ fn big_folder(dir: &Path, games: usize) -> usize {
                 moves,
                 think_ms,
                 movers,
+                cpu_ms: Vec::new(),
+                random: Vec::new(),
             })
             .unwrap();
     }

@@ -16,9 +16,10 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use mancala_arena::engine::{BotLog, BotSpec, Engine, Program};
+use mancala_arena::engine::{BotLog, BotSpec, Engine, Program, Turn};
 use mancala_arena::protocol::{GoLimits, PositionStart};
 use mancala_arena::rules::{Position, Ruleset};
+use mancala_arena::vocab::TimeBy;
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -79,6 +80,8 @@ fn main() {
                 protocol: Default::default(),
                 sandbox: false,
                 memory: None,
+                time_by: None,
+                kgp_missing_move: Default::default(),
             };
             let log = BotLog::new(&logs.join(format!("{name}.log")), 1 << 20)
                 .unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -100,12 +103,13 @@ fn main() {
                 let mut moves = Vec::new();
                 while !pos.is_over() {
                     let answer = engine
-                        .go(
-                            &PositionStart::Startpos,
-                            &moves,
+                        .go(Turn {
+                            start: &PositionStart::Startpos,
+                            moves: &moves,
                             limits,
-                            Duration::from_secs(6),
-                        )
+                            limit: Duration::from_secs(6),
+                            time_by: TimeBy::Wall,
+                        })
                         .unwrap_or_else(|f| panic!("{}: {f:?}", bots[b].0));
                     pos.play(answer.mv).expect("a legal move");
                     moves.push(answer.mv);

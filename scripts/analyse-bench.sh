@@ -7,7 +7,7 @@
 # Usage: scripts/analyse-bench.sh [GAMES.pgn] [arena analyse flags...]
 #   default set: benches/analyse-levels.pgn, 102 Kalah(6,4) games between Easy, Normal and Hard:
 #   arena run --rules kalah --pairs 17 --seed 1 --opening-plies 2 --movetime 100
-#     --bot name=easy bundled=alphabeta option.Level=Easy (and Normal, Hard likewise)
+#     --bot name=easy bundled=alphabeta option.Level=easy (and Normal, Hard likewise)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release -p mancala-arena --bin arena >/dev/null

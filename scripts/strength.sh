@@ -15,9 +15,9 @@ PAIRS=${PAIRS:-100}
 declare -A SPEC=(
   [random]="cmd=$B/mancala-random"
   [greedy]="cmd=$B/mancala-greedy"
-  [easy]="cmd=$B/mancala-alphabeta option.Level=Easy"
-  [normal]="cmd=$B/mancala-alphabeta option.Level=Normal"
-  [hard]="cmd=$B/mancala-alphabeta option.Level=Hard"
+  [easy]="cmd=$B/mancala-alphabeta option.Level=easy"
+  [normal]="cmd=$B/mancala-alphabeta option.Level=normal"
+  [hard]="cmd=$B/mancala-alphabeta option.Level=hard"
   [ab8]="cmd=$B/mancala-alphabeta option.Depth=8"
   [mcts]="cmd=$B/mancala-mcts"
 )

@@ -133,6 +133,26 @@ fn a_bot_that_never_finishes_the_handshake_fails_it() {
     let (code, out) = check(&["python3", &misbehave(), "no-handshake"]);
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("FAIL handshake"), "{out}");
+    // It printed a line, so its stdout reaches the arena: no word about flushing.
+    assert!(!out.contains("flush"), "{out}");
+}
+
+/// The most common reason a handshake times out: a bot that answers but never flushes its
+/// stdout (Python's `print` on a pipe, C's `printf`), so that nothing reaches the arena.
+/// check-bot says so, with the call to make (issue 47).
+#[test]
+fn a_bot_that_does_not_flush_is_told_to() {
+    let (code, out) = check(&["python3", &misbehave(), "unflushed"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("FAIL handshake"), "{out}");
+    for says in [
+        "nothing at all",
+        "flush stdout after every line",
+        "fflush(stdout)",
+        "print(..., flush=True)",
+    ] {
+        assert!(out.contains(says), "no `{says}` in:\n{out}");
+    }
 }
 
 #[test]

@@ -483,3 +483,43 @@ fn help_lists_every_protocol_and_says_what_each_seed_is() {
         .expect("openings --quiet");
     assert!(quiet.contains("progress"), "{quiet}");
 }
+
+/// Re-running into a finished `--out` folder (issue 47): `--resume` cannot help a finished run,
+/// so the message says the run is finished and what can be done with it instead; an
+/// interrupted run is still offered `arena run --resume`.
+#[test]
+fn a_finished_out_folder_is_not_offered_resume() {
+    let dir = Dir::new("first-hour-finished");
+    let out = dir.join("run");
+    let o = out.to_str().unwrap();
+    let args = [
+        "run",
+        "--quiet",
+        "--no-plots",
+        "--rules",
+        "kalah:pits=4,seeds=3",
+        "--pairs",
+        "1",
+        "--bot",
+        "random",
+        "--bot",
+        "greedy",
+        "--out",
+        o,
+    ];
+    arena_ok(&args);
+    let err = refused(&args);
+    assert!(err.contains("holds a finished run (2 games)"), "{err}");
+    assert!(err.contains("choose another --out"), "{err}");
+    assert!(err.contains(&format!("arena rate {o}")), "{err}");
+    assert!(!err.contains("--resume"), "{err}");
+
+    // The same folder as an interrupted run (its process gone): `--resume` finishes it.
+    std::fs::write(
+        out.join("state.json"),
+        "{\"state\": \"interrupted\", \"reason\": \"SIGINT\", \"at\": \"2025-01-01T00:00:00+00:00\"}\n",
+    )
+    .unwrap();
+    let err = refused(&args);
+    assert!(err.contains(&format!("arena run --resume {o}")), "{err}");
+}

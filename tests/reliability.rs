@@ -188,9 +188,10 @@ fn a_signal_ends_every_slot_waiting_out_a_long_think_at_once() {
     let err = text(&done.stderr);
     assert!(!done.status.success(), "{err}");
     assert!(err.contains("SIGINT") && err.contains("--resume"), "{err}");
-    // Not the 60 s of the think: the stop reached the slots' waits.
+    // Not the 60 s of the think: the stop reached the slots' waits (20 s: a margin for a busy
+    // machine, far from the think).
     assert!(
-        stopped.elapsed() < Duration::from_secs(10),
+        stopped.elapsed() < Duration::from_secs(20),
         "the run took {:?} to stop",
         stopped.elapsed()
     );
@@ -1045,7 +1046,8 @@ fn a_killed_arena_takes_its_bots_with_it() {
     std::thread::sleep(Duration::from_millis(500));
     child.kill().unwrap();
     child.wait().unwrap();
-    let gone = wait_until(Duration::from_secs(3), || {
+    // At once, by the kernel; 15 s for a busy machine to get round to it.
+    let gone = wait_until(Duration::from_secs(15), || {
         pids_in(&pids).into_iter().all(|pid| !alive(pid))
     });
     let left: Vec<u32> = pids_in(&pids).into_iter().filter(|&p| alive(p)).collect();

@@ -1,4 +1,4 @@
-//! Rules engine tests: worked examples (shared/rules.md and the seed pages), every variant on and
+//! Rules engine tests: worked examples (docs/rules.md and the seed pages), every variant on and
 //! off, seeded random-game properties in every ruleset, the ruleset string, perft against a
 //! naive reference implementation of Kalah, and the `arena replay` / `arena perft` commands.
 
@@ -25,7 +25,7 @@ fn play_all(p: &mut Position, moves: &[u8]) {
 }
 
 /// A deliberately simple Kalah: one seed at a time, `%` for the wrap, explicit skip of the
-/// opponent's store. Written from shared/rules.md without looking at the engine's code paths.
+/// opponent's store. Written from docs/rules.md without looking at the engine's code paths.
 mod reference {
     #[derive(Clone, Debug)]
     pub struct Kalah {
@@ -305,7 +305,7 @@ mod seed_001 {
     }
 }
 
-/// shared/rules.md statements, one test each.
+/// docs/rules.md statements, one test each.
 mod rules_md {
     use super::*;
 

@@ -1057,7 +1057,9 @@ fn r32_an_endless_last_line_is_not_read_whole() {
     let took = started.elapsed();
     let peak = peak_rss_mib(server.0.id());
     assert!(peak < 256, "the server grew to {peak} MiB");
-    assert!(took < Duration::from_secs(5), "four pages took {took:?}");
+    // Reading the 1 GiB lines would take minutes; the four pages take well under a second on
+    // an idle machine, seconds on a busy one.
+    assert!(took < Duration::from_secs(15), "four pages took {took:?}");
 }
 
 /// A tune's page (issue 31) in a real browser while `arena tune` plays and once it has ended:

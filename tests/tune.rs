@@ -21,6 +21,12 @@ fn tune_args(out: &Path, params: &Path, iterations: &str) -> Vec<String> {
         "--no-plots",
         "--bot",
         &bot("alphabeta"),
+        // Not Hard: its solver's set-up at every `newgame` (0.65 s of CPU in a debug build)
+        // would be most of these tests' time. That a slow set-up on a busy machine no longer
+        // costs a game (what made this trajectory differ at iteration 22 after a resume, #43)
+        // is tests/load.rs's `a_bot_that_gets_ready_slowly_without_cpu_is_waited_for`.
+        "--bot-option",
+        "Level=normal",
         "--params",
         params.to_str().unwrap(),
         "--iterations",
@@ -292,6 +298,18 @@ fn resume_refuses_setup_flags_and_takes_the_verifications() {
     arena_ok(&args);
     let before = read(&out.join("tune.json"));
     let out_s = out.to_str().unwrap();
+
+    // A new tune into the finished one's folder is refused without offering --resume, which
+    // would only replay it (issue 47).
+    let o = arena(&args);
+    assert_eq!(o.status.code(), Some(1));
+    let err = text(&o.stderr);
+    assert!(err.contains("holds a finished tune"), "{err}");
+    assert!(
+        err.contains(&format!("arena tune --verify {out_s}")),
+        "{err}"
+    );
+    assert!(!err.contains("--resume"), "{err}");
 
     for mode in ["--resume", "--verify"] {
         let o = arena(&[

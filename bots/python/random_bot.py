@@ -2,7 +2,7 @@
 """A random Kalah bot in one file of plain Python (standard library only, Python 3.9+).
 
 It shows that the arena's line protocol (docs/protocol.md) is language-neutral: it speaks the
-protocol on stdin/stdout and carries its own Kalah rules (shared/rules.md: sowing with laps,
+protocol on stdin/stdout and carries its own Kalah rules (docs/rules.md: sowing with laps,
 extra turns, captures, the end when a side is empty and the sweep, the sow cap, and the variants
 empty_capture, sweep=owner|none, end_on_no_move and pie). It plays a uniformly random legal move
 from a generator seeded with `newgame ... seed N`, so a game repeats with its seed.

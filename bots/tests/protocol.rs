@@ -89,16 +89,18 @@ impl Bot {
         }
     }
 
-    /// Sends `quit` and checks that the process exits within a second.
+    /// Sends `quit` and checks that the process exits in time: within 10 s, which a bot that
+    /// ignores `quit` (or goes on searching) never is, and one that exits is even with four
+    /// busy loops on two cores.
     fn quit(mut self) {
         self.send("quit");
-        let end = Instant::now() + Duration::from_secs(1);
+        let end = Instant::now() + Duration::from_secs(10);
         loop {
             if let Some(status) = self.child.try_wait().unwrap() {
                 assert!(status.success(), "exit status {status}");
                 return;
             }
-            assert!(Instant::now() < end, "did not exit within 1 s of quit");
+            assert!(Instant::now() < end, "did not exit within 10 s of quit");
             std::thread::sleep(Duration::from_millis(10));
         }
     }
@@ -271,7 +273,9 @@ fn stop_ends_an_infinite_search_quickly() {
         bot.send("go infinite");
         std::thread::sleep(Duration::from_millis(300));
         bot.send("stop");
-        let mv = bot.bestmove(Duration::from_secs(1));
+        // An infinite search never answers; a stopped one does within a moment, which on a
+        // busy machine can be seconds.
+        let mv = bot.bestmove(Duration::from_secs(10));
         assert!(Position::new(Ruleset::default()).is_legal(mv));
         bot.quit();
     }
@@ -285,7 +289,7 @@ fn quit_during_infinite_search_exits() {
     bot.send("position startpos");
     bot.send("go infinite");
     std::thread::sleep(Duration::from_millis(100));
-    // The bot may still print its bestmove; it must exit within a second either way.
+    // The bot may still print its bestmove; it must exit in time either way.
     bot.quit();
 }
 

@@ -12,8 +12,17 @@
 //! After every step `calibration.json` and `calibration.csv` hold the calibration so far (every
 //! point measured, the curve fitted to the games so far, `finished` false), so a calibration
 //! that runs for a day can be watched (`arena serve`); the other files are written at the end.
+//!
+//! The flow: a new calibration reads its flags into a [`CalibrationSetup`] (the candidate as a
+//! player spec, the pool with its Elos, the settings) and writes it into the folder before any
+//! game; `--resume DIR` reads the one there instead. Both then go on from the setup as read
+//! back from the file (so both run on the very same values), replaying whatever is on disk:
+//! [`mancala_arena::session::calibration`] says why that gives the same trajectory. Before the
+//! first step it prints the budget and the games it expects, and the time as soon as a time per
+//! game is known (the pool's round robin, or the first batch).
 
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use mancala_arena::calibrate::matchmaking::{matchmaking, Level as MatchLevel};
@@ -26,14 +35,15 @@ use mancala_arena::report::calibration::{
 };
 use mancala_arena::run_folder::bands::GateTable;
 use mancala_arena::run_folder::calibration::{
-    bands_toml, write_bands, write_calibration, write_matchmaking_files, write_matchmaking_text,
-    write_points, BandsReference, MatchmakingFile, CANDIDATE, REFERENCE_DIR,
+    bands_toml, read_calibration, write_bands, write_calibration, write_matchmaking_files,
+    write_matchmaking_text, write_points, BandsReference, CalibrationSetup, Humans,
+    MatchmakingFile, PoolMember, BANDS_TOML, CANDIDATE, REFERENCE_DIR, SETUP_JSON,
 };
 use mancala_arena::run_folder::ratings::RatingsFile;
 use mancala_arena::session::calibration::{pool_elos, rate_pool, Candidate, StepDone, StepPlayer};
 use mancala_arena::session::probe::{declared_options, find_declared, refuse_optionless};
 use mancala_arena::tournament::events::RunSink;
-use mancala_arena::vocab::{BotSpec, GameFlags, Program};
+use mancala_arena::vocab::{shell_word, GameFlags, Program};
 
 use super::output::OutputFlags;
 use super::progress::Console;
@@ -43,15 +53,15 @@ pub struct CalibrateArgs {
     /// The candidate bot, in the player words (docs/players.md): a bundled name (`alphabeta`),
     /// `cmd="PROGRAM ARGS"` with `option.NAME=VALUE` fixed options, or a bare command line. Its
     /// protocol must be the arena's own: the knob is an option.
-    #[arg(long, num_args = 1.., value_name = "PLAYER", required = true)]
+    #[arg(long, num_args = 1.., value_name = "PLAYER", required_unless_present = "resume")]
     pub bot: Vec<String>,
     /// A fixed option for the candidate, NAME=VALUE (repeatable; shorthand for
     /// option.NAME=VALUE), e.g. Level=hard.
     #[arg(long = "bot-option", value_name = "NAME=VALUE")]
     pub bot_options: Vec<String>,
     /// The knob: option.NAME=LO..HI; whole-number ends (1..8) make it an integer knob.
-    #[arg(long)]
-    pub knob: String,
+    #[arg(long, required_unless_present = "resume")]
+    pub knob: Option<String>,
     /// Target Elos on the pool's scale.
     #[arg(long, value_delimiter = ',', default_value = "1000,1200,1400,1600")]
     pub targets: Vec<f64>,
@@ -93,7 +103,8 @@ pub struct CalibrateArgs {
     /// its fixed options].
     #[arg(long, value_name = "NAME")]
     pub level_name: Option<String>,
-    /// Stop when every target's interval half-width is at most this (Elo).
+    /// Stop when every target's interval half-width is at most this (Elo). The cost goes with
+    /// its inverse square: ±25 takes about 740 games a target, ±75 about 80 (docs/calibrate.md).
     #[arg(long, default_value_t = 25.0)]
     pub tolerance: f64,
     /// Confidence level of the intervals.
@@ -121,17 +132,24 @@ pub struct CalibrateArgs {
     /// The tolerance of each level's band in the `bands.toml` written for `arena gate` (Elo).
     #[arg(long, default_value_t = 50.0)]
     pub band_tolerance: f64,
+    /// Go on with the calibration in this folder (after Ctrl-C, a crash or kill -9): the steps
+    /// played are read from disk, the interrupted one is finished, and the calibration goes on
+    /// as an uninterrupted one would. Only --concurrency, --quiet and --no-plots may be given
+    /// with it: the rest is the calibration's own (its calibration-setup.json).
+    #[arg(long, value_name = "DIR")]
+    pub resume: Option<PathBuf>,
     #[command(flatten)]
     pub game: GameFlags,
     #[command(flatten)]
     pub output: OutputFlags,
+    /// The arguments given on the command line, by id (filled by `cli::with_grouped_values`):
+    /// `--resume` refuses those that set a calibration up.
+    #[arg(skip)]
+    pub given: Vec<String>,
 }
 
-/// The humans of the matchmaking table: their ratings, and where those came from in words.
-struct Humans {
-    source: String,
-    players: Vec<(String, f64)>,
-}
+/// The flags `--resume` takes: they do not change the calibration's trajectory.
+const RESUME_FLAGS: [&str; 4] = ["resume", "concurrency", "quiet", "no_plots"];
 
 /// The reference pool as the flags give it, each player's Elo typed, from `ratings`
 /// (`--reference-ratings`) or, if neither, to be rated by a round robin; with where the Elos came
@@ -215,55 +233,114 @@ fn parse_anchor(text: &str) -> Result<(String, f64)> {
     Ok((n.to_string(), elo))
 }
 
-/// The pool's Elos: given, or from a round robin among its members (its table printed).
+/// The pool's Elos: given, or from a round robin among its members (its table printed); with the
+/// wall time per game of that round robin when it was played now (a first guess at the pace).
 fn pool(
-    args: &CalibrateArgs,
+    setup: &CalibrationSetup,
     game: &GameSettings,
     refs: &[Reference],
     dir: &Path,
-) -> Result<Vec<f64>> {
+    quiet: bool,
+) -> Result<(Vec<f64>, Option<Duration>)> {
     if refs.iter().all(|r| r.elo.is_some()) {
-        return Ok(refs.iter().map(|r| r.elo.expect("checked")).collect());
+        return Ok((refs.iter().map(|r| r.elo.expect("checked")).collect(), None));
     }
-    let anchor = args.anchor.as_deref().map(parse_anchor).transpose()?;
-    if !args.output.quiet {
+    let anchor = setup.anchor.as_deref().map(parse_anchor).transpose()?;
+    if !quiet {
         eprintln!(
             "rating the reference pool: round robin, {} pairs per encounter, in {}",
-            args.reference_pairs,
+            setup.reference_pairs,
             dir.join(REFERENCE_DIR).display()
         );
     }
-    let rated = rate_pool(
+    let started = Instant::now();
+    let (rated, replayed) = rate_pool(
         refs,
         game,
-        args.reference_pairs,
-        args.seed,
+        setup.reference_pairs,
+        setup.seed,
         anchor,
         dir,
         &mut [&mut Console::new(false, None)],
     )?;
+    let games = rated.report.games.max(1);
+    let pace = (!replayed).then(|| started.elapsed() / games as u32);
     super::rate::say_warnings(&rated);
-    if !args.output.quiet {
+    if !quiet {
         eprint!("{}", rated.table);
     }
-    pool_elos(refs, &rated)
+    Ok((pool_elos(refs, &rated)?, pace))
 }
 
-pub fn run(args: &CalibrateArgs) -> Result<()> {
-    let knob = Knob::parse(&args.knob).map_err(anyhow::Error::msg)?;
-    let candidate = Candidate {
-        spec: read_player("--bot", &args.bot, &[])?
-            .with_options("--bot-option", &args.bot_options)?
-            .spec(Some(CANDIDATE))?,
+/// `--resume` goes on as the calibration's setup says: every other flag given that sets a
+/// calibration up is refused, by name, before anything is read or played.
+fn refuse_setup_flags(args: &CalibrateArgs, dir: &Path) -> Result<()> {
+    let command = <super::Cli as clap::CommandFactory>::command();
+    let sub = command.find_subcommand("calibrate");
+    // The flag of an argument's id (the ids of the flattened groups are no flags).
+    let flag = |id: &str| {
+        sub.and_then(|c| c.get_arguments().find(|a| a.get_id() == id))
+            .and_then(|a| a.get_long())
+            .map(|long| format!("--{long}"))
     };
-    refuse_optionless(&candidate.spec, "a calibration's knob")?;
+    let given: Vec<String> = args
+        .given
+        .iter()
+        .filter(|id| !RESUME_FLAGS.contains(&id.as_str()))
+        .filter_map(|id| flag(id))
+        .collect();
+    if !given.is_empty() {
+        bail!(
+            "--resume goes on with the calibration as {} says: {} would be ignored; drop {} \
+             (--concurrency, --quiet and --no-plots may be given)",
+            dir.join(SETUP_JSON).display(),
+            given.join(", "),
+            if given.len() == 1 { "it" } else { "them" }
+        );
+    }
+    Ok(())
+}
+
+/// A new calibration must not start in a calibration's folder: an unfinished one is offered
+/// `--resume`, a finished one is not (a resume would only replay it).
+fn refuse_a_calibration_in(dir: &Path) -> Result<()> {
+    if CalibrationSetup::read(dir)?.is_none() {
+        return Ok(());
+    }
+    let word = shell_word(dir);
+    if read_calibration(dir)?.is_some_and(|c| c.finished) {
+        bail!(
+            "{} holds a finished calibration: choose another --out (`arena gate {}` checks its levels)",
+            dir.display(),
+            shell_word(&dir.join(BANDS_TOML))
+        );
+    }
+    bail!(
+        "{} holds a calibration that did not finish: `arena calibrate --resume {word}` goes on with it, or choose another --out",
+        dir.display()
+    );
+}
+
+/// A new calibration's setup from the flags: everything checked, the humans' ratings read and
+/// the bot asked what it declares (the knob must be its option) before any game. The folder is
+/// made for that probe; a calibration refused here leaves no new folder behind.
+fn new_setup(args: &CalibrateArgs, dir: &Path) -> Result<CalibrationSetup> {
+    let knob_text = args
+        .knob
+        .as_deref()
+        .context("--knob: the option to calibrate")?;
+    let knob = Knob::parse(knob_text).map_err(anyhow::Error::msg)?;
+    let candidate = read_player("--bot", &args.bot, &[])?
+        .with_options("--bot-option", &args.bot_options)?
+        .spec(Some(CANDIDATE))?;
+    refuse_optionless(&candidate, "a calibration's knob")?;
     let ratings = args
         .reference_ratings
         .as_deref()
         .map(RatingsFile::read)
         .transpose()
         .context("--reference-ratings")?;
-    let (refs, from_ratings) = references(args, ratings.as_ref())?;
+    let (refs, reference_source) = references(args, ratings.as_ref())?;
     // The humans of the matchmaking table: read now, so that a bad file stops before any game.
     let humans = humans(args, ratings.as_ref(), &refs)?;
     if !(args.bracket > 0.0 && args.bracket.is_finite()) {
@@ -275,6 +352,7 @@ pub fn run(args: &CalibrateArgs) -> Result<()> {
     if args.band_tolerance.is_nan() || args.band_tolerance <= 0.0 {
         bail!("--band-tolerance must be positive");
     }
+    args.game.settings()?;
     let settings = Settings {
         targets: args.targets.clone(),
         tolerance: args.tolerance,
@@ -285,35 +363,165 @@ pub fn run(args: &CalibrateArgs) -> Result<()> {
         min_pairs: args.min_pairs,
         max_pairs: args.max_pairs.max(args.min_pairs),
     };
-    let dir = args.output.out_or_default("calibrate");
+    let pool = refs
+        .iter()
+        .map(|r| PoolMember {
+            name: r.name.clone(),
+            bot: match &r.player {
+                ReferencePlayer::Bundled { .. } => None,
+                ReferencePlayer::Bot(spec) => Some(spec.clone()),
+            },
+            elo: r.elo,
+        })
+        .collect();
     let fresh = !dir.exists();
-    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    // The bot is asked once what it declares, before any game: the knob must be its option. A
-    // calibration refused here leaves no folder behind.
-    let declared = declared_options(&candidate.spec, "a calibration's knob", &dir)
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    // The bot is asked once what it declares, before any game: the knob must be its option.
+    let declared = declared_options(&candidate, "a calibration's knob", dir)
         .and_then(|declared| find_declared(&declared, &knob.name, "--knob").map(|_| ()));
     if let Err(e) = declared {
         if fresh {
-            let _ = std::fs::remove_dir_all(&dir);
+            let _ = std::fs::remove_dir_all(dir);
         }
         return Err(e);
     }
-    let game = args.game.settings()?;
+    Ok(CalibrationSetup {
+        candidate,
+        knob,
+        settings,
+        pool,
+        reference_source,
+        reference_pairs: args.reference_pairs,
+        anchor: args.anchor.clone(),
+        humans,
+        bracket: args.bracket,
+        level_name: args.level_name.clone(),
+        band_tolerance: args.band_tolerance,
+        seed: args.seed,
+        // The openings file by its absolute path: a resume may start in another folder.
+        game: GameFlags {
+            openings: args
+                .game
+                .openings
+                .as_ref()
+                .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone())),
+            ..args.game.clone()
+        },
+    })
+}
+
+/// The reference pool of a setup, as the games need it.
+fn setup_references(setup: &CalibrationSetup) -> Result<Vec<Reference>> {
+    setup
+        .pool
+        .iter()
+        .map(|m| match &m.bot {
+            None => Reference::bundled(&m.name, m.elo),
+            Some(spec) => Ok(Reference {
+                name: m.name.clone(),
+                player: ReferencePlayer::Bot(spec.clone()),
+                elo: m.elo,
+            }),
+        })
+        .collect()
+}
+
+/// A time in words: `45 s`, `12 min`, `2 h 05 min`.
+fn duration_words(d: Duration) -> String {
+    let s = d.as_secs();
+    match s {
+        0..=119 => format!("{s} s"),
+        120..=5999 => format!("{} min", (s + 30) / 60),
+        _ => format!("{} h {:02} min", s / 3600, (s % 3600 + 30) / 60),
+    }
+}
+
+/// The time the games ahead take at `pace` a game: for the expected ones and for the budget.
+fn time_words(pace: Duration, expected: usize, budget: usize, done: usize) -> String {
+    let left = |games: usize| duration_words(pace * games.saturating_sub(done) as u32);
+    if expected < budget {
+        format!(
+            "about {} for the expected games, at most {} for the budget",
+            left(expected),
+            left(budget)
+        )
+    } else {
+        format!("about {} for the budget", left(budget))
+    }
+}
+
+pub fn run(args: &CalibrateArgs) -> Result<()> {
+    let (dir, resumed) = match &args.resume {
+        Some(dir) => {
+            refuse_setup_flags(args, dir)?;
+            if !dir.exists() {
+                bail!(
+                    "{} does not exist: --resume takes the folder of a calibration",
+                    dir.display()
+                );
+            }
+            (dir.clone(), true)
+        }
+        None => {
+            let dir = args.output.out_or_default("calibrate");
+            refuse_a_calibration_in(&dir)?;
+            new_setup(args, &dir)?.write(&dir)?;
+            (dir, false)
+        }
+    };
+    // Both a new calibration and a resume go on from the setup as the file holds it.
+    let mut setup = CalibrationSetup::read(&dir)?.with_context(|| {
+        format!(
+            "{} holds no {SETUP_JSON}: not the folder of a calibration (or of one started before calibrations could be resumed)",
+            dir.display()
+        )
+    })?;
+    if args.game.concurrency.is_some() {
+        setup.game.concurrency = args.game.concurrency;
+    }
+    calibrate_in(&setup, &dir, resumed, &args.output)
+}
+
+/// Plays (or replays, then goes on with) the calibration `setup` in `dir`, prints and writes its
+/// results.
+fn calibrate_in(
+    setup: &CalibrationSetup,
+    dir: &Path,
+    resumed: bool,
+    output: &OutputFlags,
+) -> Result<()> {
+    let quiet = output.quiet;
+    let knob = &setup.knob;
+    let settings = &setup.settings;
+    let candidate = Candidate {
+        spec: setup.candidate.clone(),
+    };
+    let refs = setup_references(setup)?;
+    let game = setup.game.settings()?;
+    if resumed && !quiet {
+        eprintln!(
+            "resuming the calibration in {}: the steps on disk are replayed, the rest played",
+            dir.display()
+        );
+    }
     let rated = refs.iter().any(|r| r.elo.is_none());
-    let pool = pool(args, &game, &refs, &dir)?;
-    let source = match from_ratings {
-        Some(s) => s,
+    let (pool, pool_pace) = pool(setup, &game, &refs, dir, quiet)?;
+    let source = match &setup.reference_source {
+        Some(s) => s.clone(),
         None if rated => format!(
             "reference Elos from the pool's round robin in {} ({})",
             dir.join(REFERENCE_DIR).display(),
-            match &args.anchor {
+            match &setup.anchor {
                 Some(a) => format!("anchor: {a}"),
                 None => "anchor: pool mean = 1200".to_string(),
             }
         ),
         None => "reference Elos typed".to_string(),
     };
-    let quiet = args.output.quiet;
+    // The cost, before the first step: the budget, the games expected, and the time as soon as
+    // a pace is known.
+    let expected = calibrate::expected_games(settings, knob.integer);
+    let budget = settings.max_games;
     if !quiet {
         let list: Vec<String> = refs
             .iter()
@@ -328,31 +536,80 @@ pub fn run(args: &CalibrateArgs) -> Result<()> {
             list.join(", "),
             dir.display()
         );
-    }
-    let mut on_step = |s: &StepDone<'_>| {
-        if !quiet {
+        let targets = settings.targets.len();
+        if expected <= budget {
             eprintln!(
-                "step {:>2}: {}={}, {} games, score {:.1}/{}",
-                s.step, knob.name, s.value, s.games, s.points, s.games
+                "budget: at most {budget} games (--max-games); about {expected} expected until all {targets} \
+                 targets are within ±{} Elo (a --tolerance twice as wide needs a quarter of that)",
+                settings.tolerance
+            );
+        } else {
+            eprintln!(
+                "budget: at most {budget} games (--max-games), but about {expected} are needed for all \
+                 {targets} targets within ±{} Elo: the budget will stop it first (raise --max-games or \
+                 widen --tolerance; docs/calibrate.md#what-it-costs-and-quick-calibrations)",
+                settings.tolerance
             );
         }
+        match pool_pace {
+            Some(pace) => eprintln!(
+                "time: {:.2} s a game in the pool's round robin ({} at once): {}",
+                pace.as_secs_f64(),
+                game.concurrency,
+                time_words(pace, expected, budget, 0)
+            ),
+            None => eprintln!("time: known after the first batch"),
+        }
+    }
+    // The pace of the steps played now, told once: not from a replayed step (it takes no time)
+    // nor from the first one played after them (a resume may have found part of it on disk).
+    let mut clock = Instant::now();
+    let mut told = false;
+    let mut after_disk = false;
+    let mut done_games = 0;
+    let mut on_step = |s: &StepDone<'_>| {
+        done_games += s.games;
+        let partial = std::mem::replace(&mut after_disk, s.replayed);
+        if !quiet {
+            eprintln!(
+                "step {:>2}: {}={}, {} games, score {:.1}/{}{}",
+                s.step,
+                knob.name,
+                s.value,
+                s.games,
+                s.points,
+                s.games,
+                if s.replayed { " (from disk)" } else { "" }
+            );
+            if !s.replayed && !partial && !told && s.games > 0 {
+                let pace = clock.elapsed() / s.games as u32;
+                eprintln!(
+                    "time: {:.2} s a game ({} at once): {}",
+                    pace.as_secs_f64(),
+                    game.concurrency,
+                    time_words(pace, expected, budget, done_games)
+                );
+                told = true;
+            }
+        }
+        clock = Instant::now();
     };
     let mut console = Console::new(false, None);
     let mut sinks: [&mut dyn RunSink; 1] = [&mut console];
     let mut player = StepPlayer {
         candidate: &candidate,
-        knob: &knob,
+        knob,
         refs: &refs,
         game: &game,
-        seed: args.seed,
-        dir: &dir,
+        seed: setup.seed,
+        dir,
         on_step: &mut on_step,
         sinks: &mut sinks,
     };
-    let cal = calibrate::calibrate(&knob, &pool, &settings, &mut player, |so_far| {
+    let cal = calibrate::calibrate(knob, &pool, settings, &mut player, |so_far| {
         // The calibration so far, for whoever watches the folder (`arena serve`): a failed write
         // costs only that view, so the calibration goes on.
-        if let Err(e) = write_points(&dir, so_far) {
+        if let Err(e) = write_points(dir, so_far) {
             eprintln!("warning: {e:#}");
         }
         // A curve of one knob value is flat: nothing to say yet.
@@ -374,11 +631,11 @@ pub fn run(args: &CalibrateArgs) -> Result<()> {
         }
     })
     .map_err(anyhow::Error::msg)?;
-    write_outputs(args, &candidate.spec, &game, &refs, &cal, &dir, &source)?;
+    write_outputs(setup, output, &game, &refs, &cal, dir, &source)?;
     out!("{}", table(&cal))?;
     outln!("{source}")?;
-    if let Some(humans) = &humans {
-        let made = write_matchmaking(args, &candidate.spec, &knob, &cal, humans, &source, &dir)?;
+    if let Some(humans) = &setup.humans {
+        let made = write_matchmaking(setup, output, &cal, humans, &source, dir)?;
         out!("\n{made}")?;
     }
     outln!(
@@ -395,8 +652,8 @@ pub fn run(args: &CalibrateArgs) -> Result<()> {
 }
 
 fn write_outputs(
-    args: &CalibrateArgs,
-    candidate: &BotSpec,
+    setup: &CalibrationSetup,
+    output: &OutputFlags,
     game: &GameSettings,
     refs: &[Reference],
     cal: &Calibration,
@@ -411,17 +668,17 @@ fn write_outputs(
     write_calibration(
         dir,
         cal,
-        candidate,
+        &setup.candidate,
         &pool.join(", "),
         &format!("{}\n{source}\n", table(cal)),
         source,
     )?;
-    if !args.output.no_plots {
+    if !output.no_plots {
         for missing in write_curve(dir, cal)? {
             eprintln!("{missing}");
         }
     }
-    write_bands(dir, &bands(args, candidate, game, refs, cal, source))?;
+    write_bands(dir, &bands(setup, game, refs, cal, source))?;
     Ok(())
 }
 
@@ -479,15 +736,15 @@ fn humans(
 /// knob value at which a human there is expected to score 50 % against the calibrated bot.
 /// Returns the printed table.
 fn write_matchmaking(
-    args: &CalibrateArgs,
-    candidate: &BotSpec,
-    knob: &Knob,
+    setup: &CalibrationSetup,
+    output: &OutputFlags,
     cal: &Calibration,
     humans: &Humans,
     source: &str,
     dir: &Path,
 ) -> Result<String> {
-    let name = args.level_name.clone().unwrap_or_else(|| {
+    let (candidate, knob) = (&setup.candidate, &setup.knob);
+    let name = setup.level_name.clone().unwrap_or_else(|| {
         let program = match &candidate.program {
             Program::Exec { program, .. } => program
                 .file_name()
@@ -514,7 +771,7 @@ fn write_matchmaking(
         z: cal.z,
         integer: knob.integer,
     };
-    let table = matchmaking(&[level], &ratings, args.bracket).map_err(anyhow::Error::msg)?;
+    let table = matchmaking(&[level], &ratings, setup.bracket).map_err(anyhow::Error::msg)?;
     let file = MatchmakingFile {
         reference_source: source.to_string(),
         humans_source: humans.source.clone(),
@@ -527,7 +784,7 @@ fn write_matchmaking(
     write_matchmaking_files(dir, &file)?;
     let text = matchmaking_text(&file);
     write_matchmaking_text(dir, &text)?;
-    if !args.output.no_plots {
+    if !output.no_plots {
         for missing in write_matchmaking_plot(dir, &file)? {
             eprintln!("{missing}");
         }
@@ -538,8 +795,7 @@ fn write_matchmaking(
 /// `bands.toml`: the calibrated settings as the levels of an `arena gate` bands file, against
 /// the same pool with the Elos it was held at, with the game settings the calibration played.
 fn bands(
-    args: &CalibrateArgs,
-    candidate: &BotSpec,
+    setup: &CalibrationSetup,
     game: &GameSettings,
     refs: &[Reference],
     cal: &Calibration,
@@ -557,7 +813,7 @@ fn bands(
             },
         })
         .collect::<Vec<_>>();
-    let game_table = args.game.as_played(game);
+    let game_table = setup.game.as_played(game);
     let gate = GateTable {
         first_move_advantage: Some((cal.curve.advantage() / 2.0).round()),
         reference_source: Some(source.to_string()),
@@ -565,11 +821,11 @@ fn bands(
     };
     bands_toml(
         cal,
-        candidate,
+        &setup.candidate,
         &pool,
         &game_table,
         &gate,
-        args.band_tolerance,
+        setup.band_tolerance,
     )
 }
 
@@ -577,6 +833,7 @@ fn bands(
 mod tests {
     use super::*;
     use mancala_arena::calibrate::sim::SimulatedPlayer;
+    use mancala_arena::vocab::BotSpec;
 
     fn args(reference: &[&str], bots: &[&str]) -> CalibrateArgs {
         use clap::Parser;
@@ -657,6 +914,8 @@ mod tests {
             protocol: Default::default(),
             sandbox: false,
             memory: None,
+            time_by: None,
+            kgp_missing_move: Default::default(),
         };
         let text = mancala_arena::run_folder::calibration::toml_snippet(
             &cal,

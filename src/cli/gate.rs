@@ -363,6 +363,8 @@ mod tests {
             protocol: Default::default(),
             sandbox: false,
             memory: None,
+            time_by: None,
+            kgp_missing_move: Default::default(),
         };
         let refs = [
             BandsReference {
@@ -393,6 +395,8 @@ mod tests {
             protocol: Default::default(),
             sandbox: false,
             memory: None,
+            time_by: None,
+            kgp_missing_move: Default::default(),
         };
         let text = bands_toml(&cal, &candidate, &refs, &game, &gate_table, 50.0);
         let gate = parse(&text, &[]).unwrap_or_else(|e| panic!("{e:#}\n{text}"));

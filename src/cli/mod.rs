@@ -94,23 +94,36 @@ pub enum Command {
     Analyse(analyse::AnalyseArgs),
     /// Solve a Kalah position: the perfect-play margin and every optimal move.
     Solve(solve::SolveArgs),
-    /// Play MOVES from the start position and print the position reached.
+    /// Play MOVES from the start position (or --position STATE) and print the position reached.
     Replay(replay::ReplayArgs),
     /// Count the move sequences of each length from the start (rules engine check and benchmark).
     Perft(perft::PerftArgs),
 }
 
 /// Completes what clap's derive cannot express: the values of a repeatable player flag
-/// (`run --bot`, `calibrate --reference-bot`) grouped per occurrence.
+/// (`run --bot`, `calibrate --reference-bot`) grouped per occurrence, and which flags of
+/// `calibrate` were given (its `--resume` refuses the others).
 pub fn with_grouped_values(mut cli: Cli, matches: &clap::ArgMatches) -> Cli {
     match (&mut cli.command, matches.subcommand()) {
         (Command::Run(args), Some(("run", sub))) => args.bot_groups = occurrences(sub, "bots"),
         (Command::Calibrate(args), Some(("calibrate", sub))) => {
-            args.reference_bot_groups = occurrences(sub, "reference_bots")
+            args.reference_bot_groups = occurrences(sub, "reference_bots");
+            args.given = given(sub);
         }
         _ => {}
     }
     cli
+}
+
+/// The ids of the arguments given on the command line (not from a default).
+fn given(matches: &clap::ArgMatches) -> Vec<String> {
+    matches
+        .ids()
+        .filter(|id| {
+            matches.value_source(id.as_str()) == Some(clap::parser::ValueSource::CommandLine)
+        })
+        .map(|id| id.to_string())
+        .collect()
 }
 
 /// The values of the flag `id`, one group per occurrence.

@@ -1,5 +1,6 @@
-//! `arena replay --rules SPEC [--json] MOVES...`: plays the moves from the start position (South
-//! first) and prints the position reached, as a board diagram or as one JSON object.
+//! `arena replay --rules SPEC [--position STATE] [--json] MOVES...`: plays the moves from the
+//! start position (South first), or from a position string, and prints the position reached, as
+//! a board diagram or as one JSON object. docs/rules.md's worked examples are replays.
 
 use std::io::Write;
 
@@ -12,6 +13,9 @@ pub struct ReplayArgs {
     /// The ruleset, e.g. `kalah`, `kalah:pits=6,seeds=5`, `oware`, `congkak:holes=7`.
     #[arg(long = "rules", default_value = "kalah")]
     pub rules: Ruleset,
+    /// Start from this position string (docs/position.md) instead of the start position.
+    #[arg(long, value_name = "STATE")]
+    pub position: Option<String>,
     /// Print one JSON object instead of a board diagram.
     #[arg(long)]
     pub json: bool,
@@ -21,7 +25,11 @@ pub struct ReplayArgs {
 }
 
 pub fn run(args: &ReplayArgs) -> anyhow::Result<()> {
-    let mut pos = Position::new(args.rules);
+    let mut pos = match &args.position {
+        Some(state) => Position::from_state(args.rules, state)
+            .with_context(|| format!("--position for the ruleset {}", args.rules))?,
+        None => Position::new(args.rules),
+    };
     for (i, &mv) in args.moves.iter().enumerate() {
         let before = pos.to_move();
         pos.play(mv).with_context(|| {
@@ -64,27 +72,38 @@ pub fn json(pos: &Position) -> serde_json::Value {
 }
 
 /// A board diagram: North's row on top (its pit 1 on the right), South's below, North's store
-/// on the left and South's on the right (Kalah and Oware are counter-clockwise).
+/// on the left and South's on the right (Kalah and Oware are counter-clockwise), each row with
+/// its pit numbers (`n6 .. n1` above, `s1 .. s6` below), so a worked example of docs/rules.md
+/// reads without counting.
 pub fn diagram(pos: &Position) -> String {
-    let cell = |c: u8| format!("{c:>3}");
+    let cell = |c: String| format!("{c:>3}");
+    let n = pos.ruleset().pits();
+    let row = |cells: Vec<String>| format!("      {}\n", cells.join(" "));
     let north: Vec<String> = pos
         .pits(Side::North)
         .iter()
         .rev()
-        .map(|&c| cell(c))
+        .map(|&c| cell(c.to_string()))
         .collect();
-    let south: Vec<String> = pos.pits(Side::South).iter().map(|&c| cell(c)).collect();
+    let south: Vec<String> = pos
+        .pits(Side::South)
+        .iter()
+        .map(|&c| cell(c.to_string()))
+        .collect();
     let width = north.join(" ").len();
     let mut s = String::new();
     s.push_str(&format!("rules {}   sows {}\n", pos.ruleset(), pos.sows()));
-    s.push_str(&format!("      {}\n", north.join(" ")));
-    s.push_str(&format!(
-        "{:>4}  {:width$}  {:<4}\n",
+    s.push_str(&row((1..=n).rev().map(|k| cell(format!("n{k}"))).collect()));
+    s.push_str(&row(north));
+    let stores = format!(
+        "{:>4}  {:width$}  {}",
         pos.store(Side::North),
         "",
         pos.store(Side::South)
-    ));
-    s.push_str(&format!("      {}\n", south.join(" ")));
+    );
+    s.push_str(&format!("{stores}\n"));
+    s.push_str(&row(south));
+    s.push_str(&row((1..=n).map(|k| cell(format!("s{k}"))).collect()));
     match pos.result() {
         Some(r) => {
             let winner = r.winner.map_or("draw".to_string(), |w| format!("{w} wins"));

@@ -211,6 +211,7 @@ fn ignored_by_resume(args: &RunArgs) -> Vec<&'static str> {
         ("--tc", g.tc.is_some()),
         ("--depth", g.depth.is_some()),
         ("--nodes", g.nodes.is_some()),
+        ("--time-by", g.time_by.is_some()),
         ("--gauntlet", !args.gauntlet.is_empty()),
         ("--pairs", args.pairs.is_some()),
         ("--seed", args.seed.is_some()),

@@ -22,7 +22,7 @@ use mancala_arena::run_folder::tune::{
 use mancala_arena::session::probe::{declared_options, find_declared};
 use mancala_arena::session::sprt::PairDone;
 use mancala_arena::session::tune::{self, declared_params, IterationDone, TuneRun};
-use mancala_arena::vocab::GameFlags;
+use mancala_arena::vocab::{shell_word, GameFlags};
 
 use super::output::OutputFlags;
 use super::progress::Console;
@@ -378,10 +378,21 @@ pub fn run(args: &TuneArgs) -> Result<ExitCode> {
         }
         (None, None) => {
             let dir = args.output.out_or_default("tune");
-            check_new_folder(&dir)?;
-            if dir.join(TUNE_JSON).exists() {
-                bail!("{} holds a tune: use --resume", dir.display());
+            if let Some(tune) = TuneFile::read(&dir)? {
+                let word = shell_word(&dir);
+                // A finished tune is not offered --resume: it would only replay it.
+                if tune.finished {
+                    bail!(
+                        "{} holds a finished tune: choose another --out (`arena tune --verify {word}` verifies it again)",
+                        dir.display()
+                    );
+                }
+                bail!(
+                    "{} holds a tune: `arena tune --resume {word}` finishes it",
+                    dir.display()
+                );
             }
+            check_new_folder(&dir)?;
             let setup = new_setup(args, &dir)?;
             std::fs::create_dir_all(&dir)
                 .with_context(|| format!("cannot create {}", dir.display()))?;

@@ -445,8 +445,15 @@ impl Checker<'_> {
             }
         }
         if let Err(f) = result {
-            self.v
-                .fail(format!("no `mancalaok`: {}", describe(&f, READY)));
+            let heard = !(info.names.is_empty()
+                && info.authors.is_empty()
+                && info.options.is_empty()
+                && info.rulesets.is_none()
+                && info.problems.is_empty());
+            self.v.fail(format!(
+                "no `mancalaok`: {}",
+                describe_handshake(&f, READY, heard)
+            ));
             return;
         }
         match info.names.len() {
@@ -752,6 +759,27 @@ impl Checker<'_> {
                 }
             }
         }
+    }
+}
+
+/// Why the handshake failed. A timeout without a single line from the bot is most often a bot
+/// that answers but does not flush its stdout (its lines sit in its buffer): say so, with the
+/// call to make.
+fn describe_handshake(fault: &Fault, timeout: Duration, heard: bool) -> String {
+    if fault.kind != FaultKind::Timeout {
+        return fault.to_string();
+    }
+    // What the engine added to the timeout (the last line it skipped), if anything.
+    let more = fault.detail.split_once("; ").map(|(_, more)| more);
+    match more {
+        Some(more) => format!("{}; {more}", describe(fault, timeout)),
+        None if heard => describe(fault, timeout),
+        None => format!(
+            "{}, and nothing at all came from the bot: if it answers, its lines are not reaching \
+             the arena; flush stdout after every line (C: `fflush(stdout)`, Python: \
+             `print(..., flush=True)`; docs/protocol.md#transport)",
+            describe(fault, timeout)
+        ),
     }
 }
 

@@ -9,15 +9,18 @@ use std::time::Duration;
 use super::{Answer, Fault, FaultKind, Player};
 use crate::protocol::{GoLimits, PositionStart};
 use crate::rules::{Move, Position, Ruleset};
+use crate::vocab::TimeBy;
 
 /// One request for a move: the game so far (`start` + `moves`), the limits the bot is sent, and
-/// `limit`, the time after which no answer is a [`super::FaultKind::Timeout`].
+/// `limit`, the time after which no answer is a [`super::FaultKind::Timeout`], counted on the
+/// `time_by` clock ([`super::MoveClock`]).
 #[derive(Clone, Copy, Debug)]
 pub struct Turn<'a> {
     pub start: &'a PositionStart,
     pub moves: &'a [Move],
     pub limits: GoLimits,
     pub limit: Duration,
+    pub time_by: TimeBy,
 }
 
 impl Turn<'_> {
@@ -104,6 +107,12 @@ pub trait Contestant {
     /// The game is over after `moves` (its rules' end, an adjudication or the other side's
     /// forfeit). Not called for a contestant that faulted.
     async fn end_game(&mut self, start: &PositionStart, moves: &[Move]);
+
+    /// The CPU time the bot's processes used for the last [`Contestant::go`], answered or not
+    /// (a process started for the move counts from its start); `None` where it is not measured.
+    fn last_cpu(&self) -> Option<Duration> {
+        None
+    }
 }
 
 impl Contestant for Player {
@@ -118,6 +127,10 @@ impl Contestant for Player {
     async fn end_game(&mut self, start: &PositionStart, moves: &[Move]) {
         Player::end_game(self, start, moves).await
     }
+
+    fn last_cpu(&self) -> Option<Duration> {
+        Player::last_cpu(self)
+    }
 }
 
 #[cfg(test)]
@@ -131,6 +144,7 @@ mod tests {
             moves: &[],
             limits,
             limit: Duration::from_secs(10),
+            time_by: TimeBy::Wall,
         };
         let movetime = GoLimits {
             movetime: Some(200),

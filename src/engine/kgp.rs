@@ -23,13 +23,18 @@ use tokio::net::tcp::OwnedWriteHalf;
 use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+
 use super::process::{line_fault, BotProcess, Walls, Wiring};
 use super::{
-    driver_info, refuse_options, Answer, BotInfo, BotLog, BotSpec, Fault, FaultKind, Program,
-    StartError, Turn, MAX_DECLARATIONS, MAX_UNKNOWN_LINES,
+    driver_info, refuse_options, Answer, BotInfo, BotLog, BotSpec, Fault, FaultKind, MoveClock,
+    Program, StartError, Turn, MAX_DECLARATIONS, MAX_UNKNOWN_LINES,
 };
 use crate::protocol::{LineBuffer, MAX_LINE_LEN};
 use crate::rules::{Move, Position, Ruleset, Side};
+use crate::vocab::{derive_seed, MissingMove, TimeBy};
 
 /// The greeting: KGP version 1.0.1.
 pub const GREETING: &str = "kgp 1 0 1";
@@ -47,6 +52,14 @@ pub struct Kgp {
     next_id: u64,
     ruleset: Ruleset,
     handshake_timeout: Duration,
+    /// What a missing move becomes (the player's `kgp_missing_move`).
+    missing: MissingMove,
+    /// The game's seed, which the random moves played for the agent are drawn from.
+    seed: u64,
+    /// The agent's log, where the random moves played for it are noted.
+    log: BotLog,
+    /// The CPU time the agent's processes used for the last `go`.
+    pub last_cpu: Option<Duration>,
 }
 
 /// One KGP command: `[id][@ref] name args...`.
@@ -159,9 +172,12 @@ impl Kgp {
         };
         let program = with_address(&spec.program, "127.0.0.1", port);
         let mut process = BotProcess::spawn(&program, spec.dir.as_deref(), log, &wiring)?;
-        let deadline = Instant::now() + timeout;
+        // From the spawn, on the agent's CPU time (a JVM starting on a busy machine is not
+        // failed for it): see `ready_clock`.
+        let clock = ready_clock(Duration::ZERO);
         let handshake = |detail: String| StartError::Bot(Fault::new(FaultKind::Handshake, detail));
         let stream = loop {
+            let wake = clock.wake(timeout, || process.cpu_time());
             tokio::select! {
                 accepted = listener.accept() => match accepted {
                     Ok((stream, peer)) => {
@@ -182,12 +198,16 @@ impl Kgp {
                         format!("{detail} without connecting to port {port}"),
                     )));
                 }
-                _ = tokio::time::sleep_until(deadline.into()) => {
+                _ = tokio::time::sleep_until(wake.into()) => {
+                    if !clock.spent(timeout, || process.cpu_time()) {
+                        continue;
+                    }
+                    let cpu = process.cpu_time();
                     process.kill().await;
                     return Err(handshake(format!(
-                        "did not connect to 127.0.0.1:{port} within {} ms (give the address \
-                         with {{host}} {{port}} in its command, or read KGP_HOST / KGP_PORT)",
-                        timeout.as_millis()
+                        "{} (give the address with {{host}} {{port}} in its command, or read \
+                         KGP_HOST / KGP_PORT)",
+                        clock.over(&format!("did not connect to 127.0.0.1:{port}"), timeout, cpu)
                     )));
                 }
             }
@@ -205,8 +225,12 @@ impl Kgp {
             next_id: 1,
             ruleset: Ruleset::default(),
             handshake_timeout: timeout,
+            missing: spec.kgp_missing_move,
+            seed: 0,
+            log: log.clone(),
+            last_cpu: None,
         };
-        match kgp.greet(deadline).await {
+        match kgp.greet(&clock).await {
             Ok(()) => Ok(kgp),
             Err(fault) => {
                 kgp.kill().await;
@@ -218,12 +242,14 @@ impl Kgp {
         }
     }
 
-    /// `kgp 1 0 1`, then the client's `mode` (its `set info:*` noted on the way), then a ping.
-    async fn greet(&mut self, deadline: Instant) -> Result<(), Fault> {
+    /// `kgp 1 0 1`, then the client's `mode` (its `set info:*` noted on the way), then a ping,
+    /// within the handshake timeout on `clock`.
+    async fn greet(&mut self, clock: &MoveClock) -> Result<(), Fault> {
+        let deadline = self.ready_deadline(clock);
         self.send(GREETING, deadline).await?;
         let mut said = 0usize;
         loop {
-            let line = self.recv(deadline).await?;
+            let line = self.recv_ready(clock).await?;
             said += 1;
             if said > MAX_DECLARATIONS {
                 return Err(Fault::new(
@@ -253,7 +279,34 @@ impl Kgp {
                 _ => {}
             }
         }
-        self.ping(deadline).await
+        self.ping(clock).await
+    }
+
+    /// The next line of a readiness wait (the greeting, a ping) before the handshake timeout
+    /// is up on `clock` (the agent's CPU time, within a wall cap: see [`ready_clock`]).
+    async fn recv_ready(&mut self, clock: &MoveClock) -> Result<String, Fault> {
+        let limit = self.handshake_timeout;
+        loop {
+            let wake = clock.wake(limit, || self.process.cpu_time());
+            match self.recv(wake).await {
+                Err(f) if f.kind == FaultKind::Timeout => {
+                    if clock.spent(limit, || self.process.cpu_time()) {
+                        let cpu = self.process.cpu_time();
+                        return Err(Fault::new(
+                            FaultKind::Timeout,
+                            clock.over("no answer", limit, cpu),
+                        ));
+                    }
+                }
+                other => return other,
+            }
+        }
+    }
+
+    /// The wall-clock time by which a readiness wait on `clock` is over whatever happens (for
+    /// the writes on the way).
+    fn ready_deadline(&self, clock: &MoveClock) -> Instant {
+        clock.started() + clock.wall_cap(self.handshake_timeout)
     }
 
     /// `set info:name "X"` and `set info:authors "Y"` (or `info:author`) become the bot's name
@@ -267,12 +320,16 @@ impl Kgp {
         }
     }
 
-    async fn ping(&mut self, deadline: Instant) -> Result<(), Fault> {
+    /// `ping`, and the agent's `pong` within the handshake timeout on `clock`.
+    async fn ping(&mut self, clock: &MoveClock) -> Result<(), Fault> {
         let id = self.take_id();
+        let deadline = self.ready_deadline(clock);
         self.send(&format!("{id} ping"), deadline).await?;
         loop {
-            let line = self.recv(deadline).await.map_err(|f| match f.kind {
-                FaultKind::Timeout => Fault::new(FaultKind::Timeout, "no pong to ping"),
+            let line = self.recv_ready(clock).await.map_err(|f| match f.kind {
+                FaultKind::Timeout => {
+                    Fault::new(FaultKind::Timeout, format!("no pong to ping: {}", f.detail))
+                }
                 _ => f,
             })?;
             match parse_command(&line) {
@@ -283,36 +340,76 @@ impl Kgp {
         }
     }
 
-    /// KGP has no games: the ruleset is noted and the agent must answer a `ping`.
-    pub async fn new_game(&mut self, ruleset: Ruleset) -> Result<(), Fault> {
+    /// KGP has no games: the ruleset and the game's seed are noted and the agent must answer a
+    /// `ping`.
+    pub async fn new_game(&mut self, ruleset: Ruleset, seed: u64) -> Result<(), Fault> {
         self.ruleset = ruleset;
-        let deadline = Instant::now() + self.handshake_timeout;
-        self.ping(deadline).await
+        self.seed = seed;
+        let clock = ready_clock(self.process.cpu_time().unwrap_or_default());
+        self.ping(&clock).await?;
+        self.process.cpu_time();
+        Ok(())
     }
 
     /// `state`, the agent's `move`s until `yield` or the time is up, then `stop` (after a
     /// `yield` too, as the official server does). A position with one legal pit is played
-    /// without asking, as the official server skips trivial moves.
+    /// without asking, as the official server skips trivial moves. No move by then, or a
+    /// `yield` before any move, is a random legal move played for the agent, as the official
+    /// server plays one (unless its `kgp_missing_move` is `forfeit`).
     pub async fn go(&mut self, turn: Turn<'_>) -> Result<Answer, Fault> {
+        self.last_cpu = None;
         let pos = turn.position(self.ruleset)?;
         let mover = pos
             .to_move()
             .ok_or_else(|| Fault::new(FaultKind::Io, "the game is over"))?;
         if let Some(only) = only_pit(&pos) {
-            return Ok(Answer {
-                mv: only,
-                think: Duration::ZERO,
-                last_info: None,
-            });
+            return Ok(Answer::of(only, Duration::ZERO));
         }
+        // As read at the end of the last request or ping: one look per sow.
+        let baseline = self.process.last_cpu_time().unwrap_or_default();
+        let clock = MoveClock::new(Instant::now(), turn.time_by, baseline);
+        let taken = self.take_move(&pos, mover, &turn, &clock).await;
+        self.last_cpu = clock.used(self.process.cpu_time());
+        let (k, think) = match taken? {
+            Taken::Move(k, think) => (k, think),
+            Taken::Missing { why, think } => {
+                let mv = random_pit(&pos, self.seed, turn.moves.len());
+                self.log.note(&format!(
+                    "played a random move, {mv}, for the agent: {why} (as the official \
+                     server does; kgp_missing_move=forfeit makes it a forfeit)"
+                ));
+                return Ok(Answer {
+                    random: Some(why),
+                    ..Answer::of(mv, think)
+                });
+            }
+        };
         let pits = pos.pits(mover).len();
+        if !(1..=pits as i64).contains(&k) {
+            return Err(Fault::new(
+                FaultKind::IllegalMove,
+                format!("`move {k}`: the board has {pits} pits"),
+            ));
+        }
+        Ok(Answer::of(Move::Pit(k as u8), think))
+    }
+
+    /// Sends the `state`, reads the agent's moves until its `yield` or the move time on
+    /// `clock`, and sends `stop`: the last move, or why there is none (a fault, under
+    /// `kgp_missing_move=forfeit`).
+    async fn take_move(
+        &mut self,
+        pos: &Position,
+        mover: Side,
+        turn: &Turn<'_>,
+        clock: &MoveClock,
+    ) -> Result<Taken, Fault> {
         let id = self.take_id();
-        let started = Instant::now();
-        let hard = started + turn.limit;
+        let hard = clock.started() + clock.wall_cap(turn.limit);
+        let soft = turn.soft_limit();
         self.drain(hard).await?;
-        let state = format!("{id} state {}", board_literal(&pos, mover));
+        let state = format!("{id} state {}", board_literal(pos, mover));
         self.send(&state, hard).await?;
-        let stop_at = started + turn.soft_limit();
         let mut last: Option<i64> = None;
         // Lines that are not this state's moves (`set`, `ping`, unknown ones): chatter up to a
         // point, then a flood.
@@ -320,10 +417,17 @@ impl Kgp {
         // Moves that named another `state` (an old one, or one never sent): ignored, and named
         // in the fault if no move for this one comes.
         let mut elsewhere = 0usize;
+        let mut wake = clock.wake(soft, || self.process.cpu_time());
         let yielded = loop {
-            let line = match self.recv(stop_at).await {
+            let line = match self.recv(wake).await {
                 Ok(line) => line,
-                Err(f) if f.kind == FaultKind::Timeout => break false,
+                Err(f) if f.kind == FaultKind::Timeout => {
+                    if clock.spent(soft, || self.process.cpu_time()) {
+                        break false;
+                    }
+                    wake = clock.wake(soft, || self.process.cpu_time());
+                    continue;
+                }
                 Err(f) => return Err(f),
             };
             let cmd = parse_command(&line);
@@ -364,7 +468,16 @@ impl Kgp {
                 _ => {}
             }
         };
-        let think = started.elapsed();
+        let think = clock.started().elapsed();
+        // Silent at the deadline: the official server pings such an agent and takes one that
+        // does not answer for gone (it resigns).
+        let alive = match (last, yielded, self.missing) {
+            (None, false, MissingMove::Random) => {
+                let clock = ready_clock(self.process.cpu_time().unwrap_or_default());
+                Some(self.ping(&clock).await)
+            }
+            _ => None,
+        };
         let stop = self.take_id();
         // A client gone at this point still made its move in time; one that does not read its
         // connection any more cannot be sent the next state: that is its fault.
@@ -373,41 +486,41 @@ impl Kgp {
             Err(f) if f.kind == FaultKind::Timeout => return Err(f),
             _ => {}
         }
-        let k = match last {
-            Some(k) => k,
-            None if yielded => {
-                return Err(Fault::new(FaultKind::Malformed, "yield before any move"));
-            }
-            None => {
-                let other = if elsewhere > 0 {
-                    format!(
-                        " ({elsewhere} move or yield commands named another state than \
-                         `{id} state`)"
-                    )
-                } else {
-                    String::new()
-                };
-                return Err(Fault::new(
-                    FaultKind::Timeout,
-                    format!(
-                        "no move within {} ms{other} (a KGP server would move at random for \
-                         it; the arena does not rate random moves under an agent's name)",
-                        think.as_millis()
-                    ),
-                ));
-            }
-        };
-        if !(1..=pits as i64).contains(&k) {
-            return Err(Fault::new(
-                FaultKind::IllegalMove,
-                format!("`move {k}`: the board has {pits} pits"),
-            ));
+        if let Some(k) = last {
+            return Ok(Taken::Move(k, think));
         }
-        Ok(Answer {
-            mv: Move::Pit(k as u8),
-            think,
-            last_info: None,
-        })
+        let cpu = self.process.cpu_time();
+        let why = if yielded {
+            "yield before any move".to_string()
+        } else {
+            let other = if elsewhere > 0 {
+                format!(
+                    " ({elsewhere} move or yield commands named another state than `{id} state`)"
+                )
+            } else {
+                String::new()
+            };
+            format!("{}{other}", clock.over("no move", soft, cpu))
+        };
+        match (self.missing, alive) {
+            (MissingMove::Random, Some(Err(fault))) => Err(Fault::new(
+                FaultKind::Timeout,
+                format!(
+                    "{why}, and no answer to the ping that followed ({}): taken for gone, as the \
+                     official server takes it",
+                    fault.detail
+                ),
+            )),
+            (MissingMove::Random, _) => Ok(Taken::Missing { why, think }),
+            (MissingMove::Forfeit, _) if yielded => Err(Fault::new(
+                FaultKind::Malformed,
+                format!("{why} (kgp_missing_move=forfeit; the official server would play a random move)"),
+            )),
+            (MissingMove::Forfeit, _) => Err(Fault::new(
+                FaultKind::Timeout,
+                format!("{why} (kgp_missing_move=forfeit; the official server would play a random move)"),
+            )),
+        }
     }
 
     /// Lines that arrived between two requests: answers to an old `state` (ignored, as KGP
@@ -494,6 +607,42 @@ impl Kgp {
         let _ = tokio::time::timeout(grace, self.process.wait()).await;
         self.process.kill().await;
     }
+}
+
+/// The clock of a readiness wait (the connection, the greeting, a ping), from now and the
+/// agent's CPU time `baseline`: the handshake timeout counts the agent's CPU time, within
+/// [`crate::vocab::CPU_WALL_CAP`] times it of wall time, so that an agent that starts slowly
+/// because the machine is busy is not failed for it, while one that hangs still is.
+fn ready_clock(baseline: Duration) -> MoveClock {
+    MoveClock::new(Instant::now(), TimeBy::Cpu, baseline)
+}
+
+/// What the agent did with a `state`.
+enum Taken {
+    /// Its last move (a pit number, not checked yet) and the time it took.
+    Move(i64, Duration),
+    /// No move: why (no move by the deadline, a `yield` before any move), and the time waited.
+    Missing { why: String, think: Duration },
+}
+
+/// The seed stream of the random moves played for KGP agents (see [`random_pit`]).
+const RANDOM_MOVES: u64 = 0x6b67_705f_7261_6e64;
+
+/// The random legal move the arena plays for a KGP agent that made none, as the official
+/// server does (`Board.Random`: one of the sowable pits, each as likely), drawn from the game's
+/// `seed` and the sow's number `ply`, so that a game played again gets the same moves. A
+/// `swap` is never drawn: an agent cannot say it.
+pub fn random_pit(pos: &Position, seed: u64, ply: usize) -> Move {
+    let pits: Vec<Move> = pos
+        .legal_moves()
+        .iter()
+        .copied()
+        .filter(|m| matches!(m, Move::Pit(_)))
+        .collect();
+    let mut rng = ChaCha8Rng::seed_from_u64(derive_seed(seed, RANDOM_MOVES, ply as u64));
+    *pits
+        .choose(&mut rng)
+        .expect("a position that asks for a move has a pit to sow")
 }
 
 /// How long the `stop` after a move may take to write when the move's own deadline has passed.

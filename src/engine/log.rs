@@ -51,6 +51,11 @@ impl BotLog {
         if let Err(e) =
             crate::sys::open_no_follow(path, OpenOptions::new().create(true).append(true))
         {
+            // The arena's own shortage (open files, memory) is kept as the system said it, for
+            // the caller to say that no bot is at fault.
+            if crate::sys::arena_resource(&e).is_some() {
+                return Err(e);
+            }
             let why = match crate::sys::NotAFile::of(&e) {
                 Some(crate::sys::NotAFile::Link) => "a symbolic link, which the arena does not follow in a run folder (the bot's stderr would go into the file it points to); remove it".to_string(),
                 Some(crate::sys::NotAFile::Other(what)) => format!("{what}; remove it"),

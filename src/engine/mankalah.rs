@@ -19,8 +19,8 @@ use std::time::{Duration, Instant};
 
 use super::process::{spawn_in_game, BotProcess, Walls, Wiring};
 use super::{
-    driver_info, refuse_options, Answer, BotInfo, BotLog, BotSpec, Fault, FaultKind, Program,
-    StartError, Turn,
+    driver_info, refuse_options, Answer, BotInfo, BotLog, BotSpec, Fault, FaultKind, MoveClock,
+    Program, StartError, Turn,
 };
 use crate::protocol::PositionStart;
 use crate::rules::{Move, Position, Ruleset, Side};
@@ -50,6 +50,9 @@ pub struct ManKalah {
     process: Option<(BotProcess, Instant)>,
     /// The current game, from `START` to `END`.
     game: Option<Game>,
+    /// The CPU time the agent's process used for the last move (its start-up, for its first
+    /// move of a game).
+    pub last_cpu: Option<Duration>,
 }
 
 struct Game {
@@ -58,6 +61,9 @@ struct Game {
     first: bool,
     /// How many of the game's moves the agent has been told about.
     told: usize,
+    /// Whether the agent has been asked for a move in this game (its process is the game's:
+    /// before the first, everything it did was starting up).
+    asked: bool,
 }
 
 impl ManKalah {
@@ -81,6 +87,7 @@ impl ManKalah {
             },
             process: None,
             game: None,
+            last_cpu: None,
         };
         let process =
             BotProcess::spawn(&driver.program, driver.dir.as_deref(), log, &driver.wiring)?;
@@ -104,6 +111,7 @@ impl ManKalah {
             ruleset,
             first,
             told: 0,
+            asked: false,
         });
         let side = if first { "South" } else { "North" };
         self.write(&[format!("START;{side}")])
@@ -117,18 +125,23 @@ impl ManKalah {
         Ok(())
     }
 
-    /// The `CHANGE` lines of the moves the agent has not heard of, then its `MOVE` or `SWAP`.
+    /// The `CHANGE` lines of the moves the agent has not heard of, then its `MOVE` or `SWAP`,
+    /// within the turn's limit on its clock (on CPU time, the agent's start-up counts towards
+    /// its first move of the game).
     pub async fn go(&mut self, turn: Turn<'_>) -> Result<Answer, Fault> {
+        self.last_cpu = None;
         let Turn {
             start,
             moves,
             limit,
+            time_by,
             ..
         } = turn;
         let no_game = || Fault::new(FaultKind::Io, "no game started");
         let game = self.game.as_mut().ok_or_else(no_game)?;
         let lines = changes(game, start, moves)?;
         game.told = moves.len();
+        let first_ask = !std::mem::replace(&mut game.asked, true);
         let pits = game.ruleset.pits();
         let gone = || Fault::new(FaultKind::Crash, "the agent's process is gone");
         let (process, _) = self.process.as_mut().ok_or_else(gone)?;
@@ -146,23 +159,37 @@ impl ManKalah {
             }
             process.write(&as_text(&lines))?;
         }
-        let started = Instant::now();
-        let line = match process.read_line(started + limit) {
+        let baseline = if first_ask {
+            Duration::ZERO
+        } else {
+            process.last_cpu_time().unwrap_or_default()
+        };
+        let clock = MoveClock::new(Instant::now(), time_by, baseline);
+        let read = loop {
+            let wake = clock.wake(limit, || process.cpu_time());
+            match process.read_line(wake) {
+                Err(f) if f.kind == FaultKind::Timeout => {
+                    if clock.spent(limit, || process.cpu_time()) {
+                        break Err(f);
+                    }
+                }
+                other => break other,
+            }
+        };
+        let think = clock.started().elapsed();
+        let cpu = process.cpu_time();
+        self.last_cpu = clock.used(cpu);
+        let line = match read {
             Err(f) if f.kind == FaultKind::Timeout => {
                 return Err(Fault::new(
                     FaultKind::Timeout,
-                    format!("no MOVE or SWAP within {} ms", limit.as_millis()),
+                    clock.over("no MOVE or SWAP", limit, cpu),
                 ))
             }
             other => other?,
         };
-        let think = started.elapsed();
         let mv = parse_answer(&line, pits)?;
-        Ok(Answer {
-            mv,
-            think,
-            last_info: None,
-        })
+        Ok(Answer::of(mv, think))
     }
 
     /// Tells the agent the game's last moves and `END` (it is expected to exit), and starts the
@@ -299,6 +326,7 @@ mod tests {
             ruleset: MANKALAH_RULES.parse().unwrap(),
             first,
             told: 0,
+            asked: false,
         }
     }
 

@@ -12,6 +12,7 @@
 //! message types are [`crate::protocol`].
 
 pub mod check;
+mod clock;
 mod contestant;
 mod kgp;
 mod log;
@@ -32,7 +33,9 @@ use crate::protocol::{
 use crate::rules::{Move, Ruleset, RulesetPattern};
 
 pub use crate::sys::Stop;
+use crate::vocab::TimeBy;
 pub use crate::vocab::{BotSpec, FaultKind, Program, Protocol};
+pub use clock::MoveClock;
 pub use contestant::{Contestant, SlotThread, Turn};
 pub use log::{last_lines, BotLog, DEFAULT_LOG_CAP};
 pub use mankalah::MANKALAH_RULES;
@@ -202,6 +205,21 @@ pub struct Answer {
     pub think: Duration,
     /// The last `info` score the bot reported before answering, if any.
     pub last_info: Option<crate::protocol::Info>,
+    /// The arena played this move for the bot, at random, and why (a KGP agent's missing move,
+    /// as the official server plays one: docs/protocols.md); `None` for the bot's own move.
+    pub random: Option<String>,
+}
+
+impl Answer {
+    /// The bot's own move `mv` after `think`.
+    pub fn of(mv: Move, think: Duration) -> Answer {
+        Answer {
+            mv,
+            think,
+            last_info: None,
+            random: None,
+        }
+    }
 }
 
 /// One bot process and the whole conversation with it: the only place that writes to a bot or
@@ -234,6 +252,8 @@ pub struct Engine {
     /// The last `position` and `go` lines sent, kept so that the next `go` of the same game
     /// formats only the moves played since (a game's line grows by two moves per turn).
     sent: SentLines,
+    /// The CPU time the bot's process tree used for the last `go`, answered or not.
+    last_cpu: Option<Duration>,
 }
 
 /// The last `position` line sent (without its line end) and the game it describes, and the
@@ -358,6 +378,7 @@ impl Engine {
             last_skipped: None,
             out: String::new(),
             sent: SentLines::default(),
+            last_cpu: None,
         })
     }
 
@@ -397,12 +418,13 @@ impl Engine {
     /// The handshake proper: `mancala`, then everything up to `mancalaok` into [`Engine::info`],
     /// within the handshake timeout. The fault is the raw one (a timeout is a `Timeout`).
     pub fn handshake(&mut self) -> Result<(), Fault> {
-        let deadline = Instant::now() + self.handshake_timeout;
+        // From the spawn: the bot's start-up is part of its handshake.
+        let clock = MoveClock::new(self.spawned, TimeBy::Cpu, Duration::ZERO);
         self.send(&ToBot::Mancala)?;
         let mut problems = std::mem::take(&mut self.info.problems);
         let mut declared = 0usize;
         let result = loop {
-            let msg = self.recv(deadline, Some(&mut problems));
+            let msg = self.recv_ready(&clock, Some(&mut problems));
             if matches!(msg, Ok(FromBot::Id { .. } | FromBot::Option(_))) {
                 declared += 1;
                 if declared > MAX_DECLARATIONS {
@@ -463,13 +485,45 @@ impl Engine {
         Ok(())
     }
 
-    /// `isready` → `readyok` within the handshake timeout.
+    /// `isready` → `readyok` within the handshake timeout (of CPU time: see
+    /// [`Engine::recv_ready`]).
     pub fn sync(&mut self) -> Result<(), Fault> {
-        let deadline = Instant::now() + self.handshake_timeout;
+        let baseline = self.process.cpu_time().unwrap_or_default();
         self.send(&ToBot::IsReady)?;
+        let clock = MoveClock::new(Instant::now(), TimeBy::Cpu, baseline);
         loop {
-            if let FromBot::ReadyOk = self.recv(deadline, None)? {
+            if let FromBot::ReadyOk = self.recv_ready(&clock, None)? {
+                // The next move's CPU time counts from here (a new game's set-up is not a move).
+                self.process.cpu_time();
                 return Ok(());
+            }
+        }
+    }
+
+    /// The next protocol message of a readiness wait (the handshake, `isready`) on `clock`: the
+    /// handshake timeout counts the bot's CPU time, within [`crate::vocab::CPU_WALL_CAP`] times
+    /// it of wall time, so that a bot that starts or gets ready slowly because the machine is
+    /// busy is not failed for it (docs/tournament.md, "Time"), while one that hangs still is.
+    fn recv_ready(
+        &mut self,
+        clock: &MoveClock,
+        mut malformed: Option<&mut Vec<Violation>>,
+    ) -> Result<FromBot, Fault> {
+        let limit = self.handshake_timeout;
+        let mut wake = clock.wake(limit, || self.process.cpu_time());
+        loop {
+            match self.recv(wake, malformed.as_deref_mut()) {
+                Err(fault) if fault.kind == FaultKind::Timeout => {
+                    wake = clock.wake(limit, || self.process.cpu_time());
+                    if clock.spent(limit, || self.process.cpu_time()) {
+                        let cpu = self.process.cpu_time();
+                        return Err(Fault::new(
+                            FaultKind::Timeout,
+                            clock.over("no answer", limit, cpu),
+                        ));
+                    }
+                }
+                other => return other,
             }
         }
     }
@@ -483,46 +537,62 @@ impl Engine {
         self.sync()
     }
 
-    /// Sends the whole game and `go`, and waits for `bestmove` until `limit` has passed since
-    /// `go` was written. The move is checked for syntax only; legality is the referee's call.
-    pub fn go(
-        &mut self,
-        start: &PositionStart,
-        moves: &[Move],
-        limits: GoLimits,
-        limit: Duration,
-    ) -> Result<Answer, Fault> {
+    /// Sends the whole game and `go`, and waits for `bestmove` until the turn's limit is up on
+    /// its clock (the time since `go` was written, or the bot's CPU time since:
+    /// [`MoveClock`]). The move is checked for syntax only; legality is the referee's call.
+    pub fn go(&mut self, turn: Turn<'_>) -> Result<Answer, Fault> {
         self.drain()?;
         self.out.clear();
-        self.out.push_str(self.sent.position(start, moves));
+        self.out
+            .push_str(self.sent.position(turn.start, turn.moves));
         self.out.push('\n');
-        self.out.push_str(self.sent.go(limits));
+        self.out.push_str(self.sent.go(turn.limits));
         self.out.push('\n');
         self.go_pending = true;
+        // The CPU time before the move, for its record (and its clock, on CPU time): as read
+        // at the end of the bot's last answer or `isready` (one look per sow, not two; what it
+        // did in between is reading the new position).
+        let baseline = self.process.last_cpu_time().unwrap_or_default();
         self.write_out()?;
-        let started = Instant::now();
-        let deadline = started + limit;
+        let clock = MoveClock::new(Instant::now(), turn.time_by, baseline);
+        let answer = self.answer(&clock, turn.limit);
+        self.last_cpu = clock.used(self.process.cpu_time());
+        answer
+    }
+
+    /// Waits for the `bestmove` of the `go` just written until `limit` is up on `clock`.
+    fn answer(&mut self, clock: &MoveClock, limit: Duration) -> Result<Answer, Fault> {
         let mut last_info = None;
+        let mut wake = clock.wake(limit, || self.process.cpu_time());
         loop {
-            match self.recv(deadline, None) {
+            match self.recv(wake, None) {
                 Ok(FromBot::BestMove(mv)) => {
                     return Ok(Answer {
-                        mv,
-                        think: started.elapsed(),
                         last_info,
+                        ..Answer::of(mv, clock.started().elapsed())
                     })
                 }
                 Ok(FromBot::Info(info)) => last_info = Some(info),
                 Ok(_) => {}
                 Err(fault) if fault.kind == FaultKind::Timeout => {
+                    if !clock.spent(limit, || self.process.cpu_time()) {
+                        wake = clock.wake(limit, || self.process.cpu_time());
+                        continue;
+                    }
+                    let cpu = self.process.cpu_time();
                     return Err(Fault::new(
                         FaultKind::Timeout,
-                        format!("no bestmove within {} ms", limit.as_millis()),
-                    ))
+                        clock.over("no bestmove", limit, cpu),
+                    ));
                 }
                 Err(fault) => return Err(fault),
             }
         }
+    }
+
+    /// The CPU time the bot's process tree used for the last `go`, if the system says.
+    pub fn last_cpu(&self) -> Option<Duration> {
+        self.last_cpu
     }
 
     /// Sends one message, noting a `go` as pending. [`ToBot::Unknown`] sends a line that is no
@@ -815,8 +885,14 @@ mod tests {
             "{:?}",
             info.problems
         );
-        let (start, limit) = (PositionStart::Startpos, Duration::from_secs(10));
-        let answer = e.go(&start, &[], GoLimits::default(), limit);
+        let start = PositionStart::Startpos;
+        let answer = e.go(Turn {
+            start: &start,
+            moves: &[],
+            limits: GoLimits::default(),
+            limit: Duration::from_secs(10),
+            time_by: TimeBy::Wall,
+        });
         assert_eq!(answer.map_err(|f| f.kind).err(), Some(FaultKind::Malformed));
         assert_eq!(e.take_violations(), []);
         let sent: Vec<String> = transcript(&mut e)

@@ -13,12 +13,12 @@
 //! fault like any other bot's.
 
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use super::process::{spawn_in_game, BotProcess, Walls, Wiring};
 use super::{
-    driver_info, refuse_options, Answer, BotInfo, BotLog, BotSpec, Fault, FaultKind, Program,
-    StartError, Turn,
+    driver_info, refuse_options, Answer, BotInfo, BotLog, BotSpec, Fault, FaultKind, MoveClock,
+    Program, StartError, Turn,
 };
 use crate::rules::{Move, Position, Ruleset, Side};
 use crate::sys::Stop;
@@ -35,6 +35,8 @@ pub struct PerMove {
     /// How each move's process is wired (the run's stop).
     wiring: Wiring,
     ruleset: Ruleset,
+    /// The CPU time the last move's process used, its start-up included.
+    pub last_cpu: Option<Duration>,
 }
 
 impl PerMove {
@@ -56,6 +58,7 @@ impl PerMove {
                 ..Wiring::default()
             },
             ruleset: Ruleset::default(),
+            last_cpu: None,
         })
     }
 
@@ -63,29 +66,33 @@ impl PerMove {
         self.ruleset = ruleset;
     }
 
-    /// Starts the program with the board and takes its last move.
+    /// Starts the program with the board and takes its last move. On CPU time its clock counts
+    /// the program's start-up like the rest of its work.
     pub async fn go(&mut self, turn: Turn<'_>) -> Result<Answer, Fault> {
+        self.last_cpu = None;
         let pos = turn.position(self.ruleset)?;
         let mover = pos
             .to_move()
             .ok_or_else(|| Fault::new(FaultKind::Io, "the game is over"))?;
         let pits = pos.pits(mover).len();
-        let started = Instant::now();
+        let clock = MoveClock::new(Instant::now(), turn.time_by, Duration::ZERO);
         let mut process =
             spawn_in_game(&self.program, self.dir.as_deref(), &self.log, &self.wiring).await?;
         // A program that exits without reading its input may leave the pipe closed: what it
         // printed still counts.
         let _ = process.write(&board_of(&pos, mover));
         process.close_stdin();
-        let taken = last_move(&mut process, started, &turn);
-        let think = started.elapsed();
+        let taken = last_move(&mut process, &clock, &turn);
+        let think = clock.started().elapsed();
         process.kill().await;
+        let cpu = process.cpu_time();
+        self.last_cpu = cpu;
         let k = match taken? {
             Ended::Moved(k) => k,
             Ended::Silent(fault) if fault.kind == FaultKind::Timeout => {
                 return Err(Fault::new(
                     FaultKind::Timeout,
-                    format!("no move printed within {} ms", think.as_millis()),
+                    clock.over("no move printed", turn.limit, cpu),
                 ));
             }
             Ended::Silent(fault) => {
@@ -105,11 +112,7 @@ impl PerMove {
                 ),
             ));
         }
-        Ok(Answer {
-            mv: Move::Pit(k as u8 + 1),
-            think,
-            last_info: None,
-        })
+        Ok(Answer::of(Move::Pit(k as u8 + 1), think))
     }
 }
 
@@ -127,20 +130,34 @@ enum Ended {
 pub const MAX_MOVE_OUTPUT: u64 = 1 << 20;
 
 /// Reads pit numbers until the program's output ends, or until the move time once it has
-/// printed one (a program still silent then gets until the hard limit for its first). The
-/// deadline is looked at after every line, so that a program that keeps printing is still
-/// judged at its move time on what it printed by then. A word that is not a number, broken
-/// output, or more than [`MAX_MOVE_OUTPUT`] is a fault.
-fn last_move(process: &mut BotProcess, started: Instant, turn: &Turn) -> Result<Ended, Fault> {
-    let soft = started + turn.soft_limit();
-    let hard = started + turn.limit;
+/// printed one (a program still silent then gets until the hard limit for its first), both on
+/// the move's clock. The clock is looked at after every line once its last look is due, so
+/// that a program that keeps printing is still judged at its move time on what it printed by
+/// then; its exit ends the reading (a child it left is killed with its process group). A word
+/// that is not a number, broken output, or more than [`MAX_MOVE_OUTPUT`] is a fault.
+fn last_move(process: &mut BotProcess, clock: &MoveClock, turn: &Turn) -> Result<Ended, Fault> {
     let mut last: Option<i64> = None;
+    // The limit the next look at the clock was set for, and when it is due.
+    let mut due: Option<(Duration, Instant)> = None;
     loop {
-        let deadline = if last.is_some() { soft } else { hard };
-        if Instant::now() >= deadline {
-            let silent = || Ended::Silent(Fault::new(FaultKind::Timeout, "no move in time"));
-            return Ok(last.map_or_else(silent, Ended::Moved));
-        }
+        let limit = if last.is_some() {
+            turn.soft_limit()
+        } else {
+            turn.limit
+        };
+        let wake = match due {
+            Some((l, wake)) if l == limit && Instant::now() < wake => wake,
+            _ => {
+                if clock.spent(limit, || process.cpu_time()) {
+                    let silent =
+                        || Ended::Silent(Fault::new(FaultKind::Timeout, "no move in time"));
+                    return Ok(last.map_or_else(silent, Ended::Moved));
+                }
+                let wake = clock.wake(limit, || process.cpu_time());
+                due = Some((limit, wake));
+                wake
+            }
+        };
         if process.bytes_read() > MAX_MOVE_OUTPUT {
             return Err(Fault::new(
                 FaultKind::Garbage,
@@ -150,12 +167,12 @@ fn last_move(process: &mut BotProcess, started: Instant, turn: &Turn) -> Result<
                 ),
             ));
         }
-        // Its exit ends the reading: a child it left printing is killed, and only what was
-        // already written is read.
         process.check_exit();
-        let line = match process.read_line(deadline) {
+        let line = match process.read_line(wake) {
             Ok(line) => line,
-            Err(f) if matches!(f.kind, FaultKind::Timeout | FaultKind::Crash) => {
+            // The clock is looked at again above.
+            Err(f) if f.kind == FaultKind::Timeout => continue,
+            Err(f) if f.kind == FaultKind::Crash => {
                 return Ok(last.map_or(Ended::Silent(f), Ended::Moved));
             }
             Err(f) => return Err(f),

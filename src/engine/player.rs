@@ -84,7 +84,7 @@ impl Player {
         match self {
             Player::Native(e) => e.new_game(ruleset, seed),
             Player::ManKalah(m) => m.new_game(ruleset, first).await,
-            Player::Kgp(k) => k.new_game(ruleset).await,
+            Player::Kgp(k) => k.new_game(ruleset, seed).await,
             Player::PerMove(p) => {
                 p.new_game(ruleset);
                 Ok(())
@@ -95,7 +95,7 @@ impl Player {
     /// The bot's move for `turn`, within `turn.limit` of asking.
     pub async fn go(&mut self, turn: Turn<'_>) -> Result<Answer, Fault> {
         match self {
-            Player::Native(e) => e.go(turn.start, turn.moves, turn.limits, turn.limit),
+            Player::Native(e) => e.go(turn),
             Player::ManKalah(m) => m.go(turn).await,
             Player::Kgp(k) => k.go(turn).await,
             Player::PerMove(p) => p.go(turn).await,
@@ -107,6 +107,17 @@ impl Player {
     pub async fn end_game(&mut self, start: &PositionStart, moves: &[Move]) {
         if let Player::ManKalah(m) = self {
             m.end_game(start, moves).await;
+        }
+    }
+
+    /// The CPU time the bot's processes used for the last `go` (see
+    /// [`super::Contestant::last_cpu`]).
+    pub fn last_cpu(&self) -> Option<Duration> {
+        match self {
+            Player::Native(e) => e.last_cpu(),
+            Player::ManKalah(m) => m.last_cpu,
+            Player::Kgp(k) => k.last_cpu,
+            Player::PerMove(p) => p.last_cpu,
         }
     }
 

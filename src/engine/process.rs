@@ -283,6 +283,10 @@ pub struct BotProcess {
     /// Bytes read from stdout in all, and since the exit.
     read_total: u64,
     read_after_exit: u64,
+    /// Reads the CPU time of the bot's process tree ([`BotProcess::cpu_time`]).
+    cpu: Option<sys::CpuReader>,
+    /// The CPU time at the last look, kept for after the process is reaped.
+    cpu_seen: Option<Duration>,
 }
 
 /// How often a wait checks for the bot's exit when there is no pidfd to watch.
@@ -388,6 +392,8 @@ impl BotProcess {
             lines: LineBuffer::with_max_len(MAX_LINE_LEN),
             chunk: vec![0; CHUNK].into_boxed_slice(),
             pid,
+            cpu: pid.map(sys::CpuReader::new),
+            cpu_seen: None,
             child,
             exited: None,
             read_total: 0,
@@ -494,6 +500,7 @@ impl BotProcess {
                     return Err(Fault::new(FaultKind::Timeout, "no answer in time"))
                 }
                 Woke::Deadline => {
+                    self.cpu_time();
                     if matches!(self.child.try_wait(), Ok(Some(_))) {
                         self.saw_exit();
                         return self.last_words();
@@ -614,6 +621,7 @@ impl BotProcess {
     fn closed(&mut self) -> Fault {
         let until = Instant::now() + EXIT_STATUS_WAIT;
         loop {
+            self.cpu_time();
             if let Ok(Some(status)) = self.child.try_wait() {
                 return Fault::new(FaultKind::Crash, format!("exited ({status})"));
             }
@@ -640,6 +648,7 @@ impl BotProcess {
     }
 
     fn exit_fault(&mut self, detail: String) -> Fault {
+        self.cpu_time();
         match self.child.try_wait() {
             Ok(Some(status)) => Fault::new(FaultKind::Crash, format!("exited ({status})")),
             _ => Fault::new(FaultKind::Io, detail),
@@ -650,6 +659,7 @@ impl BotProcess {
     /// is left of its group.
     pub async fn wait(&mut self) -> Option<std::process::ExitStatus> {
         self.stdin = None;
+        self.cpu_time();
         let status = self.child.wait().await.ok();
         self.kill_group();
         if let Some(pid) = self.pid {
@@ -661,9 +671,28 @@ impl BotProcess {
 
     /// Kills the whole process group with SIGKILL and reaps the child.
     pub async fn kill(&mut self) {
+        self.cpu_time();
         self.kill_group();
         let _ = self.child.start_kill();
         self.wait().await;
+    }
+
+    /// The CPU time the bot's process tree has used since it started ([`sys::tree_cpu`]): read
+    /// now while the process is there (running, or exited and not yet reaped), else the last
+    /// reading, which every reaping of the child is preceded by. `None` where the system does
+    /// not say.
+    pub fn cpu_time(&mut self) -> Option<Duration> {
+        // The reader's files are the process's own: once it is reaped they read nothing, even
+        // if its pid is reused.
+        if let Some(cpu) = self.cpu.as_mut().and_then(sys::CpuReader::read) {
+            self.cpu_seen = Some(cpu);
+        }
+        self.cpu_seen
+    }
+
+    /// The CPU time [`BotProcess::cpu_time`] read last, without reading it again.
+    pub fn last_cpu_time(&self) -> Option<Duration> {
+        self.cpu_seen
     }
 
     /// SIGKILL to the process group created at spawn (the bot and whatever it started in it).

@@ -44,6 +44,7 @@ impl GameFlags {
         }
         time.depth = self.depth;
         time.nodes = self.nodes;
+        time.time_by = self.time_by.unwrap_or_default();
         if self.concurrency == Some(0) {
             bail!("--concurrency must be at least 1");
         }
@@ -77,6 +78,7 @@ impl GameFlags {
             tc: self.tc.clone(),
             depth: self.depth,
             nodes: self.nodes,
+            time_by: self.time_by,
             ..GameFlags::default()
         };
         match &settings.openings {

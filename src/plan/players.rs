@@ -45,7 +45,7 @@ pub const BUNDLED_BOTS: [&str; 5] = ["random", "greedy", "alphabeta", "mcts", "s
 
 /// The keys of the player words, for messages.
 pub const PLAYER_KEYS: &str =
-    "name, bundled, cmd, shell, protocol, option.NAME, sandbox, memory, dir";
+    "name, bundled, cmd, shell, protocol, option.NAME, sandbox, memory, dir, time_by, kgp_missing_move";
 
 /// Every name a bundled player goes by: the default field's players, then the binaries.
 pub fn bundled_names() -> Vec<&'static str> {
@@ -154,7 +154,16 @@ fn is_player_word(word: &str, extra: &[&str]) -> bool {
     word.split_once('=').is_some_and(|(key, _)| {
         matches!(
             key,
-            "name" | "bundled" | "cmd" | "shell" | "protocol" | "sandbox" | "memory" | "dir"
+            "name"
+                | "bundled"
+                | "cmd"
+                | "shell"
+                | "protocol"
+                | "sandbox"
+                | "memory"
+                | "dir"
+                | "time_by"
+                | "kgp_missing_move"
         ) || key.strip_prefix("option.").is_some_and(|o| !o.is_empty())
             || extra.contains(&key)
     })
@@ -239,6 +248,18 @@ pub fn read_player(flag: &str, values: &[String], extra: &[&str]) -> Result<Play
             "memory" => {
                 parse_memory(value).map_err(|e| anyhow::anyhow!(bad(&e)))?;
                 t.memory = Some(value.to_string());
+            }
+            "time_by" => {
+                t.time_by = Some(
+                    value
+                        .parse()
+                        .map_err(|e: String| anyhow::anyhow!(bad(&e)))?,
+                )
+            }
+            "kgp_missing_move" => {
+                t.kgp_missing_move = value
+                    .parse()
+                    .map_err(|e: String| anyhow::anyhow!(bad(&e)))?
             }
             _ => match key.strip_prefix("option.") {
                 Some(opt) if !opt.is_empty() => {
@@ -339,6 +360,8 @@ impl FileBot {
             protocol: self.protocol,
             sandbox: self.sandbox,
             memory,
+            time_by: self.time_by,
+            kgp_missing_move: self.kgp_missing_move,
         })
     }
 
@@ -513,6 +536,48 @@ mod tests {
         assert!(format!("{}", words(&["name=a", "name=b"]).unwrap_err()).contains("twice"));
         assert!(format!("{}", words(&["sandbox=maybe"]).unwrap_err()).contains("true or false"));
         assert!(format!("{}", words(&["protocol=uci"]).unwrap_err()).contains("unknown protocol"));
+        assert!(format!("{}", words(&["time_by=cpus"]).unwrap_err()).contains("expected wall"));
+        let e = format!("{}", words(&["kgp_missing_move=lose"]).unwrap_err());
+        assert!(
+            e.contains("kgp_missing_move=`lose`: `lose`: expected random"),
+            "{e}"
+        );
+    }
+
+    /// How a player's time is counted and what a KGP agent's missing move becomes: words and
+    /// `[[bot]]` keys alike, into the spec.
+    #[test]
+    fn time_by_and_kgp_missing_move_are_player_words_and_keys() {
+        use crate::vocab::{MissingMove, TimeBy};
+        let w = words(&[
+            "name=k",
+            "cmd=./agent",
+            "protocol=kgp",
+            "kgp_missing_move=forfeit",
+        ])
+        .unwrap();
+        let spec = w.spec(None).unwrap();
+        assert_eq!(spec.kgp_missing_move, MissingMove::Forfeit);
+        assert_eq!(spec.time_by, None);
+        let spec = words(&["name=p", "cmd=./p", "time_by=cpu"])
+            .unwrap()
+            .spec(None)
+            .unwrap();
+        assert_eq!(spec.time_by, Some(TimeBy::Cpu));
+        assert_eq!(spec.kgp_missing_move, MissingMove::Random);
+        let table: FileBot = toml::from_str(
+            "name = \"k\"\ncmd = \"./agent\"\nprotocol = \"kgp\"\ntime_by = \"cpu\"\nkgp_missing_move = \"forfeit\"",
+        )
+        .unwrap();
+        assert_eq!(table.time_by, Some(TimeBy::Cpu));
+        assert_eq!(table.kgp_missing_move, MissingMove::Forfeit);
+        // run.json leaves out the defaults.
+        let plain = words(&["name=p", "cmd=./p"]).unwrap().spec(None).unwrap();
+        let json = serde_json::to_string(&plain).unwrap();
+        assert!(
+            !json.contains("time_by") && !json.contains("kgp_missing_move"),
+            "{json}"
+        );
     }
 
     #[test]

@@ -110,7 +110,7 @@ pub fn render(input: &ReportInput<'_>) -> String {
         escape(&interval_words(s)),
         escape(&s.anchor)
     );
-    h.push_str(&ratings_table(&s.ratings).html());
+    h.push_str(&ratings_table(&s.ratings, &s.random_moves).html());
     h.push_str(&first_move_html(s));
     if s.warnings.is_empty() {
         h.push_str("<p id=\"warnings\">No warnings.</p>\n");

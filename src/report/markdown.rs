@@ -53,7 +53,7 @@ pub fn render(input: &ReportInput<'_>) -> String {
         m.push_str(&gate_table(gate).markdown());
         m.push('\n');
     }
-    m.push_str(&ratings_table(&s.ratings).markdown());
+    m.push_str(&ratings_table(&s.ratings, &s.random_moves).markdown());
     let fm = &s.first_move_advantage;
     let _ = writeln!(
         m,

@@ -16,8 +16,7 @@ use crate::rating::fit::{Anchor, AnchorSet, LooseAnchor};
 use crate::rating::{analyse, RatedGame, RatingConfig, RatingReport};
 use crate::run_folder::anchor_file::NamedAnchor;
 use crate::run_folder::games::{
-    player_names, rated_games, read_games_checked, schedule_warnings, termination_counts,
-    Termination,
+    player_names, rated_games, read_games_checked, schedule_warnings, termination_counts, GameRow,
 };
 use crate::run_folder::pgn::{write_pgn, GAMES_PGN};
 use crate::run_folder::pgn_in::{each_pgn_game, PgnPool};
@@ -200,17 +199,17 @@ pub fn rate_dir(dir: &Path, opts: &RateOptions) -> Result<Rated> {
     if !dir.join(GAMES_PGN).exists() {
         write_pgn(dir)?;
     }
-    write_rated(dir, report, termination_counts(&rows), warnings)
+    write_rated(dir, report, &rows, warnings)
 }
 
 /// Writes the rating files of `report` into `dir` and formats its table.
 fn write_rated(
     dir: &Path,
     report: RatingReport,
-    terminations: Vec<(Termination, usize)>,
+    rows: &[GameRow],
     warnings: Vec<String>,
 ) -> Result<Rated> {
-    let summary = Summary::new(&report, terminations);
+    let summary = Summary::new(&report, termination_counts(rows)).with_judging(rows);
     write_rating_files(dir, &report, &summary)?;
     let table = format_table(&summary);
     Ok(Rated {
@@ -267,7 +266,7 @@ pub fn rate_pgn(paths: &[std::path::PathBuf], out: &Path, opts: &RateOptions) ->
     std::fs::create_dir_all(out)
         .with_context(|| format!("cannot create the folder {}", out.display()))?;
     Ok(RatedPgn {
-        rated: write_rated(out, report, Vec::new(), warnings)?,
+        rated: write_rated(out, report, &[], warnings)?,
         games: pool.games,
         opts,
     })
@@ -301,7 +300,7 @@ pub fn format_table(s: &Summary) -> String {
         s.games,
         s.game_pairs
     );
-    out.push_str(&ratings_table(&s.ratings).text());
+    out.push_str(&ratings_table(&s.ratings, &s.random_moves).text());
     let fm = &s.first_move_advantage;
     let _ = writeln!(
         out,

@@ -3,6 +3,7 @@
 //! ([`Table::markdown`]). The renderers escape; the builders only choose columns and format
 //! numbers.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use super::text::{escape_html as html_escape, escape_markdown as md_escape};
@@ -171,8 +172,8 @@ pub const UNBOUNDED_NOTE: &str =
     "* never lost or never scored: the rating rests on the prior, not the games.";
 
 /// The joint ratings, best first.
-pub fn ratings_table(rows: &[RatingRow]) -> Table {
-    let columns = vec![
+pub fn ratings_table(rows: &[RatingRow], random_moves: &BTreeMap<String, u64>) -> Table {
+    let mut columns = vec![
         right("rank"),
         left("player"),
         right("Elo"),
@@ -183,10 +184,15 @@ pub fn ratings_table(rows: &[RatingRow]) -> Table {
         right("draws"),
         right("P(top)"),
     ];
+    // Only where the arena played moves for a player (a KGP agent's missing moves).
+    let random = !random_moves.is_empty();
+    if random {
+        columns.push(right("random moves"));
+    }
     let rows_out = rows
         .iter()
         .map(|r| {
-            vec![
+            let mut row = vec![
                 r.rank.to_string(),
                 format!("{}{}", r.name, if r.unbounded { " *" } else { "" }),
                 format!("{:.0}", r.elo),
@@ -196,20 +202,31 @@ pub fn ratings_table(rows: &[RatingRow]) -> Table {
                 pct(r.score_pct),
                 pct(r.draw_pct),
                 r.p_best.map_or("–".to_string(), |p| format!("{p:.3}")),
-            ]
+            ];
+            if random {
+                row.push(random_moves.get(&r.name).copied().unwrap_or(0).to_string());
+            }
+            row
         })
         .collect();
-    let notes = if rows.iter().any(|r| r.unbounded) {
+    let mut notes = if rows.iter().any(|r| r.unbounded) {
         vec![UNBOUNDED_NOTE.to_string()]
     } else {
         Vec::new()
     };
+    if random {
+        notes.push(RANDOM_NOTE.to_string());
+    }
     Table {
         columns,
         rows: rows_out,
         notes,
     }
 }
+
+/// What the ratings table's `random moves` column counts.
+pub const RANDOM_NOTE: &str = "random moves: random moves played for it, where a KGP agent sent \
+     no move in time or yielded before any, as the official server plays them (docs/protocols.md)";
 
 /// The pairwise Elo difference (pentanomial if available) with its reported interval, e.g.
 /// `+120 [+45, +201]`; `±inf` for a clean sweep and for an interval end at the score's limit.

@@ -18,6 +18,10 @@
 //!   calibration played with (see [`bands_toml`]; the format is docs/regression-testing.md's, read by
 //!   [`super::bands::BandsFile`]).
 //! - `table.txt`: the printed table, and where the reference Elos came from.
+//! - `calibration-setup.json`: the [`CalibrationSetup`], everything the calibration is a function
+//!   of besides its games (the candidate as a player spec, the knob, the settings, the pool with
+//!   its typed or read Elos, the humans, the seed and the game settings), written before the
+//!   first game; `arena calibrate --resume DIR` reads only this and replays the games on disk.
 //! - On a human scale (`--reference-ratings` or `--humans`), `matchmaking.csv`: one row per
 //!   bracket of the humans' ratings: `bracket_low,bracket_high,centre,humans,level,value,
 //!   value_low,value_high,elo,ci_low,ci_high,reachable,human_score` (the knob value at which a
@@ -35,7 +39,7 @@ use serde::{Deserialize, Serialize};
 
 use super::bands::{bot_tables, BandsBot, BandsFile, GateTable, ReferenceTable};
 use crate::calibrate::matchmaking::Matchmaking;
-use crate::calibrate::{Calibration, Knob};
+use crate::calibrate::{Calibration, Knob, Settings};
 use crate::vocab::{BotSpec, FileBot, GameFlags};
 
 pub const CALIBRATION_CSV: &str = "calibration.csv";
@@ -46,12 +50,82 @@ pub const TABLE_TXT: &str = "table.txt";
 pub const MATCHMAKING_CSV: &str = "matchmaking.csv";
 pub const MATCHMAKING_JSON: &str = "matchmaking.json";
 pub const MATCHMAKING_TXT: &str = "matchmaking.txt";
+pub const SETUP_JSON: &str = "calibration-setup.json";
 /// The reference pool's round robin, inside the calibration folder.
 pub const REFERENCE_DIR: &str = "reference";
 /// The calibrated bot's player name inside the step folders.
 pub const CANDIDATE: &str = "candidate";
 /// Each batch's run folder is `step-NN-<knob>-<value>`.
 pub const STEP_PREFIX: &str = "step-";
+
+/// Everything a calibration is a function of besides its games: written into the folder before
+/// the first game, read back by both a new calibration and `--resume` (so both run on the same
+/// values, to the last bit), so that a resumed calibration replays its steps from disk and goes on
+/// on the same trajectory. A new mode of calibration records its own settings here, as fields
+/// with `#[serde(default)]` so that older folders still read.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CalibrationSetup {
+    /// The candidate with its fixed options, from the player words.
+    pub candidate: BotSpec,
+    pub knob: Knob,
+    pub settings: Settings,
+    /// The reference pool, in order.
+    pub pool: Vec<PoolMember>,
+    /// Where the pool's Elos came from when a rating gave them (`--reference-ratings`), in words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference_source: Option<String>,
+    /// Game pairs per encounter of the pool's round robin (when it is rated).
+    pub reference_pairs: u32,
+    /// `--anchor NAME=ELO` of the pool's round robin.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub anchor: Option<String>,
+    /// The humans of the matchmaking table (none: no table).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub humans: Option<Humans>,
+    /// The matchmaking table's bracket width (Elo) and the calibrated level's name in it.
+    pub bracket: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub level_name: Option<String>,
+    /// The tolerance of each level's band in `bands.toml`.
+    pub band_tolerance: f64,
+    /// The run seed: the pool's round robin's and every step's games derive from it.
+    pub seed: u64,
+    /// The game settings as the flags gave them (`concurrency` is not part of the trajectory: a
+    /// resume may change it).
+    pub game: GameFlags,
+}
+
+/// A member of the reference pool as a calibration records it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PoolMember {
+    pub name: String,
+    /// A player of its own (`--reference-bot`); `None`: the bundled player of that name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bot: Option<BotSpec>,
+    /// Its fixed Elo, typed or read from a rating; `None`: rated by the pool's round robin.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elo: Option<f64>,
+}
+
+/// The humans of a matchmaking table: their ratings, and where those came from in words.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Humans {
+    pub source: String,
+    pub players: Vec<(String, f64)>,
+}
+
+impl CalibrationSetup {
+    /// The folder's `calibration-setup.json`, `None` if it has none.
+    pub fn read(dir: &Path) -> Result<Option<CalibrationSetup>> {
+        super::read_json(dir, SETUP_JSON)
+    }
+
+    /// Writes `calibration-setup.json` into `dir` (through a temporary file).
+    pub fn write(&self, dir: &Path) -> Result<()> {
+        let json = serde_json::to_string_pretty(self)? + "\n";
+        write_atomically(&dir.join(SETUP_JSON), json.as_bytes())
+    }
+}
 
 /// Writes the four files into the calibration folder `dir` at the end. `candidate` is the bot
 /// with its fixed options, `pool` the reference pool in words, `source` where its Elos came from
@@ -333,7 +407,9 @@ pub fn calibration_runs(dir: &Path) -> Vec<std::path::PathBuf> {
 
 /// Whether `dir` is a calibration folder: it has `calibration.json`, or the run folders of one.
 pub fn is_calibration_dir(dir: &Path) -> bool {
-    dir.join(CALIBRATION_JSON).exists() || !calibration_runs(dir).is_empty()
+    dir.join(CALIBRATION_JSON).exists()
+        || dir.join(SETUP_JSON).exists()
+        || !calibration_runs(dir).is_empty()
 }
 
 #[cfg(test)]

@@ -131,6 +131,19 @@ pub struct GameRow {
     pub first_max_ms: u64,
     pub second_think_ms: u64,
     pub second_max_ms: u64,
+    /// The CPU time each player's bot used for its sows (its process tree's, from the kernel:
+    /// docs/tournament.md, "CPU time"); 0 where it was not measured (folders written before the
+    /// column existed, PGN).
+    #[serde(default)]
+    pub first_cpu_ms: u64,
+    #[serde(default)]
+    pub second_cpu_ms: u64,
+    /// Moves the arena played for each player at random: a KGP agent's missing moves, played
+    /// as the official server plays them (docs/protocols.md).
+    #[serde(default)]
+    pub first_random: u32,
+    #[serde(default)]
+    pub second_random: u32,
 }
 
 /// `Option<String>` as a text column: `None` is the empty string, both in CSV and in JSON (so the
@@ -158,6 +171,14 @@ pub struct GameRecord {
     /// For each `think_ms` entry, the player who made that sow: 0 the first, 1 the second.
     #[serde(default)]
     pub movers: Vec<u8>,
+    /// For each `think_ms` entry, the CPU time the mover's bot used for it (empty for games
+    /// written before it was measured).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cpu_ms: Vec<u64>,
+    /// The `think_ms` entries (0 the first) whose move the arena played at random for a KGP
+    /// agent that made none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub random: Vec<u32>,
 }
 
 impl GameRecord {
@@ -452,6 +473,8 @@ pub fn same_game(a: &GameRow, b: &GameRow) -> bool {
         first_max_ms: 0,
         second_think_ms: 0,
         second_max_ms: 0,
+        first_cpu_ms: 0,
+        second_cpu_ms: 0,
         ..r.clone()
     };
     untimed(a) == untimed(b)
@@ -726,6 +749,84 @@ fn games_csv_start(path: &Path, bytes: &[u8]) -> Result<()> {
     )
 }
 
+/// The header line of `games.csv` as this version writes it.
+fn current_header() -> String {
+    let row = GameRow {
+        game_id: 0,
+        pair_id: 0,
+        round: 0,
+        first: String::new(),
+        second: String::new(),
+        rules: Ruleset::default(),
+        opening: Opening::default(),
+        result: Outcome::Draw,
+        score_first: 0,
+        score_second: 0,
+        sows: 0,
+        termination: Termination::Normal,
+        forfeit: None,
+        detail: String::new(),
+        wall_ms: 0,
+        first_think_ms: 0,
+        first_max_ms: 0,
+        second_think_ms: 0,
+        second_max_ms: 0,
+        first_cpu_ms: 0,
+        second_cpu_ms: 0,
+        first_random: 0,
+        second_random: 0,
+    };
+    let mut w = csv::Writer::from_writer(Vec::new());
+    let _ = w.serialize(&row);
+    let bytes = w.into_inner().unwrap_or_default();
+    let text = String::from_utf8_lossy(&bytes);
+    text.lines().next().unwrap_or_default().to_string()
+}
+
+/// A `games.csv` written by an older arena, whose header lacks the columns added since (the
+/// CPU times, the random moves), rewritten whole with today's header and those columns at 0, so
+/// that the games a resume appends fit it. Returns what was done, if anything.
+fn add_new_columns(path: &Path) -> Result<Option<String>> {
+    let Some(file) = files::open_read_if_exists(path)? else {
+        return Ok(None);
+    };
+    let mut header = String::new();
+    BufReader::new(file)
+        .take(64 << 10)
+        .read_line(&mut header)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    let header = header.trim_end_matches(['\n', '\r']);
+    let current = current_header();
+    if header.is_empty() || header == current || !current.starts_with(&format!("{header},")) {
+        return Ok(None);
+    }
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let rows = read_games(dir)?;
+    let tmp = dir.join(format!("{GAMES_CSV}.tmp"));
+    let mut out = csv::Writer::from_writer(files::create(&tmp)?);
+    let write = |out: &mut csv::Writer<File>| -> Result<()> {
+        for row in &rows {
+            out.serialize(row)?;
+        }
+        if rows.is_empty() {
+            out.write_record(current.split(','))?;
+        }
+        out.flush()?;
+        Ok(())
+    };
+    write(&mut out).with_context(|| format!("cannot write {}", tmp.display()))?;
+    let file = out.into_inner().map_err(|e| anyhow::anyhow!("{e}"))?;
+    file.sync_all()
+        .and_then(|()| fs::rename(&tmp, path))
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    let added = current[header.len() + 1..].replace(',', ", ");
+    Ok(Some(format!(
+        "{}: added the columns {added} (written by an older arena; 0 in its {} games)",
+        path.display(),
+        rows.len()
+    )))
+}
+
 /// Brings a run folder back to a consistent state after a crash: cuts torn last lines, and
 /// rewrites `games.jsonl` to hold exactly the games of `games.csv`. Returns the finished game
 /// ids and a list of what was repaired.
@@ -740,6 +841,9 @@ pub fn repair(dir: &Path) -> Result<(BTreeSet<u64>, Vec<String>)> {
     if fs::symlink_metadata(&csv_path).is_ok_and(|m| m.is_file() && m.len() == 0) {
         fs::remove_file(&csv_path)
             .with_context(|| format!("cannot remove the empty {}", csv_path.display()))?;
+    }
+    if let Some(note) = add_new_columns(&csv_path)? {
+        notes.push(note);
     }
     let rows = read_games(dir)?;
     let done: BTreeSet<u64> = rows.iter().map(|r| r.game_id).collect();
@@ -911,10 +1015,16 @@ mod tests {
                 first_max_ms: 1,
                 second_think_ms: 1,
                 second_max_ms: 1,
+                first_cpu_ms: 0,
+                second_cpu_ms: 0,
+                first_random: 0,
+                second_random: 0,
             },
             moves: vec![Move::Pit(3), Move::Pit(1)],
             think_ms: vec![],
             movers: vec![],
+            cpu_ms: vec![],
+            random: vec![],
         }
     }
 
@@ -1047,6 +1157,43 @@ mod tests {
         fs::write(dir.join(GAMES_CSV), "game_id,pa").unwrap();
         repair(&dir).unwrap();
         assert!(!dir.join(GAMES_CSV).exists());
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A folder of an older arena resumed: its `games.csv` gets today's columns, the games it
+    /// holds keep everything they had, and a game appended after fits the header.
+    #[test]
+    fn a_resume_gives_an_older_games_csv_the_new_columns() {
+        let dir = temp_dir("old-columns");
+        let old = "game_id,pair_id,round,first,second,rules,opening,result,score_first,\
+                   score_second,sows,termination,forfeit,detail,wall_ms,first_think_ms,\
+                   first_max_ms,second_think_ms,second_max_ms\n\
+                   0,0,0,a,b,kalah,3 1,1-0,30,18,40,normal,,SideEmpty,5,1,1,1,1\n";
+        fs::write(dir.join(GAMES_CSV), old).unwrap();
+        let (done, notes) = repair(&dir).unwrap();
+        assert_eq!(done.len(), 1);
+        assert!(
+            notes.iter().any(|n| n.contains(
+                "added the columns first_cpu_ms, second_cpu_ms, first_random, second_random"
+            )),
+            "{notes:?}"
+        );
+        let text = fs::read_to_string(dir.join(GAMES_CSV)).unwrap();
+        assert!(text.starts_with(&current_header()), "{text}");
+        let mut w = ResultsWriter::open(&dir).unwrap();
+        let mut next = row(1);
+        next.row.first_cpu_ms = 120;
+        next.row.first_random = 2;
+        w.append(&next).unwrap();
+        let rows = read_games(&dir).unwrap();
+        assert_eq!(rows.len(), 2);
+        assert_eq!(
+            (rows[0].detail.as_str(), rows[0].first_cpu_ms),
+            ("SideEmpty", 0)
+        );
+        assert_eq!((rows[1].first_cpu_ms, rows[1].first_random), (120, 2));
+        // Today's file is left as it is.
+        assert!(repair(&dir).unwrap().1.is_empty());
         fs::remove_dir_all(&dir).unwrap();
     }
 

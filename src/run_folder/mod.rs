@@ -132,11 +132,7 @@ fn write_json<T: serde::Serialize>(dir: &Path, name: &str, value: &T) -> Result<
 /// holds a run, or anybody's other files, is refused and nothing in it is touched.
 pub fn check_new_folder(dir: &Path) -> Result<()> {
     if RunFile::exists(dir) || !games::read_games(dir).unwrap_or_default().is_empty() {
-        bail!(
-            "{} already holds a run: use `arena run --resume {}` to finish it, or choose another --out",
-            dir.display(),
-            crate::vocab::shell_word(dir)
-        );
+        bail!("{}", holds_a_run(dir));
     }
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Ok(());
@@ -165,6 +161,39 @@ pub fn check_new_folder(dir: &Path) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// Why a new run cannot start in `dir`, which holds one, and what can be done instead: an
+/// interrupted `arena run` is finished by `--resume`; a finished one (or a run of another
+/// command, which `arena run --resume` cannot finish) is not offered it, since it cannot help.
+fn holds_a_run(dir: &Path) -> String {
+    use state::{RecordedState, State};
+    let shown = dir.display();
+    let word = crate::vocab::shell_word(dir);
+    let kind = RunFile::read(dir).map_or(RunKind::Tournament, |r| r.kind);
+    let state = RecordedState::read(dir)
+        .ok()
+        .flatten()
+        .map(|r| r.effective(crate::sys::process_alive));
+    let games = games::read_games(dir).map_or(0, |g| g.len());
+    let plural = if games == 1 { "" } else { "s" };
+    match (kind, state) {
+        (_, Some((State::Running, _))) => format!(
+            "{shown} holds a run that is still being played by another arena process: choose another --out"
+        ),
+        (RunKind::Tournament | RunKind::Merge, Some((State::Finished, _))) => format!(
+            "{shown} already holds a finished run ({games} game{plural}): choose another --out \
+             (`arena rate {word}` rates it again, `arena plot {word}` redraws its report)"
+        ),
+        (RunKind::Tournament, _) => format!(
+            "{shown} already holds a run: use `arena run --resume {word}` to finish it, or choose another --out"
+        ),
+        (kind, _) => format!(
+            "{shown} already holds a run of another command ({}, {games} game{plural}), which \
+             `arena run --resume` cannot finish: choose another --out",
+            kind.as_str()
+        ),
+    }
 }
 
 #[cfg(test)]

@@ -117,10 +117,16 @@ mod tests {
                 first_max_ms: 1,
                 second_think_ms: 1,
                 second_max_ms: 1,
+                first_cpu_ms: 0,
+                second_cpu_ms: 0,
+                first_random: 0,
+                second_random: 0,
             },
             moves: vec!["3".parse().unwrap(), "1".parse().unwrap()],
             think_ms: vec![],
             movers: vec![],
+            cpu_ms: Vec::new(),
+            random: Vec::new(),
         };
         ResultsWriter::open(&dir).unwrap().append(&game).unwrap();
         let pgn = std::fs::read_to_string(write_pgn(&dir).unwrap()).unwrap();

@@ -179,6 +179,10 @@ pub fn pgn_record(
         first_max_ms: 0,
         second_think_ms: 0,
         second_max_ms: 0,
+        first_cpu_ms: 0,
+        second_cpu_ms: 0,
+        first_random: 0,
+        second_random: 0,
     };
     Ok(Some(PgnRecord {
         record: GameRecord {
@@ -186,6 +190,8 @@ pub fn pgn_record(
             think_ms: vec![0; movers.len()],
             moves,
             movers,
+            cpu_ms: Vec::new(),
+            random: Vec::new(),
         },
         elos: [game.white_elo, game.black_elo],
     }))

@@ -17,10 +17,14 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use serde::Serialize;
 
-use super::games::Termination;
+use std::collections::BTreeMap;
+
+use super::games::{GameRow, Termination};
 use crate::rating::posterior::Diagnostics;
 use crate::rating::rows::{PairwiseRow, RatingRow};
 use crate::rating::{FirstMove, RatingReport};
+use crate::vocab::judging::is_starved;
+use crate::vocab::FaultKind;
 
 pub const RATINGS_CSV: &str = "ratings.csv";
 pub const PAIRWISE_CSV: &str = "pairwise.csv";
@@ -60,6 +64,12 @@ pub struct Summary {
     pub ladder: Vec<LadderSummary>,
     /// How often each termination occurred, most frequent first.
     pub terminations: Vec<(Termination, usize)>,
+    /// Per player (those with any): the moves the arena played for it at random, a KGP agent's
+    /// missing moves played as the official server plays them (docs/protocols.md).
+    pub random_moves: BTreeMap<String, u64>,
+    /// Per player (those with any): its timeouts that were starved, the bot having used less
+    /// than half of its time in CPU (docs/tournament.md, "Starved moves").
+    pub starved_timeouts: BTreeMap<String, u64>,
 }
 
 /// One player's site-ladder path, summarised.
@@ -134,7 +144,42 @@ impl Summary {
                 })
                 .collect(),
             terminations,
+            random_moves: BTreeMap::new(),
+            starved_timeouts: BTreeMap::new(),
         }
+    }
+
+    /// Counts what the arena judged for the players in `rows` (the random moves played for
+    /// them, their starved timeouts), and warns of starved timeouts.
+    pub fn with_judging(mut self, rows: &[GameRow]) -> Summary {
+        for row in rows {
+            for (name, n) in [
+                (&row.first, row.first_random),
+                (&row.second, row.second_random),
+            ] {
+                if n > 0 {
+                    *self.random_moves.entry(name.clone()).or_default() += u64::from(n);
+                }
+            }
+            let starved = row.termination == Termination::Forfeit(FaultKind::Timeout)
+                && is_starved(&row.detail);
+            if let Some(name) = row.forfeit.as_ref().filter(|_| starved) {
+                *self.starved_timeouts.entry(name.clone()).or_default() += 1;
+            }
+        }
+        if !self.starved_timeouts.is_empty() {
+            let whose: Vec<String> = self
+                .starved_timeouts
+                .iter()
+                .map(|(name, n)| format!("{name} {n}"))
+                .collect();
+            self.warnings.push(format!(
+                "timeouts that were starved (the bot had used less than half of its time in CPU: \
+                 the machine was too busy, the games measure the load): {}; see --time-by cpu",
+                whose.join(", ")
+            ));
+        }
+        self
     }
 }
 

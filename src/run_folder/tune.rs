@@ -111,6 +111,8 @@ impl TuneSetup {
             protocol: Default::default(),
             sandbox: false,
             memory: None,
+            time_by: None,
+            kgp_missing_move: Default::default(),
         })
     }
 }

@@ -500,7 +500,9 @@ impl RunCache {
         let seed = self.run.as_ref().map_or(1, |r| r.config.seed);
         let summary = rated_games(&self.rows, &names, false)
             .and_then(|games| rate_games(&names, &games, &opts, seed))
-            .map(|report| Summary::new(&report, termination_counts(&self.rows)))
+            .map(|report| {
+                Summary::new(&report, termination_counts(&self.rows)).with_judging(&self.rows)
+            })
             .map_err(|e| format!("{e:#}"));
         self.rated = Some(Rated {
             games: self.rows.len(),

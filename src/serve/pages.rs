@@ -274,7 +274,7 @@ pub fn run_sections(id: &str, v: &RunView<'_>) -> Vec<(&'static str, String)> {
                     ""
                 }
             );
-            ratings.push_str(&ratings_table(&s.ratings).html());
+            ratings.push_str(&ratings_table(&s.ratings, &s.random_moves).html());
             ratings.push_str(&first_move_html(s));
             ratings.push_str(&figure(RatingsPlot::new(s, None)));
             for w in &s.warnings {

@@ -1,21 +1,24 @@
 //! A gate on a session (`arena gate`): the levels play colour-swapped pairs against a reference
 //! pool whose Elos are held fixed (a gauntlet), each level with its own two-edge sequential test
 //! (`rating::gate`); a decided level plays no more games, and the run stops when every level is
-//! decided (or, failing fast, when one is proven outside). `gate.json` holds the result.
+//! decided (or, failing fast, when one is proven outside). The tests take the completed pairs in
+//! pair order, so the verdicts do not depend on which games finished first. `gate.json` holds
+//! the result.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 
+use super::order::PairOrder;
 use super::{Finish, Finished, Session};
 use crate::plan::pool::Reference;
 use crate::rating::gate::{Band, GateSettings, GateVerdict, LevelGate, LevelStatus, Verdict};
-use crate::rating::sprt::PairTracker;
 use crate::run_folder::games::GameRecord;
 use crate::run_folder::gate::{GateFile, GateLevel, PoolMember};
 use crate::run_folder::RunKind;
 use crate::tournament::events::{OnGame, RunSink, Steer};
+use crate::vocab::schedule::encounters;
 use crate::vocab::{BotSpec, Format, GameFlags};
 
 /// Exit codes of `arena gate`, for CI: every level inside its band, some level proven outside,
@@ -80,19 +83,30 @@ enum Role {
     Reference(usize),
 }
 
-/// The observer: completes each level's pairs against each reference player, feeds its test,
-/// retires a decided level and stops the run when the gate is decided.
+/// The observer: completes each level's pairs against each reference player and takes them in
+/// pair order ([`PairOrder`]): a pair is judged once every earlier pair of an undecided level is
+/// in, so each level's verdict, and the gate's, is a function of the games' results, never of
+/// the order they finished in. It feeds each level's test, retires a decided level (its pairs
+/// after the deciding one are passed over) and stops the run when the gate is decided.
 struct Observer<'a> {
     names: Vec<String>,
     roles: HashMap<String, Role>,
+    /// The level of each encounter of the schedule, in order (pair `p` is encounter
+    /// `p % len`).
+    encounter_levels: Vec<usize>,
     tests: Vec<LevelGate>,
-    tracker: PairTracker,
+    order: PairOrder<(usize, usize)>,
     fail_fast: bool,
+    /// The reason the run was stopped for, once it was.
+    stopped: Option<String>,
     on_pair: &'a mut dyn FnMut(&LevelUpdate<'_>),
 }
 
 impl Observer<'_> {
     fn game(&mut self, record: &GameRecord) -> Steer {
+        if self.stopped.is_some() {
+            return Steer::Continue;
+        }
         let row = &record.row;
         let points = row.result.score();
         let roles = (self.roles.get(&row.first), self.roles.get(&row.second));
@@ -101,14 +115,39 @@ impl Observer<'_> {
             (Some(&Role::Reference(r)), Some(&Role::Level(l))) => (l, r, 1.0 - points),
             _ => return Steer::Continue,
         };
-        let Some(half) = self.tracker.complete(row.pair_id, level_points) else {
-            return Steer::Continue;
-        };
-        let test = &mut self.tests[level];
-        if test.verdict().is_decided() {
-            // A game that was under way when the level was decided.
-            return Steer::Continue;
+        let half = (level_points * 2.0).round() as u8;
+        self.order.game(row.pair_id, half, (level, opponent));
+        let mut retired = Vec::new();
+        loop {
+            let (tests, levels) = (&self.tests, &self.encounter_levels);
+            // A decided level's later pairs no longer count; a pair of no level never comes.
+            let absent = |pair: u64| {
+                let level = levels.get((pair % levels.len().max(1) as u64) as usize);
+                level.map_or(true, |&l| tests[l].verdict().is_decided())
+            };
+            let Some(pair) = self.order.next(absent) else {
+                break;
+            };
+            let (level, opponent) = pair.info;
+            if let Some(stop) = self.pair(level, opponent, pair.half_points) {
+                self.stopped = Some(stop.clone());
+                return Steer::Stop(stop);
+            }
+            if self.tests[level].verdict().is_decided() {
+                retired.push(level);
+            }
         }
+        if retired.is_empty() {
+            Steer::Continue
+        } else {
+            Steer::Retire(retired)
+        }
+    }
+
+    /// One pair of `level` against reference player `opponent`, in order: the level's test
+    /// updated and told. `Some` with the reason to stop when it decides the gate.
+    fn pair(&mut self, level: usize, opponent: usize, half: u8) -> Option<String> {
+        let test = &mut self.tests[level];
         let verdict = test.add_pair(opponent, half);
         (self.on_pair)(&LevelUpdate {
             name: &self.names[level],
@@ -116,16 +155,33 @@ impl Observer<'_> {
             verdict,
         });
         if !verdict.is_decided() {
-            Steer::Continue
+            None
         } else if self.fail_fast && verdict.is_outside() {
-            Steer::Stop(format!(
+            Some(format!(
                 "the gate failed: `{}` is outside its band",
                 self.names[level]
             ))
         } else if self.tests.iter().all(|t| t.verdict().is_decided()) {
-            Steer::Stop("the gate decided every level".to_string())
+            Some("the gate decided every level".to_string())
         } else {
-            Steer::Retire(vec![level])
+            None
+        }
+    }
+
+    /// The end of the run: the complete pairs still waiting (behind a pair that was never
+    /// played) are judged in order, for the levels still undecided.
+    fn finish(&mut self) {
+        if self.stopped.is_some() {
+            return;
+        }
+        for pair in self.order.rest() {
+            let (level, opponent) = pair.info;
+            if self.tests[level].verdict().is_decided() {
+                continue;
+            }
+            if self.pair(level, opponent, pair.half_points).is_some() {
+                return;
+            }
         }
     }
 }
@@ -171,20 +227,27 @@ pub fn play(
     let format = Format::Gauntlet {
         challengers: (0..n).collect(),
     };
+    let encounter_levels = encounters(players.len(), &format)
+        .into_iter()
+        .map(|(a, b)| a.min(b))
+        .collect();
     let plan = game.plan("gate", players, format, gate.max_pairs, gate.seed, out)?;
     let session = Session::open_new(plan, RunKind::Gate)?;
     let dir = session.dir().to_path_buf();
     let mut observer = Observer {
         names: gate.levels.iter().map(|l| l.spec.name.clone()).collect(),
         roles,
+        encounter_levels,
         tests,
-        tracker: PairTracker::default(),
+        order: PairOrder::default(),
         fail_fast: gate.fail_fast,
+        stopped: None,
         on_pair,
     };
     let mut sink = OnGame(|record: &GameRecord| observer.game(record));
     let outcome = session.play_after(&mut sink, sinks)?;
     outcome.check(&dir, false, false)?;
+    observer.finish();
     let verdicts: Vec<Verdict> = observer.tests.iter().map(LevelGate::verdict).collect();
     let verdict = GateVerdict::of(&verdicts);
     let file = GateFile {

@@ -9,6 +9,7 @@
 
 pub mod calibration;
 pub mod gate;
+mod order;
 pub mod probe;
 pub mod sprt;
 pub mod tune;
@@ -102,10 +103,11 @@ impl Session {
         let lock = RunLock::acquire(dir)?;
         // Bots that double-fork are re-parented to this process, so that they can be killed
         // and reaped when their bot's life ends; a bot costs several descriptors.
-        crate::sys::prepare_process();
+        let open_files = crate::sys::prepare_process();
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
-            .build()?;
+            .build()
+            .map_err(|e| runner::arena_trouble("building its runtime", &e, open_files))?;
         Ok(Session {
             plan,
             mode,

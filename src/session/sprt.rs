@@ -1,12 +1,14 @@
 //! An SPRT on a session (`arena sprt`): `base` and `test` play colour-swapped pairs until the
-//! pentanomial GSPRT decides or the plan's pairs run out. Every completed pair is traced in
-//! `sprt.csv` and told to the caller; `sprt.json` holds the decision.
+//! pentanomial GSPRT decides or the plan's pairs run out. The test takes the completed pairs in
+//! pair order and stops at the first whose LLR crosses a bound, whatever finished later; every
+//! pair it took is traced in `sprt.csv` and told to the caller; `sprt.json` holds the decision.
 
 use anyhow::Result;
 
+use super::order::PairOrder;
 use super::{Finish, Finished, Session};
 use crate::rating::pairwise::PentaCounts;
-use crate::rating::sprt::{PairTracker, Sprt, SprtModel, SprtResult, SprtStatus};
+use crate::rating::sprt::{Sprt, SprtModel, SprtResult, SprtStatus};
 use crate::run_folder::games::GameRecord;
 use crate::run_folder::sprt::{SprtFile, SprtTrace};
 use crate::run_folder::RunKind;
@@ -69,18 +71,45 @@ impl SprtEnd {
     }
 }
 
-/// The observer: pairs the games, updates the test, traces it, and stops the run once the test
-/// decides.
-struct Observer<'a> {
+/// The observer: pairs the games, takes the completed pairs in pair order
+/// ([`super::order::PairOrder`]), updates the test, traces it, and stops the run at the first
+/// pair whose LLR crosses a bound. Pairs after that one (games that were under way) change
+/// nothing: the decision is a function of the results, not of the order the games finished in.
+pub(crate) struct Observer<'a> {
     sprt: Sprt,
-    tracker: PairTracker,
-    trace: SprtTrace,
+    order: PairOrder<()>,
+    penta: PentaCounts,
+    trace: Option<SprtTrace>,
     last: Option<SprtStatus>,
     on_pair: &'a mut dyn FnMut(&PairDone<'_>),
 }
 
-impl Observer<'_> {
-    fn game(&mut self, record: &GameRecord) -> Steer {
+impl<'a> Observer<'a> {
+    /// A test of `sprt` tracing into `trace` (if any) and telling `on_pair` each pair.
+    pub(crate) fn new(
+        sprt: Sprt,
+        trace: Option<SprtTrace>,
+        on_pair: &'a mut dyn FnMut(&PairDone<'_>),
+    ) -> Observer<'a> {
+        Observer {
+            sprt,
+            order: PairOrder::default(),
+            penta: PentaCounts::default(),
+            trace,
+            last: None,
+            on_pair,
+        }
+    }
+
+    /// Whether the test has decided (it takes no more pairs).
+    fn decided(&self) -> bool {
+        self.last.is_some_and(|s| s.result != SprtResult::Continue)
+    }
+
+    pub(crate) fn game(&mut self, record: &GameRecord) -> Steer {
+        if self.decided() {
+            return Steer::Continue;
+        }
         let row = &record.row;
         let points = row.result.score();
         let test_points = if row.first == TEST {
@@ -88,12 +117,26 @@ impl Observer<'_> {
         } else {
             1.0 - points
         };
-        if !self.tracker.add(row.pair_id, test_points) {
-            return Steer::Continue;
+        self.order
+            .game(row.pair_id, (test_points * 2.0).round() as u8, ());
+        while let Some(pair) = self.order.next(|_| false) {
+            if let Some(stop) = self.pair(pair.half_points) {
+                return stop;
+            }
         }
-        let penta = self.tracker.penta();
+        Steer::Continue
+    }
+
+    /// One pair, in order: the counts and the test updated, traced and told. `Some` with the
+    /// stop when it decides the test.
+    fn pair(&mut self, half_points: u8) -> Option<Steer> {
+        self.penta.add(half_points);
+        let penta = self.penta;
         let status = self.sprt.status(&penta);
-        let trace_error = self.trace.append(&penta, &status).err();
+        let trace_error = self
+            .trace
+            .as_mut()
+            .and_then(|t| t.append(&penta, &status).err());
         (self.on_pair)(&PairDone {
             penta: &penta,
             status: &status,
@@ -101,10 +144,25 @@ impl Observer<'_> {
         });
         self.last = Some(status);
         match status.result {
-            SprtResult::Continue => Steer::Continue,
-            SprtResult::AcceptH0 => Steer::Stop("the SPRT accepted H0".to_string()),
-            SprtResult::AcceptH1 => Steer::Stop("the SPRT accepted H1".to_string()),
+            SprtResult::Continue => None,
+            SprtResult::AcceptH0 => Some(Steer::Stop("the SPRT accepted H0".to_string())),
+            SprtResult::AcceptH1 => Some(Steer::Stop("the SPRT accepted H1".to_string())),
         }
+    }
+
+    /// The end of the run: an undecided test takes the complete pairs still waiting (behind a
+    /// pair that was never played), in order, up to a decision. Returns the counts and the
+    /// status the test ended with.
+    pub(crate) fn finish(&mut self) -> (PentaCounts, SprtStatus) {
+        if !self.decided() {
+            for pair in self.order.rest() {
+                if self.pair(pair.half_points).is_some() {
+                    break;
+                }
+            }
+        }
+        let status = self.last.unwrap_or_else(|| self.sprt.status(&self.penta));
+        (self.penta, status)
     }
 }
 
@@ -121,20 +179,11 @@ pub fn play(
     let sprt = test.sprt()?;
     let session = Session::open_new(plan, RunKind::Sprt)?;
     let dir = session.dir().to_path_buf();
-    let mut observer = Observer {
-        sprt,
-        tracker: PairTracker::default(),
-        trace: SprtTrace::create(&dir)?,
-        last: None,
-        on_pair,
-    };
+    let mut observer = Observer::new(sprt, Some(SprtTrace::create(&dir)?), on_pair);
     let mut sink = OnGame(|record: &GameRecord| observer.game(record));
     let outcome = session.play_after(&mut sink, sinks)?;
     outcome.check(&dir, false, true)?;
-    let penta = observer.tracker.penta();
-    let status = observer
-        .last
-        .unwrap_or_else(|| observer.sprt.status(&penta));
+    let (penta, status) = observer.finish();
     SprtFile {
         elo0: test.elo0,
         elo1: test.elo1,
@@ -152,4 +201,172 @@ pub fn play(
         status,
         finished,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rating::Outcome;
+    use crate::run_folder::games::{GameRow, Termination};
+    use crate::tournament::events::StopReason;
+    use crate::tournament::runner::RunOutcome;
+
+    /// Game `game_id` (pair `game_id / 2`, colours swapped within the pair) in which the test
+    /// bot scored `points`.
+    fn game(game_id: u64, points: f64) -> GameRecord {
+        let test_first = game_id % 2 == 0;
+        let first_points = if test_first { points } else { 1.0 - points };
+        let (first, second) = if test_first {
+            (TEST, BASE)
+        } else {
+            (BASE, TEST)
+        };
+        GameRecord {
+            row: GameRow {
+                game_id,
+                pair_id: game_id / 2,
+                round: 0,
+                first: first.into(),
+                second: second.into(),
+                rules: Default::default(),
+                opening: Default::default(),
+                result: if first_points > 0.75 {
+                    Outcome::Win
+                } else if first_points < 0.25 {
+                    Outcome::Loss
+                } else {
+                    Outcome::Draw
+                },
+                score_first: 0,
+                score_second: 0,
+                sows: 0,
+                termination: Termination::Normal,
+                forfeit: None,
+                detail: String::new(),
+                wall_ms: 0,
+                first_think_ms: 0,
+                first_max_ms: 0,
+                second_think_ms: 0,
+                second_max_ms: 0,
+                first_cpu_ms: 0,
+                second_cpu_ms: 0,
+                first_random: 0,
+                second_random: 0,
+            },
+            moves: Vec::new(),
+            think_ms: Vec::new(),
+            movers: Vec::new(),
+            cpu_ms: Vec::new(),
+            random: Vec::new(),
+        }
+    }
+
+    fn sprt() -> Sprt {
+        Sprt::new(0.0, 30.0, 0.05, 0.05, SprtModel::Logistic).unwrap()
+    }
+
+    /// Where a test over pairs in which the test bot scored `halves` half points (0..=4) each,
+    /// taken in order, stops, and what it decides there.
+    fn crossing(halves: &[u8]) -> Option<(usize, SprtResult)> {
+        let mut penta = PentaCounts::default();
+        halves.iter().enumerate().find_map(|(i, &h)| {
+            penta.add(h);
+            let result = sprt().status(&penta).result;
+            (result != SprtResult::Continue).then_some((i, result))
+        })
+    }
+
+    /// The test bot's points in each game of a pair in which it scored `half` half points.
+    fn split(half: u8) -> [f64; 2] {
+        let first = half.min(2);
+        [f64::from(first) / 2.0, f64::from(half - first) / 2.0]
+    }
+
+    /// The failure, played without timing: the test bot loses enough pairs for H0, then
+    /// wins the pairs after. The games of the later pairs finish first (a slow game holds the
+    /// crossing pair back): the test must still stop at the crossing pair, with H0, its exit code
+    /// and exactly the pairs before it, and take nothing that finished after.
+    #[test]
+    fn an_sprt_whose_games_finish_out_of_order_stops_at_the_first_crossing() {
+        let losing = [0, 1, 2, 0, 1];
+        let winning = [4, 3, 2, 4, 3];
+        let mut halves: Vec<u8> = losing.iter().cycle().take(400).copied().collect();
+        let (k, verdict) = crossing(&halves).expect("losing most pairs accepts H0");
+        assert_eq!(verdict, SprtResult::AcceptH0);
+        halves.truncate(k + 1);
+        halves.extend(winning.iter().cycle().take(2 * k));
+        // In completion order the wins would come first: taking pairs as they complete gave
+        // another verdict.
+        let mut as_finished: Vec<u8> = halves[k + 1..].to_vec();
+        as_finished.extend(&halves[..=k]);
+        assert_eq!(
+            crossing(&as_finished).map(|c| c.1),
+            Some(SprtResult::AcceptH1)
+        );
+
+        let mut told = Vec::new();
+        let mut on_pair = |done: &PairDone<'_>| told.push(done.penta.pairs());
+        let mut observer = Observer::new(sprt(), None, &mut on_pair);
+        // The games of the pairs after k, then pair k's first game, then pairs 0..k, then
+        // pair k's second game.
+        let mut arrivals: Vec<(u64, f64)> = Vec::new();
+        let game_of = |pair: usize, i: usize| (2 * pair as u64 + i as u64, split(halves[pair])[i]);
+        for pair in (k + 1)..halves.len() {
+            arrivals.push(game_of(pair, 1));
+            arrivals.push(game_of(pair, 0));
+        }
+        arrivals.push(game_of(k, 0));
+        for pair in 0..k {
+            arrivals.push(game_of(pair, 0));
+            arrivals.push(game_of(pair, 1));
+        }
+        arrivals.push(game_of(k, 1));
+        let (last, before) = arrivals.split_last().unwrap();
+        for &(id, p) in before {
+            assert_eq!(observer.game(&game(id, p)), Steer::Continue, "game {id}");
+        }
+        assert_eq!(
+            observer.game(&game(last.0, last.1)),
+            Steer::Stop("the SPRT accepted H0".into())
+        );
+        // Games that finish after the decision change nothing.
+        for id in 0..4 {
+            assert_eq!(observer.game(&game(id, 1.0)), Steer::Continue);
+        }
+        let (penta, status) = observer.finish();
+        assert_eq!(penta.pairs(), k as u64 + 1);
+        assert_eq!(status.result, SprtResult::AcceptH0);
+        assert!(status.llr <= status.lower, "{status:?}");
+        let end = SprtEnd {
+            penta,
+            status,
+            finished: Finished {
+                outcome: RunOutcome {
+                    played: 0,
+                    skipped: 0,
+                    stop: StopReason::Decided("the SPRT accepted H0".into()),
+                    dropped: Vec::new(),
+                    forfeits: 0,
+                },
+                rated: None,
+                report: None,
+            },
+        };
+        assert_eq!(end.verdict().0, EXIT_H0);
+        // The caller was told every pair up to the crossing, in order, once each.
+        assert_eq!(told, (1..=k as u64 + 1).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn an_undecided_test_takes_the_pairs_behind_a_gap_at_the_end() {
+        let mut on_pair = |_: &PairDone<'_>| {};
+        let mut observer = Observer::new(sprt(), None, &mut on_pair);
+        // Pair 0 never completes (a player dropped); pairs 1 and 2 wait behind it.
+        for (id, p) in [(0, 1.0), (2, 1.0), (3, 1.0), (4, 0.5), (5, 0.5)] {
+            assert_eq!(observer.game(&game(id, p)), Steer::Continue);
+        }
+        let (penta, status) = observer.finish();
+        assert_eq!(penta.to_array(), [0, 0, 1, 0, 1]);
+        assert_eq!(status.result, SprtResult::Continue);
+    }
 }

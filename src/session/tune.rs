@@ -415,6 +415,10 @@ mod tests {
             first_max_ms: 0,
             second_think_ms: 0,
             second_max_ms: 0,
+            first_cpu_ms: 0,
+            second_cpu_ms: 0,
+            first_random: 0,
+            second_random: 0,
         }
     }
 

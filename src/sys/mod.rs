@@ -40,6 +40,7 @@
 //! that runs bots, every child process must be started through [`spawn_registered`], because
 //! [`kill_orphans`] kills every other child it finds as a bot's leftover.
 
+mod cpu;
 #[cfg(target_os = "linux")]
 mod linux;
 mod portable;
@@ -51,6 +52,7 @@ use std::os::fd::{BorrowedFd, OwnedFd};
 use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
+pub use cpu::{load_average, tree_cpu, CpuReader};
 pub use process::{
     arena_resource, become_subreaper, forget, kill_group, kill_live_bots, kill_orphans, limit_data,
     new_session, out_of_open_files, parent_of, prepare_process, process_alive,

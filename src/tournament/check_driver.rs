@@ -19,6 +19,7 @@ use crate::engine::{
 use crate::protocol::PositionStart;
 use crate::rules::{Move, Position, Ruleset, Side};
 use crate::vocab::config::{Opening, TimeControl};
+use crate::vocab::TimeBy;
 
 /// The move time of the checked agent's moves: generous, so that a slow start (a JVM for each
 /// ManKalah game) does not fail the check.
@@ -87,7 +88,17 @@ pub async fn check_driver(config: &CheckConfig) -> Result<Report, StartError> {
             let first = game % 2 == 0;
             let early_end = EarlyEnd::of(false, protocol == Protocol::Kgp);
             let note = match play(&mut player, ruleset, first, config, early_end, &mut rng).await {
-                Ok(note) => note,
+                Ok(Checked { note, random: 0 }) => note,
+                Ok(Checked { note, random }) => {
+                    if result.status == Status::Pass {
+                        result.status = Status::Warn;
+                    }
+                    format!(
+                        "{note}; {random} random move(s) played for it: it sent no move in time \
+                         (or yielded before any), and the arena moved at random for it, as the \
+                         official server does (kgp_missing_move=forfeit makes that a loss)"
+                    )
+                }
                 Err(note) => {
                     result.status = Status::Fail;
                     player.kill().await;
@@ -124,8 +135,18 @@ fn report(checks: Vec<CheckResult>, config: &CheckConfig, log: &BotLog) -> Repor
     }
 }
 
+/// A game the checked agent played to its end.
+#[derive(Debug, PartialEq)]
+struct Checked {
+    /// The game in a few words.
+    note: String,
+    /// Moves the arena played at random for the agent (a KGP agent's missing moves).
+    random: usize,
+}
+
 /// One game against random moves, played by the tournament's referee: `Ok` with a summary,
-/// `Err` with what went wrong.
+/// `Err` with what went wrong. The agent's time counts its own CPU time (unless its
+/// `time_by=wall`): a busy machine does not fail a check.
 async fn play<C: Contestant>(
     player: &mut C,
     ruleset: Ruleset,
@@ -133,7 +154,7 @@ async fn play<C: Contestant>(
     config: &CheckConfig,
     early_end: EarlyEnd,
     rng: &mut ChaCha8Rng,
-) -> Result<String, String> {
+) -> Result<Checked, String> {
     let checked = usize::from(!first);
     let time = TimeControl {
         movetime_ms: Some(MOVETIME.as_millis() as u64),
@@ -153,6 +174,7 @@ async fn play<C: Contestant>(
         early_end,
         names,
         seeds: [config.seed; 2],
+        time_by: [config.spec.time_by.unwrap_or(TimeBy::Cpu); 2],
     };
     let mut random = Seat::Random(RandomMover {
         rng,
@@ -195,12 +217,16 @@ async fn play<C: Contestant>(
     };
     let own = record.movers.iter().filter(|&&m| usize::from(m) == checked);
     let slowest = [record.row.first_max_ms, record.row.second_max_ms][checked];
-    Ok(format!(
-        "{} of {} sows its own, slowest {} ms; final score {south}-{north} (South-North){early}",
-        own.count(),
-        record.moves.len(),
-        slowest,
-    ))
+    let random = [record.row.first_random, record.row.second_random][checked];
+    Ok(Checked {
+        note: format!(
+            "{} of {} sows its own, slowest {} ms; final score {south}-{north} (South-North){early}",
+            own.count(),
+            record.moves.len(),
+            slowest,
+        ),
+        random: random as usize,
+    })
 }
 
 /// The checked agent's opponent: a seeded random mover that answers at once.
@@ -239,11 +265,7 @@ impl<C: Contestant> Contestant for Seat<'_, C> {
         let mv = *legal
             .choose(random.rng)
             .expect("a game not over has a move");
-        Ok(Answer {
-            mv,
-            think: Duration::ZERO,
-            last_info: None,
-        })
+        Ok(Answer::of(mv, Duration::ZERO))
     }
 
     async fn end_game(&mut self, start: &PositionStart, moves: &[Move]) {
@@ -273,6 +295,8 @@ mod tests {
                 protocol: Protocol::Kgp,
                 sandbox: false,
                 memory: None,
+                time_by: None,
+                kgp_missing_move: Default::default(),
             },
             rulesets: Vec::new(),
             explicit_rulesets: false,
@@ -284,7 +308,12 @@ mod tests {
         }
     }
 
-    fn check(mut checked: Scripted, first: bool) -> (Result<String, String>, Scripted) {
+    fn check(checked: Scripted, first: bool) -> (Result<String, String>, Scripted) {
+        let (checked_game, checked) = check_game(checked, first);
+        (checked_game.map(|c| c.note), checked)
+    }
+
+    fn check_game(mut checked: Scripted, first: bool) -> (Result<Checked, String>, Scripted) {
         let ruleset = "kalah:pits=2,seeds=1".parse().unwrap();
         let mut rng = ChaCha8Rng::seed_from_u64(5);
         let runtime = tokio::runtime::Builder::new_current_thread()
@@ -327,6 +356,14 @@ mod tests {
             assert_eq!(checked.games, [first]);
             assert!(checked.ended.is_some());
         }
+    }
+
+    /// The arena's random moves for the agent are counted, for the check to warn of them.
+    #[test]
+    fn random_moves_played_for_the_agent_are_counted() {
+        let checked = Scripted::new([Step::Random(3)]).then(Step::Lowest(1));
+        let (game, _) = check_game(checked, true);
+        assert_eq!(game.map(|c| c.random), Ok(1));
     }
 
     #[test]

@@ -13,6 +13,7 @@ use crate::rating::Outcome;
 use crate::rules::{EndReason, Move, Position, Ruleset, Side};
 use crate::run_folder::games::{GameRecord, GameRow, Termination};
 use crate::vocab::config::{Opening, TimeControl};
+use crate::vocab::{judging, TimeBy};
 
 /// Stops a game once its outcome can no longer change: one side holds more than half the seeds
 /// in its store, or both hold exactly half with nothing left to play for. Pure.
@@ -61,6 +62,8 @@ pub struct GameSetup<'a> {
     pub names: [&'a str; 2],
     /// Seeds for the first and the second player's bot.
     pub seeds: [u64; 2],
+    /// The clock each player's time is counted on (first player first).
+    pub time_by: [TimeBy; 2],
 }
 
 /// Whether a game stops as soon as its outcome is [`decided`] (a store holds more than half the
@@ -165,6 +168,13 @@ struct GameState {
     movers: Vec<u8>,
     think_total: [Duration; 2],
     think_max: [Duration; 2],
+    /// The CPU time of each sow after the opening, and each player's total.
+    cpu_ms: Vec<u64>,
+    cpu_total: [Duration; 2],
+    /// The sows (indexes into `think_ms`) the arena played at random for a KGP agent, and how
+    /// many per player.
+    random: Vec<u32>,
+    random_count: [u32; 2],
     /// Each player's game clock: what is left, below 0 once a think ran into the margin.
     clock_ms: [Option<i64>; 2],
 }
@@ -188,6 +198,10 @@ impl GameState {
             movers: Vec::new(),
             think_total: [Duration::ZERO; 2],
             think_max: [Duration::ZERO; 2],
+            cpu_ms: Vec::new(),
+            cpu_total: [Duration::ZERO; 2],
+            random: Vec::new(),
+            random_count: [0; 2],
             clock_ms: [clock, clock],
         }
     }
@@ -266,12 +280,18 @@ impl GameState {
             first_max_ms: ms(self.think_max[0]),
             second_think_ms: ms(self.think_total[1]),
             second_max_ms: ms(self.think_max[1]),
+            first_cpu_ms: ms(self.cpu_total[0]),
+            second_cpu_ms: ms(self.cpu_total[1]),
+            first_random: self.random_count[0],
+            second_random: self.random_count[1],
         };
         let record = GameRecord {
             row,
             moves: self.moves,
             think_ms: self.think_ms,
             movers: self.movers,
+            cpu_ms: self.cpu_ms,
+            random: self.random,
         };
         let fault = match outcome {
             Err(Early::Forfeit { fault, stage, .. }) => Some((stage, fault)),
@@ -317,15 +337,16 @@ async fn run<C: Contestant>(
             moves: &game.moves,
             limits: setup.time.go_limits(remaining),
             limit: setup.time.deadline(remaining),
+            time_by: setup.time_by[player],
         };
-        let answer = engines[player]
-            .go(slot, turn)
-            .await
-            .map_err(|fault| Early::Forfeit {
-                player,
-                fault,
-                stage: Stage::Go,
-            })?;
+        let asked = Instant::now();
+        let answered = engines[player].go(slot, turn).await;
+        let cpu = engines[player].last_cpu();
+        let answer = answered.map_err(|fault| Early::Forfeit {
+            player,
+            fault: starved(fault, cpu, asked.elapsed(), turn.limit),
+            stage: Stage::Go,
+        })?;
         if let Err(err) = game.pos.play(answer.mv) {
             let fault = Fault::new(
                 FaultKind::IllegalMove,
@@ -337,6 +358,13 @@ async fn run<C: Contestant>(
                 stage: Stage::Rules,
             });
         }
+        if answer.random.is_some() {
+            game.random.push(game.think_ms.len() as u32);
+            game.random_count[player] += 1;
+        }
+        let cpu = cpu.unwrap_or_default();
+        game.cpu_ms.push(cpu.as_millis() as u64);
+        game.cpu_total[player] += cpu;
         game.moves.push(answer.mv);
         game.think_ms.push(answer.think.as_millis() as u64);
         game.movers.push(player as u8);
@@ -346,6 +374,21 @@ async fn run<C: Contestant>(
             let used = answer.think.as_millis() as i64;
             game.clock_ms[player] = Some(clock - used + c.inc_ms as i64);
         }
+    }
+}
+
+/// A timeout `fault` labelled *starved* when the bot had used less than half of its `limit` in
+/// CPU (`cpu`) during the `wall` time it was waited for: the machine, not the bot, ran out of
+/// time (docs/tournament.md, "Starved moves"). Any other fault is returned as it is.
+fn starved(fault: Fault, cpu: Option<Duration>, wall: Duration, limit: Duration) -> Fault {
+    match cpu {
+        Some(cpu) if fault.kind == FaultKind::Timeout && judging::starved(cpu, limit) => {
+            Fault::new(
+                FaultKind::Timeout,
+                format!("{} ({})", fault.detail, judging::starved_label(cpu, wall)),
+            )
+        }
+        _ => fault,
     }
 }
 
@@ -368,7 +411,7 @@ mod tests {
     use crate::run_folder::games::GameRecord;
     use crate::tournament::config::Clock;
     use crate::tournament::scripted::{Scripted, Step};
-    use Step::{Fail, Lowest, Play};
+    use Step::{Fail, Lowest, Play, Random};
 
     const NAMES: [&str; 2] = ["first", "second"];
 
@@ -414,6 +457,7 @@ mod tests {
             early_end,
             names: NAMES,
             seeds: [11, 12],
+            time_by: [TimeBy::Wall; 2],
         };
         let runtime = tokio::runtime::Builder::new_current_thread()
             .build()
@@ -620,6 +664,51 @@ mod tests {
         check_charged(&played, &players);
     }
 
+    /// Each sow's CPU time, as the contestant reports it, is recorded beside its think time,
+    /// and summed per player; a move the arena played at random for a contestant is marked in
+    /// the record and counted for its player.
+    #[test]
+    fn cpu_times_and_random_moves_are_recorded_per_sow_and_player() {
+        let time = movetime(100, 50);
+        let mut first = Scripted::new([Play(pit(1), 10), Random(20)]);
+        first.cpu = Some(Duration::from_millis(7));
+        let mut second = Scripted::new([Play(pit(2), 30), Play(pit(1), 40)]);
+        second.cpu = Some(Duration::from_millis(25));
+        let (played, _) = play(TINY, &time, [first, second]);
+        let record = &played.record;
+        assert_eq!(record.think_ms, [10, 30, 40, 20]);
+        assert_eq!(record.movers, [0, 1, 1, 0]);
+        assert_eq!(record.cpu_ms, [7, 25, 25, 7]);
+        assert_eq!(record.random, [3]);
+        let row = &record.row;
+        assert_eq!((row.first_cpu_ms, row.second_cpu_ms), (14, 50));
+        assert_eq!((row.first_random, row.second_random), (1, 0));
+    }
+
+    /// A timeout in which the bot used less than half of its limit in CPU is labelled starved;
+    /// one that used more, or without a CPU reading, is a plain timeout.
+    #[test]
+    fn a_timeout_with_little_cpu_is_labelled_starved() {
+        let time = movetime(100, 50);
+        for (cpu, starved) in [(Some(74), true), (Some(75), false), (None, false)] {
+            let mut first = Scripted::new([Play(pit(2), 151)]);
+            first.cpu = cpu.map(Duration::from_millis);
+            let (played, _) = play(TINY, &time, [first, Scripted::new([])]);
+            let detail = &played.record.row.detail;
+            assert_eq!(ending(&played), forfeit(0, FaultKind::Timeout, [0, 0], 0));
+            assert!(detail.starts_with("no bestmove within 150 ms"), "{detail}");
+            assert_eq!(judging::is_starved(detail), starved, "{detail}");
+            if starved {
+                assert!(detail.contains("(starved: 74 ms of CPU in "), "{detail}");
+            }
+        }
+        // Only timeouts: a crash with no CPU used is a crash.
+        let mut first = Scripted::new([Fail(FaultKind::Crash)]);
+        first.cpu = Some(Duration::ZERO);
+        let (played, _) = play(TINY, &time, [first, Scripted::new([])]);
+        assert!(!judging::is_starved(&played.record.row.detail));
+    }
+
     #[test]
     fn the_clock_is_charged_the_think_time_and_credited_the_increment() {
         let time = clock(1000, 100, 50);
@@ -811,6 +900,7 @@ mod tests {
             early_end: EarlyEnd::Off,
             names: NAMES,
             seeds: [1, 2],
+            time_by: [TimeBy::Wall; 2],
         };
         for kind in [FaultKind::Spawn, FaultKind::Handshake] {
             for player in [0, 1] {

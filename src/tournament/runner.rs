@@ -38,7 +38,7 @@ use crate::run_folder::state::{RecordedState, State};
 use crate::run_folder::{pgn, RunFile, RunKind};
 use crate::vocab::config::{Opening, RunConfig, RunPlan};
 use crate::vocab::schedule::{self, Pairing};
-use crate::vocab::shell_word;
+use crate::vocab::{judging, shell_word};
 
 /// How a plan is carried out this time; none of it changes the games played or their results.
 #[derive(Clone, Debug)]
@@ -142,11 +142,16 @@ pub async fn play(
     let done = done_rows.len() as u64;
     drop(done_rows);
 
+    // Out of descriptors already (a low `ulimit -n`): the arena's trouble, said as such.
     let logs: Vec<BotLog> = config
         .players
         .iter()
         .map(|p| BotLog::new(&stderr_log_path(&logs_dir(dir), &p.name), mode.log_cap))
-        .collect::<std::io::Result<_>>()?;
+        .collect::<std::io::Result<_>>()
+        .map_err(|e| match arena_resource(&e) {
+            Some(_) => arena_trouble("opening the bots' logs", &e, files),
+            None => e.into(),
+        })?;
     let (stop_tx, stop_rx) = watch::channel(None::<StopReason>);
     let signals = tokio::spawn(watch_signals(stop_tx.clone()));
     // The slots' threads block in their bots' waits: the stop reaches them as an eventfd.
@@ -246,6 +251,7 @@ pub async fn play(
 
     let mut writer = ResultsWriter::open(dir)?;
     let (mut played, mut forfeits) = (0usize, 0usize);
+    let mut starved = Starved::default();
     let mut decided: Option<String> = None;
     let mut failure: Option<anyhow::Error> = None;
     // Told once, when the first reason to stop arrives (the slots take a moment to end).
@@ -274,6 +280,7 @@ pub async fn play(
                     if record.row.forfeit.is_some() {
                         forfeits += 1;
                     }
+                    starved.note(&record.row);
                     for sink in sinks.iter_mut() {
                         let steer = match sink.on(&RunEvent::Game(&record)) {
                             Ok(steer) => steer,
@@ -347,6 +354,9 @@ pub async fn play(
     }
     pgn::write_pgn(dir)?;
     RecordedState::now(state, reason).write(dir)?;
+    if let Some(warning) = starved.warning() {
+        emit(sinks, &RunEvent::Warning(&warning))?;
+    }
     emit(sinks, &RunEvent::Stopped(&stop))?;
     let health = shared.health.lock().unwrap_or_else(|e| e.into_inner());
     let dropped = config
@@ -363,6 +373,57 @@ pub async fn play(
         dropped,
         forfeits,
     })
+}
+
+/// The run's starved timeouts (docs/tournament.md, "Starved moves"), per player in the order
+/// they came.
+#[derive(Default)]
+struct Starved {
+    players: Vec<(String, u64)>,
+}
+
+impl Starved {
+    /// Counts `row`'s forfeit if it is a starved timeout.
+    fn note(&mut self, row: &games::GameRow) {
+        let starved = row.termination == Termination::Forfeit(FaultKind::Timeout)
+            && judging::is_starved(&row.detail);
+        let Some(name) = row.forfeit.as_ref().filter(|_| starved) else {
+            return;
+        };
+        match self.players.iter_mut().find(|(n, _)| n == name) {
+            Some((_, count)) => *count += 1,
+            None => self.players.push((name.clone(), 1)),
+        }
+    }
+
+    /// The warning the run ends with when any move timed out starved: how many and whose, the
+    /// machine's load, and the remedy.
+    fn warning(&self) -> Option<String> {
+        let total: u64 = self.players.iter().map(|(_, n)| n).sum();
+        if total == 0 {
+            return None;
+        }
+        let whose: Vec<String> = self
+            .players
+            .iter()
+            .map(|(name, n)| format!("`{name}` {n}"))
+            .collect();
+        let load = match crate::sys::load_average() {
+            Some(load) => format!(
+                "the machine's load average is {load:.1} on {} cores",
+                std::thread::available_parallelism().map_or(1, |n| n.get())
+            ),
+            None => "the machine is busy".to_string(),
+        };
+        Some(format!(
+            "warning: {total} move(s) timed out starved ({}): the bot had used less than half of its time \
+             in CPU when the time was up, so the machine, not the bot, ran out of time ({load}); \
+             those games measure the load, not the bots. Play on a quieter machine or with fewer \
+             games at once (--concurrency), give more time per move, or count each bot's own \
+             CPU time with --time-by cpu",
+            whose.join(", ")
+        ))
+    }
 }
 
 /// Sends `event` to every sink (outside the game loop, where no sink steers the run).
@@ -401,10 +462,11 @@ fn describe(reason: &StopReason) -> String {
 }
 
 /// How many bots one worker keeps alive: at most 32, and no more than the open-file limit
-/// allows for every worker (five descriptors per bot, 64 kept for the arena's own files and
-/// the slots' runtimes).
+/// allows for every worker (seven descriptors per bot: its pipes, pidfd and epoll set, and the
+/// two `/proc` files its CPU time is read from; 64 kept for the arena's own files and the
+/// slots' runtimes).
 pub fn pool_size(open_files: u64, workers: usize) -> usize {
-    let per_worker = open_files.saturating_sub(64) / 5 / workers.max(1) as u64;
+    let per_worker = open_files.saturating_sub(64) / 7 / workers.max(1) as u64;
     (per_worker as usize).clamp(2, 32)
 }
 
@@ -585,7 +647,7 @@ where
 /// The error that ends a run when the arena itself ran out of something while `doing`: what it
 /// ran out of (with the open-file limit, which `ulimit -n` raises), and that no player is at
 /// fault. Any other error is passed on as it is.
-fn arena_trouble(doing: &str, error: &std::io::Error, open_files: u64) -> anyhow::Error {
+pub(crate) fn arena_trouble(doing: &str, error: &std::io::Error, open_files: u64) -> anyhow::Error {
     let Some(what) = arena_resource(error) else {
         return anyhow::anyhow!("failed while {doing}: {error}");
     };
@@ -828,6 +890,7 @@ async fn play_one(
             schedule::bot_seed(config.seed, pairing.game_id, true),
             schedule::bot_seed(config.seed, pairing.game_id, false),
         ],
+        time_by: players.map(|p| config.players[p].time_by.unwrap_or(config.time.time_by)),
     };
     let timeout = Duration::from_millis(config.time.handshake_ms);
     for (slot, &player) in players.iter().enumerate() {
@@ -904,7 +967,7 @@ mod tests {
     fn the_pool_fits_the_open_file_limit() {
         assert_eq!(pool_size(1_048_576, 2), 32);
         assert_eq!(pool_size(1024, 2), 32);
-        assert_eq!(pool_size(256, 2), (256 - 64) / 5 / 2);
+        assert_eq!(pool_size(256, 2), (256 - 64) / 7 / 2);
         assert_eq!(pool_size(128, 8), 2);
     }
 }

@@ -20,6 +20,9 @@ pub enum Step {
     Lowest(u64),
     /// This fault instead of an answer.
     Fail(FaultKind),
+    /// The lowest legal move after `ms`, played for the contestant at random (a KGP agent's
+    /// missing move).
+    Random(u64),
 }
 
 /// What the referee asked of the contestant.
@@ -45,6 +48,8 @@ pub struct Scripted {
     pub asked: Vec<Asked>,
     /// The length of the move list at `end_game`, if it was called.
     pub ended: Option<usize>,
+    /// The CPU time each `go` reports having used, if any.
+    pub cpu: Option<Duration>,
 }
 
 impl Scripted {
@@ -85,9 +90,10 @@ impl Contestant for Scripted {
             .pop_front()
             .or_else(|| self.then.clone())
             .expect("the script has an answer for every go");
+        let random = matches!(step, Step::Random(_)).then(|| "scripted".to_string());
         let (mv, ms) = match step {
             Step::Play(mv, ms) => (mv, ms),
-            Step::Lowest(ms) => {
+            Step::Lowest(ms) | Step::Random(ms) => {
                 let ruleset = self.ruleset.expect("go after new_game");
                 let mut pos = match turn.start {
                     PositionStart::Startpos => Position::new(ruleset),
@@ -112,13 +118,16 @@ impl Contestant for Scripted {
             ));
         }
         Ok(Answer {
-            mv,
-            think,
-            last_info: None,
+            random,
+            ..Answer::of(mv, think)
         })
     }
 
     async fn end_game(&mut self, _start: &PositionStart, moves: &[Move]) {
         self.ended = Some(moves.len());
+    }
+
+    fn last_cpu(&self) -> Option<Duration> {
+        self.cpu
     }
 }

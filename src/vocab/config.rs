@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use super::judging::TimeBy;
 use super::player::{BotSpec, Protocol};
 use super::schedule::Format;
 use crate::rules::{Move, Position, Ruleset};
@@ -31,6 +32,10 @@ pub struct TimeControl {
     /// How long a bot may take to complete the handshake or answer `isready`.
     #[serde(default = "default_handshake_ms")]
     pub handshake_ms: u64,
+    /// The clock the limits are counted on (`--time-by`; a player's `time_by=` replaces it);
+    /// absent in `run.json` for wall time.
+    #[serde(default, skip_serializing_if = "TimeBy::is_wall")]
+    pub time_by: TimeBy,
 }
 
 fn default_handshake_ms() -> u64 {
@@ -80,6 +85,7 @@ impl Default for TimeControl {
             margin_ms: DEFAULT_MARGIN_MS,
             hang_ms: DEFAULT_HANG_MS,
             handshake_ms: DEFAULT_HANDSHAKE_MS,
+            time_by: TimeBy::Wall,
         }
     }
 }

@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::judging::TimeBy;
+
 /// Game settings shared by `arena run`, `sprt`, `gate` and `calibrate`, and the game keys of a
 /// tournament or bands file; each is optional, and a flag overrides its key.
 #[derive(clap::Args, Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -43,6 +45,12 @@ pub struct GameFlags {
     #[arg(long)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub nodes: Option<u64>,
+    /// The clock the time limits count: `wall` (from asking to the answer) or `cpu` (each bot's
+    /// own CPU time, with a wall-time cap of 4 × the limit: a shared machine's load is not the
+    /// bot's) [default: wall]. A player's `time_by=` replaces it for that player.
+    #[arg(long, value_name = "wall|cpu")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_by: Option<TimeBy>,
 }
 
 /// clap's parser of a count that must be at least 1 (`--pairs`, `--concurrency`): its message
@@ -83,6 +91,7 @@ impl GameFlags {
             tc: self.tc.clone().or(file.tc.clone()),
             depth: self.depth.or(file.depth),
             nodes: self.nodes.or(file.nodes),
+            time_by: self.time_by.or(file.time_by),
         }
     }
 }

@@ -7,6 +7,7 @@
 pub mod config;
 pub mod fault;
 pub mod game_flags;
+pub mod judging;
 pub mod player;
 pub mod schedule;
 pub mod shell;
@@ -14,6 +15,7 @@ pub mod shell;
 pub use config::{Clock, Opening, OpeningSource, RunConfig, RunPlan, TimeControl};
 pub use fault::FaultKind;
 pub use game_flags::GameFlags;
+pub use judging::{MissingMove, TimeBy, CPU_WALL_CAP};
 pub use player::{BotSpec, FileBot, Program, Protocol};
 pub use schedule::{derive_seed, Format, Schedule};
 pub use shell::shell_word;

@@ -5,6 +5,8 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
+use super::judging::{MissingMove, TimeBy};
+
 /// How to start a bot: a program with arguments, run directly (no shell), or a shell command line
 /// when the user asks for one.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -63,6 +65,13 @@ pub struct BotSpec {
     /// `memory` word); absent: no limit, or the sandbox's default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory: Option<u64>,
+    /// The clock this player's time is counted on, in place of the run's (`time_by=`);
+    /// absent: the run's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_by: Option<TimeBy>,
+    /// What a KGP agent's missing move becomes (`kgp_missing_move=`); absent when random.
+    #[serde(default, skip_serializing_if = "MissingMove::is_random")]
+    pub kgp_missing_move: MissingMove,
 }
 
 impl BotSpec {
@@ -103,6 +112,10 @@ pub struct FileBot {
     /// The memory limit as written (`"512M"`, `"2G"`, bytes), read by `plan::players`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub memory: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_by: Option<TimeBy>,
+    #[serde(default, skip_serializing_if = "MissingMove::is_random")]
+    pub kgp_missing_move: MissingMove,
 }
 
 impl FileBot {
@@ -126,6 +139,8 @@ impl FileBot {
             protocol: spec.protocol,
             sandbox: spec.sandbox,
             memory: spec.memory.map(|m| m.to_string()),
+            time_by: spec.time_by,
+            kgp_missing_move: spec.kgp_missing_move,
         }
     }
 

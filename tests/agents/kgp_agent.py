@@ -19,6 +19,8 @@ seeds into its store) after a short think, then `yield`. Misbehaving modes, one 
   --no-yield     never yields: the arena's `stop` ends each request
   --ping         well-behaved, but pings the server before each move and waits for its pong
                  (exits if anything else comes first)
+  --yield-first  yields before any move on every other state (the race in the official Java
+                 library, jkgp, that drops its first move), and plays as usual on the others
   --leak-exit    writes "PID PORT" to the file $KGP_LEAK (for a stranger to find), waits (at
                  most 20 s) until $KGP_LEAK.stranger exists, and exits 0.3 s later without
                  connecting
@@ -95,6 +97,7 @@ def main():
         f.write(text.encode() + b"\r\n")
 
     awaiting_stop = None
+    states = 0
     for raw in f:
         line = raw.decode().strip()
         ident, ref, name, args = parse(line)
@@ -150,6 +153,10 @@ def main():
                 if pong[2] != "pong" or pong[1] != ident + 1_000_000:
                     sys.exit(4)
             legal = [p for p in range(1, n + 1) if mine[p - 1] > 0]
+            states += 1
+            if MODE == "yield-first" and states % 2 == 1:
+                send("@%d yield" % ident)
+                continue
             if MODE == "wrong-ref":
                 send("@%d move %d" % (ident + 1000, legal[0]))
                 send("@%d yield" % (ident + 1000))

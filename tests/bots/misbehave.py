@@ -25,6 +25,8 @@ misbehaves as MODE says:
   id-flood       answers `mancala` with `id name ...` lines (1 KiB each) without end
   slow-handshake sleeps 5 s (deaf to its input) before answering `mancala`
   bom            answers `mancala` with a UTF-8 byte-order mark before `mancalaok`
+  unflushed      behaves, but never flushes its stdout (Python's `print` on a pipe, C's `printf`
+                 without `fflush`): its answers sit in its buffer and nothing reaches the arena
   hostile        at its first `go`, tries what a sandbox must stop, then plays on: SIGKILL to
                  the pid in --target-file, a write to --outside FILE, a TCP connection to
                  127.0.0.1:--port; writes what happened to --report FILE (in its own folder)
@@ -39,6 +41,10 @@ misbehaves as MODE says:
 
 With --pid-file PATH it first writes its own pid and the child's to PATH (for zombie checks).
 With --delay MS it waits that long before answering each `go` (a slow but otherwise correct bot).
+With --ready-delay MS it waits that long, idle, before each `readyok` after a `newgame` (a bot the
+machine gives no CPU while it gets ready for a game, as a busy machine does).
+With --burn MS it computes for MS of its own CPU time before answering each `go` (a bot that
+thinks: its CPU time, not its wall time, is what a busy machine cannot take from it).
 With --start-ok N --state FILE the start-time modes (no-handshake, exit-at-start) spare the first
 N starts (counted in FILE), so a bot can pass the arena's check before the first game and fail to
 start later.
@@ -225,11 +231,16 @@ def main() -> None:
             f.write(f"{os.getpid()} {child.pid if child else ''}\n")
 
     out = sys.stdout
+    if mode == "unflushed":
+        # Block-buffered whatever PYTHONUNBUFFERED says, as Python's stdout is on a pipe.
+        out = open(1, "w", buffering=65536, closefd=False)
     gos = 0
+    newgames = 0
 
     def say(line: str) -> None:
         out.write(line + "\n")
-        out.flush()
+        if mode != "unflushed":
+            out.flush()
 
     def ask_child(line: str, until: str) -> None:
         """Forwards a line to the real bot and relays its answers up to the one starting `until`."""
@@ -272,6 +283,8 @@ def main() -> None:
                 say("id name misbehave")
                 say("mancalaok")
         elif word == "isready":
+            if "--ready-delay" in args and newgames > 0:
+                time.sleep(int(args[args.index("--ready-delay") + 1]) / 1000)
             if child:
                 ask_child(line, "readyok")
             elif mode == "stray":
@@ -284,6 +297,10 @@ def main() -> None:
             gos += 1
             if "--delay" in args:
                 time.sleep(int(args[args.index("--delay") + 1]) / 1000)
+            if "--burn" in args:
+                until = time.process_time() + int(args[args.index("--burn") + 1]) / 1000
+                while time.process_time() < until:
+                    pass
             if mode == "stray":
                 continue
             if mode == "hostile" and gos == 1:
@@ -335,8 +352,11 @@ def main() -> None:
                 ask_child(line, "")
                 child.wait(timeout=2)
             return
-        elif child:
-            ask_child(line, "")
+        else:
+            if word == "newgame":
+                newgames += 1
+            if child:
+                ask_child(line, "")
 
 
 if __name__ == "__main__":

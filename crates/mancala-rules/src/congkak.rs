@@ -1,4 +1,4 @@
-//! Congkak sowing (shared/rules.md, Congkak rules 1–7; decisions in docs/rules.md).
+//! Congkak sowing (docs/rules.md, Congkak rules G1–G7).
 //!
 //! Congkak is played clockwise with the store on the left: the mirror image of Kalah. Numbered
 //! from the far end toward the mover's own store, the path is the same as Kalah's (own holes

@@ -1,4 +1,4 @@
-//! Kalah sowing, capture, extra turns and end (shared/rules.md, Kalah rules 1–7 and variants),
+//! Kalah sowing, capture, extra turns and end (docs/rules.md, Kalah rules K1–K8 and variants),
 //! and the sowing path Kalah and Congkak share.
 //!
 //! The path is written in *relative* positions: for the mover, `p = 0..N-1` are their pits

@@ -1,5 +1,5 @@
 //! Oware (abapa) sowing, captures, grand slam, feeding and the end of the game
-//! (shared/rules.md, Oware rules 1–6).
+//! (docs/rules.md, Oware rules O1–O8).
 //!
 //! Houses are numbered `h = 0..12` around the board: South's houses 1..6 are `h = 0..5`, North's
 //! `h = 6..11`; sowing goes up (counter-clockwise) and wraps. In `cells` house `h` is at `h` for

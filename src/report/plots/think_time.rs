@@ -1,6 +1,8 @@
 //! `think_time.svg/png`: how long each player thought per sow, as a box plot per player (box:
 //! quartiles, line: median, diamond: mean, whiskers: the furthest times within 1.5 box lengths,
-//! dots: the slowest times beyond them), from the `think_ms` lists of `games.jsonl`.
+//! dots: the slowest times beyond them), from the `think_ms` lists of `games.jsonl`; under each
+//! box, a thin grey one of the CPU time its bot used for those sows (`cpu_ms`, where the games
+//! carry it): a wall time far above the CPU time is time the machine, not the bot, took.
 //!
 //! Each `think_ms` entry is attributed with the record's `movers` (who made that sow).
 
@@ -21,6 +23,25 @@ pub fn think_times(names: &[String], records: &[GameRecord]) -> Vec<Vec<u64>> {
             continue;
         };
         for (&mover, &ms) in record.movers.iter().zip(&record.think_ms) {
+            times[if mover == 0 { first } else { second }].push(ms);
+        }
+    }
+    times
+}
+
+/// The CPU time of each sow per player, in `names` order, from the records that carry it
+/// (`cpu_ms`, one entry per `think_ms` entry).
+pub fn cpu_times(names: &[String], records: &[GameRecord]) -> Vec<Vec<u64>> {
+    let mut times = vec![Vec::new(); names.len()];
+    let who = |n: &str| names.iter().position(|x| x == n);
+    for record in records {
+        let (Some(first), Some(second)) = (who(&record.row.first), who(&record.row.second)) else {
+            continue;
+        };
+        if record.cpu_ms.len() != record.movers.len() {
+            continue;
+        }
+        for (&mover, &ms) in record.movers.iter().zip(&record.cpu_ms) {
             times[if mover == 0 { first } else { second }].push(ms);
         }
     }
@@ -95,6 +116,8 @@ pub struct PlayerTimes {
     pub stats: BoxStats,
     /// Times beyond the whiskers (at most 200 of them, the largest, to keep files small).
     pub outliers: Vec<f64>,
+    /// The CPU time of the same sows, where the games carry it.
+    pub cpu: Option<BoxStats>,
 }
 
 /// The think-time figure's data.
@@ -120,7 +143,19 @@ impl ThinkTimePlot {
                 "the games carry no times (read from PGN)".into(),
             ));
         }
-        Self::new(names, &think_times(names, records))
+        let mut plot = Self::new(names, &think_times(names, records))?;
+        plot.add_cpu(names, &cpu_times(names, records));
+        Ok(plot)
+    }
+
+    /// The CPU times of each player in `names` (as [`cpu_times`] gives them) beside its wall
+    /// times.
+    pub fn add_cpu(&mut self, names: &[String], cpu: &[Vec<u64>]) {
+        for p in &mut self.players {
+            if let Some(i) = names.iter().position(|n| *n == p.name) {
+                p.cpu = cpu.get(i).and_then(|t| BoxStats::of(t));
+            }
+        }
     }
 
     pub fn new(names: &[String], times: &[Vec<u64>]) -> Result<Self, PlotError> {
@@ -140,6 +175,7 @@ impl ThinkTimePlot {
                     name: name.clone(),
                     stats,
                     outliers,
+                    cpu: None,
                 })
             })
             .collect();
@@ -160,7 +196,8 @@ impl Plot for ThinkTimePlot {
     fn caption(&self) -> String {
         "Time per sow (ms) of each player: box from the first to the third quartile, line at the \
          median, diamond at the mean, whiskers to the furthest times within 1.5 box lengths, \
-         dots beyond."
+         dots beyond. The thin grey box under it: the CPU time its bot used for the same sows \
+         (quartiles and median); wall time far above it was the machine's, not the bot's."
             .to_string()
     }
 
@@ -176,7 +213,11 @@ impl Plot for ThinkTimePlot {
         if n == 0 {
             return Err(PlotError::NoData("no think times".into()));
         }
-        let hi = self.players.iter().map(|p| p.stats.max).fold(1.0, f64::max);
+        let hi = self
+            .players
+            .iter()
+            .map(|p| p.stats.max.max(p.cpu.map_or(0.0, |c| c.q3)))
+            .fold(1.0, f64::max);
         let (_, hi) = padded(0.0, hi);
         let names: Vec<String> = self.players.iter().map(|p| short(&p.name, 24)).collect();
         let label_width =
@@ -271,13 +312,33 @@ impl Plot for ThinkTimePlot {
                 BLACK.filled(),
             ))
             .drawn()?;
+            if let Some(cpu) = &p.cpu {
+                // The CPU box: thin, grey, just under the wall box.
+                let (x_c1, _) = plot_area.map_coordinate(&(cpu.q1, centre.clone()));
+                let (x_c3, _) = plot_area.map_coordinate(&(cpu.q3, centre.clone()));
+                let (x_cm, _) = plot_area.map_coordinate(&(cpu.median, centre.clone()));
+                let (top, bottom) = (y + half + 3, y + half + 9);
+                root.draw(&Rectangle::new(
+                    [shift((x_c1, top)), shift((x_c3.max(x_c1 + 2), bottom))],
+                    RGBColor(120, 120, 120).mix(0.5).filled(),
+                ))
+                .drawn()?;
+                root.draw(&PathElement::new(
+                    vec![shift((x_cm, top)), shift((x_cm, bottom))],
+                    BLACK.stroke_width(2),
+                ))
+                .drawn()?;
+            }
             for &o in &p.outliers {
                 let (ox, _) = plot_area.map_coordinate(&(o, centre.clone()));
                 root.draw(&Circle::new(shift((ox, y)), 3, c.stroke_width(1)))
                     .drawn()?;
             }
+            let cpu = p.cpu.map_or(String::new(), |c| {
+                format!(" (CPU: median {:.0} ms, mean {:.1} ms)", c.median, c.mean)
+            });
             let label = format!(
-                "median {:.0} ms, mean {:.1} ms, max {:.0} ms, {} sows",
+                "median {:.0} ms, mean {:.1} ms, max {:.0} ms, {} sows{cpu}",
                 s.median, s.mean, s.max, s.n
             );
             root.draw(&Text::new(
@@ -335,8 +396,21 @@ mod attribution_tests {
         assert!(think_times(&names, &[record.clone()])
             .iter()
             .all(Vec::is_empty));
-        // A game without any time (read from PGN) gives no figure, rather than boxes at 0 ms.
         record.row.first = "a".into();
+        // No CPU times in this record: no CPU box.
+        let plot = ThinkTimePlot::from_records(&names, &[record.clone()], true).unwrap();
+        assert!(plot.players.iter().all(|p| p.cpu.is_none()));
+        // With them, each player's sows' CPU times beside its wall times.
+        let mut with_cpu = record.clone();
+        with_cpu.cpu_ms = vec![3, 4];
+        assert_eq!(
+            cpu_times(&names, &[with_cpu.clone()]),
+            vec![vec![4], vec![3], vec![]]
+        );
+        let plot = ThinkTimePlot::from_records(&names, &[with_cpu], true).unwrap();
+        assert_eq!(plot.players[0].cpu.map(|c| c.median), Some(4.0));
+        assert_eq!(plot.players[1].cpu.map(|c| c.median), Some(3.0));
+        // A game without any time (read from PGN) gives no figure, rather than boxes at 0 ms.
         assert!(ThinkTimePlot::from_records(&names, &[record.clone()], false).is_ok());
         record.think_ms = vec![0, 0];
         let untimed = ThinkTimePlot::from_records(&names, &[record.clone()], false);

@@ -274,3 +274,56 @@ fn knob_parsing_and_formatting() {
     assert!(Knob::parse("option.Noise=a..1").is_err());
     assert!(Knob::parse("option.Noise").is_err());
 }
+
+/// The estimate printed before a calibration starts is within a quarter of what the
+/// calibration then plays, on the simulated players (float and integer knobs, two tolerances),
+/// whatever the budget.
+#[test]
+fn the_expected_games_are_within_a_quarter_of_the_simulated_cost() {
+    /// A case: its name, the true Elo curve, the knob and the tolerance.
+    type Case = (&'static str, fn(f64) -> f64, &'static str, f64);
+    let cases: [Case; 5] = [
+        ("linear", linear, "option.Noise=0.0..2.0", 25.0),
+        ("linear", linear, "option.Noise=0.0..2.0", 50.0),
+        ("sigmoid", sigmoid, "option.Noise=0.0..2.0", 25.0),
+        ("sigmoid", sigmoid, "option.Noise=0.0..2.0", 75.0),
+        ("depth", depth, "option.Depth=1..8", 25.0),
+    ];
+    for (name, truth, knob, tolerance) in cases {
+        let knob = Knob::parse(knob).unwrap();
+        let settings = Settings {
+            tolerance,
+            max_games: 100_000,
+            ..Settings::default()
+        };
+        let expected = expected_games(&settings, knob.integer) as f64;
+        let mut player = SimulatedPlayer::new(truth, POOL.to_vec(), 1);
+        let cal = calibrate(&knob, &POOL, &settings, &mut player, |_| {}).unwrap();
+        assert_eq!(cal.stop, Some(Stop::Converged), "{name} ±{tolerance}");
+        let ratio = cal.games as f64 / expected;
+        eprintln!(
+            "{name} ±{tolerance}: {} games played, {expected} expected",
+            cal.games
+        );
+        assert!(
+            (0.75..=1.25).contains(&ratio),
+            "{name} ±{tolerance}: {} games played, {expected} expected",
+            cal.games
+        );
+    }
+    assert_eq!(
+        expected_games(&Settings::default(), false),
+        2968,
+        "4 targets at ±25, 95 %"
+    );
+    let quick = Settings {
+        tolerance: 75.0,
+        max_games: 500,
+        ..Settings::default()
+    };
+    assert_eq!(
+        expected_games(&quick, false),
+        330,
+        "the quick flags of docs/calibrate.md"
+    );
+}
