@@ -191,7 +191,9 @@ fn a_stranger_on_a_kgp_port_is_refused_and_an_agent_that_never_connects_is_a_cra
     }
 }
 
-fn per_move(name: &str, mode: &str) -> Vec<String> {
+/// A per-move player; `clock`: its `time_by` (on `cpu` a Python start slowed by a busy
+/// machine is not counted against it).
+fn per_move(name: &str, mode: &str, clock: &str) -> Vec<String> {
     vec![
         "--bot".into(),
         format!("name={name}"),
@@ -201,6 +203,7 @@ fn per_move(name: &str, mode: &str) -> Vec<String> {
             std::process::id()
         ),
         "protocol=per-move".into(),
+        format!("time_by={clock}"),
     ]
 }
 
@@ -230,9 +233,10 @@ fn what_a_per_move_programs_children_print_after_it_is_not_its_move() {
         ],
         &[
             random_bot(),
-            per_move("forever", "child-forever"),
-            per_move("drip", "drip"),
-            per_move("flood", "flood"),
+            per_move("forever", "child-forever", "cpu"),
+            // On wall time: it sleeps between lines, and its `99` comes 3 s after its move.
+            per_move("drip", "drip", "wall"),
+            per_move("flood", "flood", "cpu"),
         ],
     );
     let (o, killed) = arena_killed_after(&words, &[], Duration::from_secs(180));

@@ -139,6 +139,8 @@ fn last_move(process: &mut BotProcess, clock: &MoveClock, turn: &Turn) -> Result
     let mut last: Option<i64> = None;
     // The limit the next look at the clock was set for, and when it is due.
     let mut due: Option<(Duration, Instant)> = None;
+    // The bytes read when the exit was last looked at: once per read, not once per line.
+    let mut looked_at: Option<u64> = None;
     loop {
         let limit = if last.is_some() {
             turn.soft_limit()
@@ -167,7 +169,10 @@ fn last_move(process: &mut BotProcess, clock: &MoveClock, turn: &Turn) -> Result
                 ),
             ));
         }
-        process.check_exit();
+        if looked_at != Some(process.bytes_read()) {
+            looked_at = Some(process.bytes_read());
+            process.check_exit();
+        }
         let line = match process.read_line(wake) {
             Ok(line) => line,
             // The clock is looked at again above.
