@@ -10,18 +10,9 @@ use std::time::{Duration, Instant};
 
 use util::*;
 
-/// Columns that hold measured times, which differ between runs by nature.
-const TIMING: [&str; 5] = [
-    "wall_ms",
-    "first_think_ms",
-    "first_max_ms",
-    "second_think_ms",
-    "second_max_ms",
-];
-
 fn without_timing(mut rows: Vec<BTreeMap<String, String>>) -> Vec<BTreeMap<String, String>> {
     for row in &mut rows {
-        for col in TIMING {
+        for col in TIMING_COLUMNS {
             row.remove(col);
         }
     }

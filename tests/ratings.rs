@@ -499,7 +499,11 @@ fn pgn_of_the_drawish_round_robin_rates_as_ordo_does() {
 }
 
 #[test]
-fn fixed_anchors_match_ordo_multi_anchors() {
+fn several_fixed_anchors_give_points_and_intervals_from_one_estimate() {
+    // Issue 45: with Ordo's `-m` file the points followed Ordo's descent and the posterior's
+    // intervals the likelihood's maximum: all 30 free players' midpoints sat 7–33 Elo below
+    // their points (`hard 1702 [1575, 1795]`). Both are now the maximum of Q with the anchors
+    // held (docs/statistics.md §2a has the evidence against Ordo's point).
     let dir = Dir::new("ratings-pgn-multi");
     let out = dir.join("out");
     arena_ok(&[
@@ -510,17 +514,12 @@ fn fixed_anchors_match_ordo_multi_anchors() {
         "--prior",
         "0",
         "--bootstrap",
-        "0",
+        "400",
+        "--no-png",
         "--out",
         out.to_str().unwrap(),
     ]);
     let ours = rated(&out);
-    // Ordo's -m point is where its own step-size descent stops, which the arena follows step
-    // for step (docs/statistics.md §2a): every player within 1 Elo of Ordo (its CSV is rounded
-    // to 0.01; the arena lands within 0.01).
-    let ordo = ordo_csv("ordo-multi.csv");
-    let (gap, who) = max_gap(&ours, &ordo);
-    assert!(gap <= 1.0, "{who}: {gap:.2} Elo from Ordo -m");
     for (name, elo) in [
         ("human00", 1644.0),
         ("human01", 1552.0),
@@ -528,12 +527,31 @@ fn fixed_anchors_match_ordo_multi_anchors() {
     ] {
         assert_eq!(ours[name], elo, "{name}");
     }
-    let summary = summary_of(&out);
-    let adv = summary["first_move_advantage"]["elo"].as_f64().unwrap();
+    let mut reader = csv::Reader::from_path(out.join("ratings.csv")).unwrap();
+    let mut offsets = Vec::new();
+    for row in reader.deserialize::<BTreeMap<String, String>>() {
+        let row = row.unwrap();
+        let num = |k: &str| row[k].parse::<f64>().unwrap();
+        if ["human00", "human01", "human02"].contains(&row["name"].as_str()) {
+            continue;
+        }
+        let (elo, low, high) = (num("elo"), num("ci_low"), num("ci_high"));
+        assert!(low < elo && elo < high, "{row:?}");
+        offsets.push((low + high) / 2.0 - elo);
+    }
+    assert_eq!(offsets.len(), 30);
+    let mean = offsets.iter().sum::<f64>() / 30.0;
+    let below = offsets.iter().filter(|&&o| o < 0.0).count();
+    // Skewed posteriors put single midpoints on either side; none sits systematically below.
     assert!(
-        (adv - 53.90).abs() < 0.01,
-        "white advantage {adv}, Ordo 53.90"
+        mean.abs() < 5.0 && below < 25,
+        "midpoint − point: {offsets:?}"
     );
+    // Ordo's own numbers are where its descent stopped, 24 Elo above on average here.
+    let ordo = ordo_csv("ordo-multi.csv");
+    let (gap, _) = max_gap(&ours, &ordo);
+    assert!(gap < 60.0, "{gap}");
+    let summary = summary_of(&out);
     // Without the centre (one fixed anchor) the fit is the plain one, to 0.1 Elo: human00 at its
     // site rating and everyone else where the games put them relative to it.
     let one = dir.join("one");

@@ -695,7 +695,7 @@ fn names_logs_and_bytes_stay_apart_and_printable() {
     );
     // `arena rate` says what the schedule does not contain.
     let mut text_csv = String::from_utf8(csv).unwrap();
-    text_csv.push_str("999,499,0,ghost,a b,kalah,,1-0,30,18,10,normal,,,1,1,1,1,1\n");
+    text_csv.push_str("999,499,0,ghost,a b,kalah,,1-0,30,18,10,normal,,,1,1,1,1,1,0,0,0,0\n");
     std::fs::write(out.join("games.csv"), text_csv).unwrap();
     let o = arena(&["rate", out.to_str().unwrap(), "--bootstrap", "0"]);
     let err = text(&o.stderr);
@@ -1303,15 +1303,18 @@ fn r32_printed_resume_commands_paste_into_a_shell() {
     let out = dir.join("with space/it's $HOME run");
     let out_s = out.to_str().unwrap().to_string();
     small_run(&out);
-    let expect = ["run", "--resume", out_s.as_str()];
-    // Starting again into the finished folder: the hint to resume it.
+    // Starting again into the finished folder: the hint to rate it again (a finished run has
+    // nothing to resume).
     let o = arena_words(&run_words(
         &out,
         &["--pairs", "1"],
         &[bot_arg("a", &bot("random")), bot_arg("b", &bot("random"))],
     ));
     assert!(!o.status.success());
-    assert_eq!(pasted_command(&text(&o.stderr), "use "), expect);
+    assert_eq!(
+        pasted_command(&text(&o.stderr), "choose another --out ("),
+        ["rate", out_s.as_str()]
+    );
 
     // Interrupted by SIGTERM while a bot thinks: the hint to finish it.
     let hang = format!("python3 {} hang", misbehave());

@@ -277,6 +277,19 @@ fn an_sprt_run_has_the_sprt_figure() {
     );
     let md = std::fs::read_to_string(out.join("summary.md")).expect("summary.md");
     assert!(md.contains("**SPRT: "), "{md}");
+    // Issue 47.4: the verdict line gives the test bot's Elo with its interval, and summary.md
+    // and report.html give the same estimate, the same interval.
+    let stdout = text(&o.stdout);
+    let verdict = stdout.lines().last().expect("a verdict line");
+    let elo = verdict
+        .split(": Elo ")
+        .nth(1)
+        .and_then(|r| r.split(" (LLR").next())
+        .unwrap_or_else(|| panic!("no estimate in the verdict line `{verdict}`"));
+    assert!(elo.ends_with("(95 %)"), "{verdict}");
+    let words = format!("Elo of test over base: {elo}");
+    assert!(md.contains(&words), "`{words}` not in {md}");
+    assert!(html.contains(&words), "`{words}` not in report.html");
 }
 
 const HEADER: &str = "game_id,pair_id,round,first,second,rules,opening,result,score_first,\
@@ -512,4 +525,53 @@ fn pgn_input_gets_the_report_without_the_move_sections() {
     if chromium.exists() {
         render_in_chromium(chromium, &out.join("report.html"), &dir);
     }
+}
+
+/// `arena sprt --model margin` (issue 45): the test on the pairs' seed margins decides, and its
+/// one estimate and the link's check on the run's own pairs are in the verdict, `sprt.json` and
+/// `sprt.csv`.
+#[test]
+fn a_margin_sprt_gives_its_estimate_and_its_link_check() {
+    let dir = Dir::new("report-margin-sprt");
+    let out = dir.join("sprt");
+    let o = arena(&[
+        "sprt",
+        "--quiet",
+        "--no-plots",
+        "--base",
+        &bot("random"),
+        "--test",
+        &bot("greedy"),
+        "--model",
+        "margin",
+        "--elo0",
+        "0",
+        "--elo1",
+        "100",
+        "--max-pairs",
+        "60",
+        "--movetime",
+        "5000",
+        "--seed",
+        "3",
+        "--out",
+        &out.display().to_string(),
+    ]);
+    let stderr = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "greedy beats random: {stderr}");
+    assert!(stderr.contains("link check on "), "{stderr}");
+    let sprt: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("sprt.json")).unwrap()).unwrap();
+    assert_eq!(sprt["model"], "margin");
+    let low = sprt["estimate"]["low"].as_f64().expect("a lower end");
+    assert!(low > 0.0, "{sprt}");
+    assert!(sprt["link_check"]["pairs"].as_u64().unwrap() >= 2, "{sprt}");
+    let verdict = text(&o.stdout);
+    let words = format!(
+        "H1 accepted: the test bot is stronger: Elo {:+.1} [",
+        sprt["estimate"]["elo"].as_f64().unwrap()
+    );
+    assert!(verdict.contains(&words), "`{words}` not in {verdict}");
+    let trace = std::fs::read_to_string(out.join("sprt.csv")).unwrap();
+    assert!(trace.lines().next().unwrap().contains("elo_low"), "{trace}");
 }

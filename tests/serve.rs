@@ -554,11 +554,14 @@ fn a_browser_watches_a_run_and_steps_through_a_game() {
         "the run page's pairwise table and first-mover advantage",
     );
     let heads = run_page["heads"].as_array().unwrap();
-    for label in [
-        "player", "opponent", "W-D-L", "pairs LL", "WW", "Elo", "LOS",
-    ] {
+    for label in ["player", "opponent", "W-D-L", "pairs LL", "WW", "Elo"] {
         assert!(heads.contains(&json!(label)), "{heads:?}");
     }
+    // Issue 47.4: the LOS beside the encounter's own Elo is the joint fit's, and says so.
+    assert!(
+        heads.contains(&json!("LOS (joint fit)")) || heads.contains(&json!("LOS")),
+        "{heads:?}"
+    );
     assert_eq!(run_page["rows"], 1, "one encounter");
     let first = run_page["first"].as_str().unwrap();
     assert!(
@@ -751,6 +754,16 @@ fn an_sprt_run_page_shows_the_llr_path_against_its_bounds() {
     let page = get(&addr, "/run?id=sprt");
     assert_eq!(page.status, 200);
     assert!(page.body.contains("<section id=\"sprt\">") && page.body.contains("upper bound"));
+    // Issue 47.4: the dashboard gives the verdict line's estimate with its interval.
+    let stdout = text(&o.stdout);
+    let verdict = stdout.lines().last().expect("a verdict line");
+    let elo = verdict
+        .split(": Elo ")
+        .nth(1)
+        .and_then(|r| r.split(" (LLR").next())
+        .unwrap_or_else(|| panic!("no estimate in the verdict line `{verdict}`"));
+    let words = format!("Elo of test over base: {elo}");
+    assert!(page.body.contains(&words), "`{words}` not on the page");
 }
 
 #[test]

@@ -72,6 +72,21 @@ pub struct RatingFlags {
     /// maximum-likelihood fit, which does not exist when a player never lost or never scored.
     #[arg(long, default_value_t = 2.0)]
     pub prior: f64,
+    /// `wdl`: ratings from wins, draws and losses; `margin`: also from each game's seed margin
+    /// (narrower intervals where the link holds, docs/statistics.md §2c), side by side with the
+    /// W/D/L fit, in margin-ratings.csv and the report.
+    #[arg(long, value_enum, default_value_t = RateModel::Wdl)]
+    pub model: RateModel,
+}
+
+/// What `arena rate` rates from.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RateModel {
+    /// Wins, draws and losses.
+    #[default]
+    Wdl,
+    /// The seed margins too.
+    Margin,
 }
 
 impl RatingFlags {
@@ -115,6 +130,7 @@ impl RatingFlags {
             seed: None,
             exclude_forfeits: self.exclude_forfeits,
             prior: self.prior,
+            margin: self.model == RateModel::Margin,
         })
     }
 }
@@ -145,7 +161,12 @@ pub fn run(args: &RateArgs) -> Result<()> {
         say_warnings(&rated);
         out!("{}", rated.table)?;
         outln!(
-            "\nwrote ratings.csv, pairwise.csv, ladder.csv and summary.json in {}",
+            "\nwrote ratings.csv, pairwise.csv, ladder.csv{} and summary.json in {}",
+            if rated.summary.margin.is_some() {
+                ", margin-ratings.csv"
+            } else {
+                ""
+            },
             dir.display()
         )?;
         return Ok(());

@@ -27,6 +27,15 @@ use mancala_arena::vocab::{shell_word, GameFlags};
 use super::output::OutputFlags;
 use super::progress::Console;
 
+/// What a tune's iteration results are read from.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TuneModel {
+    /// Wins − losses.
+    Wdl,
+    /// The seed margins.
+    Margin,
+}
+
 #[derive(clap::Args, Debug)]
 pub struct TuneArgs {
     /// The tuned bot, in the player words (docs/players.md): a bundled name (`alphabeta`,
@@ -55,6 +64,11 @@ pub struct TuneArgs {
     /// fishtest) [default: 0.25].
     #[arg(long)]
     pub tail: Option<f64>,
+    /// Where each iteration's result comes from: `wdl` (θ+'s wins − losses, fishtest's) or
+    /// `margin` (its pairs' seed margins, scaled to wins − losses: fewer pairs for the same
+    /// precision where the margins measure strength, docs/tuning.md).
+    #[arg(long, value_enum)]
+    pub model: Option<TuneModel>,
     /// SPSA α (a_k's decay) [default: 0.602].
     #[arg(long)]
     pub alpha: Option<f64>,
@@ -214,6 +228,17 @@ impl TuneArgs {
                 self.seed.map(|v| v.to_string()),
                 s.seed.to_string(),
             ),
+            (
+                "--model",
+                self.model.map(|m| {
+                    match m {
+                        TuneModel::Wdl => "wdl",
+                        TuneModel::Margin => "margin",
+                    }
+                    .to_string()
+                }),
+                s.model.clone(),
+            ),
             ("--rules", g.rules.clone(), opt(&s.game.rules)),
             (
                 "--opening-plies",
@@ -324,6 +349,10 @@ fn new_setup(args: &TuneArgs, dir: &std::path::Path) -> Result<TuneSetup> {
         seed: args.seed.unwrap_or(1),
         game,
         verify,
+        model: match args.model {
+            Some(TuneModel::Margin) => "margin".to_string(),
+            _ => "wdl".to_string(),
+        },
     })
 }
 

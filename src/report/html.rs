@@ -68,9 +68,15 @@ pub fn pairwise_html(s: &Summary) -> String {
         "<p>Each encounter from the row player's view (W, D, L are its wins, draws and losses; \
          the pair columns count its game pairs by their two results, LL lost both ... WW won \
          both, DD/WL drawn or split); Elo with its {:.0}% interval from the pentanomial model over game \
-         pairs (trinomial when games are unpaired).</p>\n{}",
+         pairs (trinomial when games are unpaired){}.</p>\n{}",
         s.level * 100.0,
-        pairwise_table(&s.pairwise).html()
+        if s.interval_method == "posterior" {
+            "; LOS (joint fit) is the chance that the row player is the stronger given all the \
+             games, not this encounter's alone"
+        } else {
+            ""
+        },
+        pairwise_table(&s.pairwise, s.interval_method == "posterior").html()
     )
 }
 
@@ -112,6 +118,15 @@ pub fn render(input: &ReportInput<'_>) -> String {
     );
     h.push_str(&ratings_table(&s.ratings, &s.random_moves).html());
     h.push_str(&first_move_html(s));
+    if let Some(m) = &s.margin {
+        let _ = writeln!(
+            h,
+            "<div id=\"margin-ratings\">\n<h3>Ratings from seed margins</h3>\n<p>{}</p>",
+            escape(&super::rate::margin_words(m))
+        );
+        h.push_str(&super::tables::margin_table(m).html());
+        h.push_str("</div>\n");
+    }
     if s.warnings.is_empty() {
         h.push_str("<p id=\"warnings\">No warnings.</p>\n");
     } else {
@@ -129,11 +144,13 @@ pub fn render(input: &ReportInput<'_>) -> String {
     if let Some(sprt) = &input.sprt {
         let _ = writeln!(
             h,
-            "<section id=\"sprt\">\n<h2>SPRT</h2>\n<p><b>{}</b> after {} game pairs: LLR {:+.3}, \
+            "<section id=\"sprt\">\n<h2>SPRT</h2>\n<p><b>{}</b> after {} game pairs. \
+             <span id=\"sprt-estimate\">{}</span>. LLR {:+.3}, \
              bounds [{:.3}, {:.3}]; H0 {} Elo, H1 {} Elo ({} model), α = {}, β = {}; \
-             pentanomial counts {:?}.</p>\n</section>",
+             pentanomial counts {:?}.</p>{}\n</section>",
             escape(sprt.status.result.verdict()),
             sprt.pairs,
+            escape(&sprt.estimate_words()),
             sprt.status.llr,
             sprt.status.lower,
             sprt.status.upper,
@@ -142,7 +159,11 @@ pub fn render(input: &ReportInput<'_>) -> String {
             escape(&sprt.model),
             sprt.alpha,
             sprt.beta,
-            sprt.penta
+            sprt.penta,
+            sprt.link_check.map_or(String::new(), |c| format!(
+                "\n<p id=\"link-check\">{}</p>",
+                escape(&c.describe())
+            ))
         );
     }
 

@@ -29,10 +29,11 @@ pub fn render(input: &ReportInput<'_>) -> String {
     if let Some(sprt) = &input.sprt {
         let _ = writeln!(
             m,
-            "**SPRT: {}** after {} pairs (LLR {:+.3}, bounds [{:.3}, {:.3}]; H0 {} / H1 {} Elo, \
-             {}, α = {}, β = {}).\n",
+            "**SPRT: {}** after {} pairs. {}. (LLR {:+.3}, bounds [{:.3}, {:.3}]; H0 {} / H1 {} \
+             Elo, {}, α = {}, β = {}).{}\n",
             sprt.status.result.verdict(),
             sprt.pairs,
+            escape(&sprt.estimate_words()),
             sprt.status.llr,
             sprt.status.lower,
             sprt.status.upper,
@@ -40,7 +41,9 @@ pub fn render(input: &ReportInput<'_>) -> String {
             sprt.elo1,
             escape(&sprt.model),
             sprt.alpha,
-            sprt.beta
+            sprt.beta,
+            sprt.link_check
+                .map_or(String::new(), |c| format!("\n\n{}", escape(&c.describe())))
         );
     }
     if let Some(gate) = &input.gate {
@@ -54,6 +57,10 @@ pub fn render(input: &ReportInput<'_>) -> String {
         m.push('\n');
     }
     m.push_str(&ratings_table(&s.ratings, &s.random_moves).markdown());
+    if let Some(margin) = &s.margin {
+        let _ = writeln!(m, "\n{}\n", escape(&super::rate::margin_words(margin)));
+        m.push_str(&super::tables::margin_table(margin).markdown());
+    }
     let fm = &s.first_move_advantage;
     let _ = writeln!(
         m,
@@ -64,7 +71,7 @@ pub fn render(input: &ReportInput<'_>) -> String {
         fm.first_player_score * 100.0
     );
     if !s.pairwise.is_empty() {
-        m.push_str(&pairwise_table(&s.pairwise).markdown());
+        m.push_str(&pairwise_table(&s.pairwise, s.interval_method == "posterior").markdown());
         m.push('\n');
     }
     if let Some(a) = &input.analysis {

@@ -10,7 +10,7 @@ use anyhow::{bail, Context, Result};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use super::tables::{pairwise_table, ratings_table, signed};
+use super::tables::{margin_table, pairwise_table, ratings_table, signed};
 use crate::rating::bootstrap::IntervalMethod;
 use crate::rating::fit::{Anchor, AnchorSet, LooseAnchor};
 use crate::rating::{analyse, RatedGame, RatingConfig, RatingReport};
@@ -20,7 +20,9 @@ use crate::run_folder::games::{
 };
 use crate::run_folder::pgn::{write_pgn, GAMES_PGN};
 use crate::run_folder::pgn_in::{each_pgn_game, PgnPool};
-use crate::run_folder::ratings::{write_rating_files, Summary};
+use crate::run_folder::ratings::{
+    write_margin_ratings, write_rating_files, MarginRow, MarginSummary, Summary,
+};
 use crate::run_folder::{not_a_run_folder, RunFile};
 use crate::vocab::schedule::{derive_seed, stream};
 
@@ -49,6 +51,8 @@ pub struct RateOptions {
     /// PGN input only: each player's latest `WhiteElo`/`BlackElo` tag as a loose anchor with
     /// this uncertainty (players already in `anchors` or `loose_anchors` keep those).
     pub anchor_tags: Option<f64>,
+    /// Also rate from the games' seed margins (`--model margin`), beside the W/D/L fit.
+    pub margin: bool,
 }
 
 impl Default for RateOptions {
@@ -65,6 +69,7 @@ impl Default for RateOptions {
             anchors: Vec::new(),
             loose_anchors: Vec::new(),
             anchor_tags: None,
+            margin: false,
         }
     }
 }
@@ -195,11 +200,95 @@ pub fn rate_dir(dir: &Path, opts: &RateOptions) -> Result<Rated> {
         .seed
         .unwrap_or_else(|| RunFile::read(dir).map(|r| r.config.seed).unwrap_or(1));
     let report = rate_games(&names, &games, opts, seed)?;
+    let margin = if opts.margin {
+        Some(margin_summary(&rows, &names, opts, &report)?)
+    } else {
+        None
+    };
     // Ordo and BayesElo read games.pgn: write it again if it went missing.
     if !dir.join(GAMES_PGN).exists() {
         write_pgn(dir)?;
     }
-    write_rated(dir, report, &rows, warnings)
+    write_rated(dir, report, &rows, warnings, margin)
+}
+
+/// `--model margin`: the ratings from the games' seed margins (`rating::margin::ratings`), each
+/// player beside its W/D/L rating in `report`.
+fn margin_summary(
+    rows: &[crate::run_folder::GameRow],
+    names: &[String],
+    opts: &RateOptions,
+    report: &RatingReport,
+) -> Result<MarginSummary> {
+    use crate::rating::margin::ratings::{fit, MarginAnchor};
+    use crate::run_folder::margins::{margin_games, max_margin};
+    if !opts.anchors.is_empty() || !opts.loose_anchors.is_empty() {
+        bail!("--model margin is anchored by --anchor NAME=ELO or the pool's mean (1200): anchor files are for the W/D/L model");
+    }
+    let games = margin_games(rows, names, opts.exclude_forfeits)?;
+    let Some(first) = rows.first() else {
+        bail!("no games to rate by margin");
+    };
+    let step = if games
+        .iter()
+        .all(|g| (g.margin.round() as i64).rem_euclid(2) == 0)
+        || games
+            .iter()
+            .all(|g| (g.margin.round() as i64).rem_euclid(2) == 1)
+    {
+        2.0
+    } else {
+        1.0
+    };
+    let anchor = match &opts.anchor {
+        Some((name, value)) => MarginAnchor::Player(
+            names
+                .iter()
+                .position(|n| n == name)
+                .with_context(|| format!("--anchor: no player is named `{name}`"))?,
+            *value,
+        ),
+        None => MarginAnchor::Mean(1200.0),
+    };
+    let fitted = fit(
+        names.len(),
+        &games,
+        max_margin(first) / 3.0,
+        step,
+        anchor,
+        opts.level,
+    )?;
+    let mut order: Vec<usize> = (0..names.len()).collect();
+    order.sort_by(|&a, &b| fitted.players[b].elo.total_cmp(&fitted.players[a].elo));
+    let ratings = order
+        .iter()
+        .enumerate()
+        .map(|(rank, &i)| {
+            let p = &fitted.players[i];
+            let wdl = report.row(&names[i]);
+            MarginRow {
+                rank: rank + 1,
+                name: names[i].clone(),
+                elo: p.elo,
+                se: p.se,
+                ci_low: p.ci_low,
+                ci_high: p.ci_high,
+                wdl_elo: wdl.map_or(f64::NAN, |r| r.elo),
+                wdl_low: wdl.map_or(f64::NAN, |r| r.ci_low),
+                wdl_high: wdl.map_or(f64::NAN, |r| r.ci_high),
+                games: p.games,
+            }
+        })
+        .collect();
+    Ok(MarginSummary {
+        ratings,
+        advantage: fitted.advantage,
+        advantage_se: fitted.advantage_se,
+        advantage_seeds: fitted.advantage_seeds,
+        sd: fitted.sd,
+        elo_per_seed: fitted.elo_per_seed,
+        clip: fitted.clip,
+    })
 }
 
 /// Writes the rating files of `report` into `dir` and formats its table.
@@ -208,9 +297,14 @@ fn write_rated(
     report: RatingReport,
     rows: &[GameRow],
     warnings: Vec<String>,
+    margin: Option<MarginSummary>,
 ) -> Result<Rated> {
-    let summary = Summary::new(&report, termination_counts(rows)).with_judging(rows);
+    let mut summary = Summary::new(&report, termination_counts(rows)).with_judging(rows);
+    summary.margin = margin;
     write_rating_files(dir, &report, &summary)?;
+    if let Some(m) = &summary.margin {
+        write_margin_ratings(dir, m)?;
+    }
     let table = format_table(&summary);
     Ok(Rated {
         report,
@@ -258,6 +352,9 @@ pub fn rate_pgn(paths: &[std::path::PathBuf], out: &Path, opts: &RateOptions) ->
     if pool.games.is_empty() {
         bail!("no finished games in {}", show_paths(paths));
     }
+    if opts.margin {
+        bail!("--model margin reads the final seeds of each game from a results folder's games.csv; PGN games carry no margins the arena reads");
+    }
     if opts.anchor_tags.is_some() && pool.tag_ratings.iter().all(Option::is_none) {
         bail!("--anchor-tags: no game has a WhiteElo or BlackElo tag");
     }
@@ -266,7 +363,7 @@ pub fn rate_pgn(paths: &[std::path::PathBuf], out: &Path, opts: &RateOptions) ->
     std::fs::create_dir_all(out)
         .with_context(|| format!("cannot create the folder {}", out.display()))?;
     Ok(RatedPgn {
-        rated: write_rated(out, report, &[], warnings)?,
+        rated: write_rated(out, report, &[], warnings, None)?,
         games: pool.games,
         opts,
     })
@@ -316,10 +413,28 @@ pub fn format_table(s: &Summary) -> String {
             "\nPairwise (row player's view; Elo [{:.0}% interval] from the pentanomial model over game pairs, docs/statistics.md):",
             s.level * 100.0
         );
-        out.push_str(&pairwise_table(&s.pairwise).text());
+        out.push_str(&pairwise_table(&s.pairwise, s.interval_method == "posterior").text());
+    }
+    if let Some(m) = &s.margin {
+        out.push('\n');
+        out.push_str(&margin_words(m));
+        out.push('\n');
+        out.push_str(&margin_table(m).text());
     }
     for w in &s.warnings {
         let _ = writeln!(out, "warning: {w}");
     }
     out
+}
+
+/// The margin fit in a sentence: the link it used.
+pub fn margin_words(m: &MarginSummary) -> String {
+    format!(
+        "Ratings from seed margins (--model margin, docs/statistics.md §2c): each game's margin clipped to ±{:.0} seeds, spread {:.1} seeds, {:.1} Elo per seed of mean margin; first-mover advantage {} Elo ({:+.2} seeds); beside the W/D/L fit above.",
+        m.clip,
+        m.sd,
+        m.elo_per_seed,
+        signed(m.advantage),
+        m.advantage_seeds
+    )
 }

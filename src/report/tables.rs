@@ -228,32 +228,76 @@ pub fn ratings_table(rows: &[RatingRow], random_moves: &BTreeMap<String, u64>) -
 pub const RANDOM_NOTE: &str = "random moves: random moves played for it, where a KGP agent sent \
      no move in time or yielded before any, as the official server plays them (docs/protocols.md)";
 
-/// The pairwise Elo difference (pentanomial if available) with its reported interval, e.g.
-/// `+120 [+45, +201]`; `±inf` for a clean sweep and for an interval end at the score's limit.
-pub fn pair_elo(p: &PairwiseRow) -> String {
-    let end = |x: f64| {
-        if x == f64::INFINITY {
-            "+inf".to_string()
-        } else if x == f64::NEG_INFINITY {
-            "-inf".to_string()
+/// The ratings from seed margins beside the W/D/L fit's (`arena rate --model margin`).
+pub fn margin_table(m: &crate::run_folder::ratings::MarginSummary) -> Table {
+    let interval = |lo: f64, hi: f64| {
+        if lo.is_finite() && hi.is_finite() {
+            format!("[{lo:.0}, {hi:.0}]")
         } else {
-            signed(x)
+            "–".to_string()
         }
     };
-    let point = match (p.score_pct, p.elo_penta.or(p.elo)) {
-        (Some(s), _) if s >= 100.0 => "+inf".to_string(),
-        (Some(s), _) if s <= 0.0 => "-inf".to_string(),
-        (_, Some(e)) if e.is_finite() => signed(e),
-        _ => return "–".to_string(),
-    };
-    match (p.elo_low, p.elo_high) {
-        (Some(low), Some(high)) => format!("{point} [{}, {}]", end(low), end(high)),
-        _ => point,
+    Table {
+        columns: vec![
+            right("rank"),
+            left("player"),
+            right("Elo (margins)"),
+            right("interval"),
+            right("Elo (W/D/L)"),
+            right("interval"),
+            right("margins − W/D/L"),
+            right("games"),
+        ],
+        rows: m
+            .ratings
+            .iter()
+            .map(|r| {
+                vec![
+                    r.rank.to_string(),
+                    r.name.clone(),
+                    format!("{:.0}", r.elo),
+                    interval(r.ci_low, r.ci_high),
+                    format!("{:.0}", r.wdl_elo),
+                    interval(r.wdl_low, r.wdl_high),
+                    signed(r.elo - r.wdl_elo),
+                    r.games.to_string(),
+                ]
+            })
+            .collect(),
+        notes: Vec::new(),
     }
 }
 
-/// Every encounter from the row player's view.
-pub fn pairwise_table(rows: &[PairwiseRow]) -> Table {
+/// The pairwise Elo difference (pentanomial if available) with its reported interval, e.g.
+/// `+120 [+45, +201]`. A sweep has no point and its interval no end on its side: `≥ +434` (all
+/// won), `≤ -434` (all lost), the one rendering of an unbounded encounter (issue 45).
+pub fn pair_elo(p: &PairwiseRow) -> String {
+    let finite = |x: Option<f64>| x.filter(|v| v.is_finite());
+    match p.score_pct {
+        Some(s) if s >= 100.0 => {
+            finite(p.elo_low).map_or("–".into(), |l| format!("≥ {}", signed(l)))
+        }
+        Some(s) if s <= 0.0 => {
+            finite(p.elo_high).map_or("–".into(), |h| format!("≤ {}", signed(h)))
+        }
+        _ => {
+            let Some(point) = finite(p.elo_penta.or(p.elo)) else {
+                return "–".to_string();
+            };
+            match (finite(p.elo_low), finite(p.elo_high)) {
+                (Some(low), Some(high)) => {
+                    format!("{} [{}, {}]", signed(point), signed(low), signed(high))
+                }
+                _ => signed(point),
+            }
+        }
+    }
+}
+
+/// Every encounter from the row player's view. `joint_los`: the LOS column is the joint fit's
+/// `P(r_player > r_opponent)` given all the games (the posterior's), not the encounter's own,
+/// and its heading says so (issue 47).
+pub fn pairwise_table(rows: &[PairwiseRow], joint_los: bool) -> Table {
     let columns = vec![
         left("player"),
         left("opponent"),
@@ -267,7 +311,7 @@ pub fn pairwise_table(rows: &[PairwiseRow]) -> Table {
         right("WW"),
         right("score"),
         right("Elo"),
-        right("LOS"),
+        right(if joint_los { "LOS (joint fit)" } else { "LOS" }),
     ];
     let rows = rows
         .iter()
@@ -552,5 +596,63 @@ mod tests {
         assert!(md.starts_with("| player | Elo |\n|:---|---:|\n"), "{md}");
         assert!(md.contains("| a\\|b \\<c\\> | 1200 |"), "{md}");
         assert!(md.contains("\\* a note"));
+    }
+
+    /// The pairwise row of `pairs` colour-swapped pairs all won by the row player (all lost
+    /// when `!won`).
+    fn sweep_row(pairs: u64, won: bool) -> PairwiseRow {
+        use crate::rating::pairwise::pairwise_table;
+        use crate::rating::rows::pairwise_rows;
+        use crate::rating::{GameTable, Outcome, RatedGame};
+        let (w, l) = if won {
+            (Outcome::Win, Outcome::Loss)
+        } else {
+            (Outcome::Loss, Outcome::Win)
+        };
+        let games: Vec<RatedGame> = (0..pairs)
+            .flat_map(|k| {
+                [
+                    RatedGame {
+                        pair: k,
+                        first: 0,
+                        second: 1,
+                        outcome: w,
+                    },
+                    RatedGame {
+                        pair: k,
+                        first: 1,
+                        second: 0,
+                        outcome: l,
+                    },
+                ]
+            })
+            .collect();
+        let table = GameTable::new(2, &games).unwrap();
+        let names = vec!["a".to_string(), "b".to_string()];
+        pairwise_rows(&names, &pairwise_table(&table, 0.95))
+            .unwrap()
+            .remove(0)
+    }
+
+    #[test]
+    fn a_sweep_is_rendered_as_a_bound_everywhere() {
+        // Issue 45: `-inf`, `+inf [+434, +5880]` and `+inf [+389, +inf]` for sweeps.
+        for pairs in [6, 7] {
+            let won = pair_elo(&sweep_row(pairs, true));
+            let lost = pair_elo(&sweep_row(pairs, false));
+            assert!(won.starts_with("≥ +"), "{won}");
+            assert!(lost.starts_with("≤ -"), "{lost}");
+            assert_eq!(
+                won.trim_start_matches("≥ +"),
+                lost.trim_start_matches("≤ -")
+            );
+            for text in [&won, &lost] {
+                assert!(!text.contains("inf") && !text.contains('['), "{text}");
+            }
+            let table = pairwise_table(&[sweep_row(pairs, true)], false);
+            for rendered in [table.text(), table.html(), table.markdown()] {
+                assert!(rendered.contains(&won), "{rendered}");
+            }
+        }
     }
 }

@@ -6,6 +6,7 @@
 //! |---|---|---|
 //! | `run.json` | [`run_file::RunFile`] | `arena run` / `sprt` / `calibrate` at the start, `arena merge` |
 //! | `games.csv`, `games.jsonl` | [`games::GameRow`], [`games::GameRecord`], [`games::ResultsWriter`] (read whole, or as they grow with [`games::GamesTail`]) | appended as each game ends |
+//! | (the margins in `games.csv`) | [`margins`]: what `score_first`/`score_second` mean for each way a game ends | read for `--model margin` |
 //! | `games.pgn` | [`pgn::write_pgn`] | at the end of a run, from `games.jsonl` (or `games.csv`) |
 //! | `logs/NAME.stderr.log` | [`logs::stderr_log_path`] | each bot's stderr |
 //! | `sprt.json`, `sprt.csv` | [`sprt::SprtFile`], [`sprt::SprtTrace`] | `arena sprt` |
@@ -31,6 +32,7 @@ pub mod games;
 pub mod gate;
 pub mod lock;
 pub mod logs;
+pub mod margins;
 pub mod mistakes;
 pub mod pgn;
 pub mod pgn_games;

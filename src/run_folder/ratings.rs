@@ -15,7 +15,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use std::collections::BTreeMap;
 
@@ -70,6 +70,53 @@ pub struct Summary {
     /// Per player (those with any): its timeouts that were starved, the bot having used less
     /// than half of its time in CPU (docs/tournament.md, "Starved moves").
     pub starved_timeouts: BTreeMap<String, u64>,
+    /// `arena rate --model margin`: the ratings from the seed margins beside these.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub margin: Option<MarginSummary>,
+}
+
+/// The ratings from margins (`rating::margin::ratings`), each player beside its W/D/L rating.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct MarginSummary {
+    /// Best first, by the margin rating.
+    pub ratings: Vec<MarginRow>,
+    /// First-mover advantage (Elo), its standard error, and in seeds.
+    pub advantage: f64,
+    pub advantage_se: f64,
+    pub advantage_seeds: f64,
+    /// The link: the margins' spread (seeds), Elo per seed, each game's clip (seeds).
+    pub sd: f64,
+    pub elo_per_seed: f64,
+    pub clip: f64,
+}
+
+/// One line of `margin-ratings.csv`.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct MarginRow {
+    pub rank: usize,
+    pub name: String,
+    pub elo: f64,
+    pub se: f64,
+    pub ci_low: f64,
+    pub ci_high: f64,
+    /// The W/D/L fit's rating and interval of the same player (`ratings.csv`).
+    pub wdl_elo: f64,
+    pub wdl_low: f64,
+    pub wdl_high: f64,
+    pub games: u64,
+}
+
+/// `margin-ratings.csv`: [`MarginRow`]s, best first.
+pub const MARGIN_RATINGS_CSV: &str = "margin-ratings.csv";
+
+/// Writes `margin-ratings.csv`.
+pub fn write_margin_ratings(dir: &Path, margin: &MarginSummary) -> Result<()> {
+    let mut w = csv::Writer::from_writer(super::files::create(&dir.join(MARGIN_RATINGS_CSV))?);
+    for row in &margin.ratings {
+        w.serialize(row)?;
+    }
+    w.flush()?;
+    Ok(())
 }
 
 /// One player's site-ladder path, summarised.
@@ -146,6 +193,7 @@ impl Summary {
             terminations,
             random_moves: BTreeMap::new(),
             starved_timeouts: BTreeMap::new(),
+            margin: None,
         }
     }
 

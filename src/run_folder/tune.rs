@@ -85,6 +85,18 @@ pub struct TuneSetup {
     /// The iterations' game settings.
     pub game: GameFlags,
     pub verify: Option<VerifySetup>,
+    /// Where each iteration's result comes from: `wdl` (wins − losses) or `margin` (the pairs'
+    /// seed margins, `rating::margin::ResultScale`). Absent in files of older versions: `wdl`.
+    #[serde(default = "wdl", skip_serializing_if = "is_wdl")]
+    pub model: String,
+}
+
+fn wdl() -> String {
+    "wdl".to_string()
+}
+
+fn is_wdl(model: &String) -> bool {
+    model == "wdl"
 }
 
 impl TuneSetup {

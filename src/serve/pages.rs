@@ -294,10 +294,19 @@ pub fn run_sections(id: &str, v: &RunView<'_>) -> Vec<(&'static str, String)> {
         ));
     }
     if let Some((trace, info)) = &v.sprt {
+        // The one estimate of this SPRT: `sprt.json`'s once it ended, the trace's last meanwhile.
+        let words = match info {
+            Some(f) => f.estimate_words(),
+            None => crate::run_folder::sprt::estimate_words(
+                trace.last().and_then(|p| p.estimate()).as_ref(),
+                "",
+            ),
+        };
         out.push((
             "sprt",
             format!(
-                "<h2>SPRT</h2>\n{}",
+                "<h2>SPRT</h2>\n<p id=\"sprt-estimate\">{}</p>\n{}",
+                escape(&words),
                 figure(SprtPlot::new(trace.clone(), info.clone()))
             ),
         ));

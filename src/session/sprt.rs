@@ -5,11 +5,15 @@
 
 use anyhow::Result;
 
+use std::collections::HashMap;
+
 use super::order::PairOrder;
 use super::{Finish, Finished, Session};
+use crate::rating::margin::{self, EloKind, Link, LinkCheck, MarginPair, MarginSprt, MarginTally};
 use crate::rating::pairwise::PentaCounts;
-use crate::rating::sprt::{Sprt, SprtModel, SprtResult, SprtStatus};
+use crate::rating::sprt::{EloEstimate, Sprt, SprtModel, SprtResult, SprtStatus};
 use crate::run_folder::games::GameRecord;
+use crate::run_folder::margins::{max_margin, PairMargins};
 use crate::run_folder::sprt::{SprtFile, SprtTrace};
 use crate::run_folder::RunKind;
 use crate::tournament::events::{OnGame, RunSink, Steer};
@@ -25,7 +29,8 @@ pub const EXIT_H0: u8 = 3;
 pub const EXIT_INCONCLUSIVE: u8 = 4;
 
 /// What is tested: H0 "the test is `elo0` better" against H1 "`elo1` better", with error rates
-/// `alpha` (accepting H1 under H0) and `beta`, in the Elo of `model`.
+/// `alpha` (accepting H1 under H0) and `beta`, in the Elo of `model`; with `margin`, by the
+/// margin GSPRT (`rating::margin`) instead of the pentanomial one.
 #[derive(Clone, Copy, Debug)]
 pub struct Hypotheses {
     pub elo0: f64,
@@ -33,12 +38,40 @@ pub struct Hypotheses {
     pub alpha: f64,
     pub beta: f64,
     pub model: SprtModel,
+    pub margin: Option<MarginModel>,
+}
+
+/// `--model margin`: the Elo the hypotheses are in, and the clip of each game's margin (seeds;
+/// `None`: a third of the ruleset's seeds).
+#[derive(Clone, Copy, Debug)]
+pub struct MarginModel {
+    pub kind: EloKind,
+    pub clip: Option<f64>,
 }
 
 impl Hypotheses {
     pub fn sprt(&self) -> Result<Sprt> {
         Sprt::new(self.elo0, self.elo1, self.alpha, self.beta, self.model)
             .map_err(|e| anyhow::anyhow!("{e}"))
+    }
+
+    /// The margin test for games of `seeds` seeds in all, `None` for the pentanomial models.
+    pub fn margin_sprt(&self, seeds: f64) -> Result<Option<MarginSprt>> {
+        let Some(m) = self.margin else {
+            return Ok(None);
+        };
+        let test = MarginSprt::new(self.elo0, self.elo1, self.alpha, self.beta, m.kind, seeds)
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        Ok(Some(test.with_clip(m.clip.unwrap_or(seeds / 3.0))))
+    }
+
+    /// The model's name in `sprt.json` and the messages: `logistic`, `normalized`, `margin`.
+    pub fn model_name(&self) -> &'static str {
+        if self.margin.is_some() {
+            "margin"
+        } else {
+            self.model.as_str()
+        }
     }
 }
 
@@ -50,14 +83,34 @@ pub struct PairDone<'a> {
     pub trace_error: Option<&'a anyhow::Error>,
 }
 
-/// How an SPRT ended.
+/// How an SPRT ended: the counts, the decision, and the one estimate every output gives (with
+/// the margin model, the link it used and its check on the run's pairs).
 pub struct SprtEnd {
     pub penta: PentaCounts,
     pub status: SprtStatus,
+    pub estimate: Option<EloEstimate>,
+    pub link: Option<Link>,
+    pub link_check: Option<LinkCheck>,
     pub finished: Finished,
 }
 
 impl SprtEnd {
+    /// The final line: the verdict, the test bot's Elo with its interval (the same as
+    /// `sprt.json`, `summary.md`, `report.html` and the dashboard give), the LLR and the counts.
+    pub fn verdict_line(&self, verdict: &str) -> String {
+        let elo = self
+            .estimate
+            .map_or("no estimate".to_string(), |e| e.describe());
+        format!(
+            "{verdict}: Elo {elo} (LLR {:+.3}, bounds [{:.3}, {:.3}], {} pairs, penta {:?})",
+            self.status.llr,
+            self.status.lower,
+            self.status.upper,
+            self.penta.pairs(),
+            self.penta.to_array()
+        )
+    }
+
     /// The exit code and the verdict in words.
     pub fn verdict(&self) -> (u8, &'static str) {
         match self.status.result {
@@ -79,9 +132,24 @@ pub(crate) struct Observer<'a> {
     sprt: Sprt,
     order: PairOrder<()>,
     penta: PentaCounts,
+    /// `--model margin`: its hypotheses (the test is made at the first game, which names the
+    /// ruleset's seeds) and then its state.
+    hypotheses: Option<Hypotheses>,
+    margin: Option<MarginState>,
     trace: Option<SprtTrace>,
     last: Option<SprtStatus>,
+    /// Why the test cannot go on (a game without a final margin).
+    error: Option<anyhow::Error>,
     on_pair: &'a mut dyn FnMut(&PairDone<'_>),
+}
+
+/// The margin test's state: the test, its sums, the pairs waiting for their second game and the
+/// complete ones waiting for their turn in pair order.
+struct MarginState {
+    test: MarginSprt,
+    tally: MarginTally,
+    pairs: PairMargins,
+    complete: HashMap<u64, MarginPair>,
 }
 
 impl<'a> Observer<'a> {
@@ -95,9 +163,26 @@ impl<'a> Observer<'a> {
             sprt,
             order: PairOrder::default(),
             penta: PentaCounts::default(),
+            hypotheses: None,
+            margin: None,
             trace,
             last: None,
+            error: None,
             on_pair,
+        }
+    }
+
+    /// The same observer deciding by `hypotheses`' margin test if it has one.
+    pub(crate) fn with_hypotheses(mut self, hypotheses: Hypotheses) -> Self {
+        self.hypotheses = Some(hypotheses);
+        self
+    }
+
+    /// The estimate after the pairs so far (the margin link's with the margin model).
+    fn estimate(&self) -> Option<EloEstimate> {
+        match &self.margin {
+            Some(m) => margin::estimate(&m.tally, LEVEL),
+            None => EloEstimate::of_pairs(&self.penta, LEVEL),
         }
     }
 
@@ -111,6 +196,29 @@ impl<'a> Observer<'a> {
             return Steer::Continue;
         }
         let row = &record.row;
+        if self.margin.is_none() {
+            if let Some(Ok(Some(test))) = self.hypotheses.map(|h| h.margin_sprt(max_margin(row))) {
+                self.margin = Some(MarginState {
+                    tally: test.tally(),
+                    test,
+                    pairs: PairMargins::default(),
+                    complete: HashMap::new(),
+                });
+            }
+        }
+        if let Some(m) = self.margin.as_mut() {
+            match m.pairs.add(row, TEST) {
+                Ok(Some(pair)) => {
+                    m.complete.insert(row.pair_id, pair);
+                }
+                Ok(None) => {}
+                Err(e) => {
+                    let stop = format!("{e:#}");
+                    self.error = Some(e);
+                    return Steer::Stop(stop);
+                }
+            }
+        }
         let points = row.result.score();
         let test_points = if row.first == TEST {
             points
@@ -120,7 +228,7 @@ impl<'a> Observer<'a> {
         self.order
             .game(row.pair_id, (test_points * 2.0).round() as u8, ());
         while let Some(pair) = self.order.next(|_| false) {
-            if let Some(stop) = self.pair(pair.half_points) {
+            if let Some(stop) = self.pair(pair.id, pair.half_points) {
                 return stop;
             }
         }
@@ -129,14 +237,23 @@ impl<'a> Observer<'a> {
 
     /// One pair, in order: the counts and the test updated, traced and told. `Some` with the
     /// stop when it decides the test.
-    fn pair(&mut self, half_points: u8) -> Option<Steer> {
+    fn pair(&mut self, id: u64, half_points: u8) -> Option<Steer> {
         self.penta.add(half_points);
         let penta = self.penta;
-        let status = self.sprt.status(&penta);
+        let status = match self.margin.as_mut() {
+            Some(m) => {
+                if let Some(pair) = m.complete.remove(&id) {
+                    m.tally.add(pair);
+                }
+                m.test.status(&m.tally).status
+            }
+            None => self.sprt.status(&penta),
+        };
+        let estimate = self.estimate();
         let trace_error = self
             .trace
             .as_mut()
-            .and_then(|t| t.append(&penta, &status).err());
+            .and_then(|t| t.append(&penta, &status, estimate.as_ref()).err());
         (self.on_pair)(&PairDone {
             penta: &penta,
             status: &status,
@@ -156,7 +273,7 @@ impl<'a> Observer<'a> {
     pub(crate) fn finish(&mut self) -> (PentaCounts, SprtStatus) {
         if !self.decided() {
             for pair in self.order.rest() {
-                if self.pair(pair.half_points).is_some() {
+                if self.pair(pair.id, pair.half_points).is_some() {
                     break;
                 }
             }
@@ -177,31 +294,53 @@ pub fn play(
     sinks: &mut [&mut dyn RunSink],
 ) -> Result<SprtEnd> {
     let sprt = test.sprt()?;
+    test.margin_sprt(48.0)?;
     let session = Session::open_new(plan, RunKind::Sprt)?;
     let dir = session.dir().to_path_buf();
-    let mut observer = Observer::new(sprt, Some(SprtTrace::create(&dir)?), on_pair);
+    let mut observer =
+        Observer::new(sprt, Some(SprtTrace::create(&dir)?), on_pair).with_hypotheses(*test);
     let mut sink = OnGame(|record: &GameRecord| observer.game(record));
     let outcome = session.play_after(&mut sink, sinks)?;
+    if let Some(e) = observer.error.take() {
+        return Err(e.context(format!(
+            "the margin SPRT stopped; the games are in {}",
+            dir.display()
+        )));
+    }
     outcome.check(&dir, false, true)?;
     let (penta, status) = observer.finish();
+    let estimate = observer.estimate();
+    let (link, link_check) = match &observer.margin {
+        Some(m) => (m.tally.link(), margin::check(&m.tally)),
+        None => (None, None),
+    };
     SprtFile {
         elo0: test.elo0,
         elo1: test.elo1,
         alpha: test.alpha,
         beta: test.beta,
-        model: test.model.as_str().to_string(),
+        model: test.model_name().to_string(),
         pairs: penta.pairs(),
         penta: penta.to_array(),
         status,
+        estimate,
+        link,
+        link_check,
     }
     .write(&dir)?;
     let finished = session.finish(outcome, &Finish::sequential_test(report));
     Ok(SprtEnd {
         penta,
         status,
+        estimate,
+        link,
+        link_check,
         finished,
     })
 }
+
+/// The level of the SPRT's estimate.
+pub const LEVEL: f64 = 0.95;
 
 #[cfg(test)]
 mod tests {
@@ -340,6 +479,9 @@ mod tests {
         let end = SprtEnd {
             penta,
             status,
+            estimate: None,
+            link: None,
+            link_check: None,
             finished: Finished {
                 outcome: RunOutcome {
                     played: 0,

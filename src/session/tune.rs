@@ -21,9 +21,11 @@ use super::sprt::{self as sprt_session, Hypotheses, PairDone, BASE, TEST};
 use super::Session;
 use crate::plan::game::GameSettings;
 use crate::protocol::{OptionDecl, OptionKind};
+use crate::rating::margin::ResultScale;
 use crate::rating::sprt::{SprtModel, SprtResult};
 use crate::rating::spsa::{sim::iteration_rng, tail_mean, Param, Perturbation, Spsa};
 use crate::run_folder::games::{read_games, GameRow};
+use crate::run_folder::margins::{max_margin, pairs_of};
 use crate::run_folder::tune::{
     iteration_dir, write_tuned, TuneFile, TuneSetup, TuneStep, VerifyOutcome, MINUS, PLUS,
     VERIFY_DIR,
@@ -82,6 +84,18 @@ pub fn pair_result(rows: &[GameRow]) -> (u64, f64) {
         result += 2.0 * (games[0] + games[1]) - 2.0;
     }
     (n, result)
+}
+
+/// θ+'s completed pairs and the iteration's result from their seed margins (`--model
+/// margin`): `scale` counts every game so far, these included, and turns the clipped summed
+/// margins (a third of the ruleset's seeds) into wins − losses.
+pub fn margin_pair_result(rows: &[GameRow], scale: &mut ResultScale) -> Result<(u64, f64)> {
+    let pairs = pairs_of(rows, PLUS)?;
+    let clip = rows.first().map_or(16.0, |r| max_margin(r) / 3.0);
+    for &p in &pairs {
+        scale.add(p, clip);
+    }
+    Ok((pairs.len() as u64, scale.result(&pairs, clip)))
 }
 
 /// One iteration as the caller is told it (after its update).
@@ -229,6 +243,7 @@ pub fn run(file: &mut TuneFile, run: &mut TuneRun<'_>) -> Result<Vec<f64>> {
     let setup = file.setup.clone();
     let game = settings(&setup, run.concurrency)?;
     let mut spsa = Spsa::new(setup.params.clone(), setup.schedule);
+    let mut scale = ResultScale::default();
     file.steps.clear();
     for it in 0..setup.iterations {
         let pert = spsa.perturb(&mut iteration_rng(setup.seed, it));
@@ -245,7 +260,11 @@ pub fn run(file: &mut TuneFile, run: &mut TuneRun<'_>) -> Result<Vec<f64>> {
                 folder.display()
             );
         }
-        let (pairs, result) = pair_result(&rows);
+        let (pairs, result) = if setup.model == "margin" {
+            margin_pair_result(&rows, &mut scale)?
+        } else {
+            pair_result(&rows)
+        };
         spsa.update(&pert, pairs, result);
         let step = TuneStep {
             iteration: it,
@@ -321,6 +340,7 @@ pub fn verify(
         alpha: v.alpha,
         beta: v.beta,
         model: SprtModel::Logistic,
+        margin: None,
     };
     let end = sprt_session::play(plan, &test, report, on_pair, sinks)?;
     let stats = end.penta.stats(0.95);

@@ -271,3 +271,15 @@ pub fn output_and_peak_rss(cmd: &mut Command) -> (Output, u64) {
     };
     (output, usage.ru_maxrss as u64)
 }
+
+/// The `games.csv` columns that measure time (wall and the bots' CPU): they differ from run to
+/// run, so tests that compare runs leave them out.
+pub const TIMING_COLUMNS: [&str; 7] = [
+    "wall_ms",
+    "first_think_ms",
+    "first_max_ms",
+    "second_think_ms",
+    "second_max_ms",
+    "first_cpu_ms",
+    "second_cpu_ms",
+];

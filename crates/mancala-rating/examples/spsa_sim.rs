@@ -13,7 +13,9 @@
 //! (128,000, 256,000, ... 1,024,000) until the 80 % is reached, with the medians there. Every
 //! parameter has c_end 4 on a 0..100 range; the rows differ by r_end (fishtest's usual 0.002,
 //! then larger gains). `spsa_sim "K,TAIL;K,TAIL"`
-//! compares other settings (pairs per iteration, averaged tail fraction).
+//! compares other settings (pairs per iteration, averaged tail fraction); `spsa_sim margin`
+//! plays games that end with seed margins (spread 11 seeds) and compares the arena's defaults
+//! with W/D/L results against the same with results from the margins.
 
 use mancala_rating::spsa::sim::{problem, success, Variant};
 
@@ -23,8 +25,12 @@ fn main() {
     let budgets = [500u64, 1000, 2000, 4000, 8000, 16000, 32000, 64000];
     // Past the table's budgets, doubling until the 80 % is reached (or a million pairs).
     let beyond = [128_000u64, 256_000, 512_000, 1_024_000];
+    // `spsa_sim margin`: games with seed margins (spread 11 seeds), W/D/L results against
+    // results from the margins (`arena tune --model margin`), on the same games.
+    let margin_mode = std::env::args().nth(1).is_some_and(|a| a == "margin");
     let variants: Vec<(&str, Variant)> = std::env::args()
         .nth(1)
+        .filter(|_| !margin_mode)
         .map(|spec| {
             spec.split(';')
                 .map(|v| {
@@ -32,6 +38,7 @@ fn main() {
                     let variant = Variant {
                         pairs_per_iteration: k.parse().expect("K"),
                         tail: t.parse().expect("TAIL"),
+                        margins: false,
                     };
                     (
                         &*Box::leak(format!("K={k} tail={t}").into_boxed_str()),
@@ -41,10 +48,17 @@ fn main() {
                 .collect()
         })
         .unwrap_or_else(|| {
-            vec![
-                ("fishtest defaults", Variant::FISHTEST),
-                ("arena tune defaults", Variant::ARENA),
-            ]
+            if margin_mode {
+                vec![
+                    ("arena defaults, W/D/L results", Variant::ARENA),
+                    ("arena defaults, margin results", Variant::ARENA_MARGIN),
+                ]
+            } else {
+                vec![
+                    ("fishtest defaults", Variant::FISHTEST),
+                    ("arena tune defaults", Variant::ARENA),
+                ]
+            }
         });
     println!(
         "r_end | dims | settings | pairs to within {tolerance} Elo (80% of {seeds}) | median deficit (Elo) at {budgets:?} | then at 128k, 256k, ... until reached"
@@ -57,7 +71,10 @@ fn main() {
         (0.1, 2),
         (0.1, 8),
     ] {
-        let (bot, params) = problem(dims, r_end);
+        let (mut bot, params) = problem(dims, r_end);
+        if margin_mode {
+            bot.margin_sd = Some(11.0);
+        }
         let start = -bot.elo(&params.iter().map(|p| p.start).collect::<Vec<_>>());
         for (label, variant) in &variants {
             let mut reached = None;

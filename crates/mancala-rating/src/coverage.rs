@@ -38,6 +38,9 @@ pub struct Design {
     pub nu: f64,
     /// Site-like: the schedule is drawn anew per data set (humans with few games).
     site: Option<SiteShape>,
+    /// Players held at their true ratings as fixed anchors (Ordo's `-m`): the first humans of a
+    /// site design. 0: the fit is centred on the mean, as the truth is.
+    pub fixed_anchors: usize,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -71,6 +74,7 @@ impl Design {
             advantage: 30.0,
             nu: nu_for_draw_rate(0.3),
             site: None,
+            fixed_anchors: 0,
         }
     }
 
@@ -89,6 +93,19 @@ impl Design {
                 .collect(),
         );
         gauntlet.truth = Truth::Normal { sd: 200.0 };
+        // Issue 45's design: the normal intervals covered 74–83 % here, and a spoke of one pair
+        // got the hub's interval.
+        let sparse_spokes = [1, 1, 3, 3, 300, 300];
+        let mut sparse = Design::new(
+            "gauntlet, spokes of 1, 3 and 300 pairs",
+            1 + sparse_spokes.len(),
+            sparse_spokes
+                .iter()
+                .enumerate()
+                .map(|(k, &p)| (0, k + 1, p))
+                .collect(),
+        );
+        sparse.truth = Truth::Normal { sd: 200.0 };
         let mut groups: Vec<(usize, usize, u32)> = round_robin(4, 20);
         groups.extend(
             round_robin(4, 20)
@@ -114,40 +131,37 @@ impl Design {
             level_pairs: (1, 4),
             human_pairs: (0, 3),
         });
+        // The site with three humans fixed at their true ratings (issue 45: the points and the
+        // intervals of several fixed anchors must come from one estimate).
+        // Shaped as tests/fixtures/ratings-anchors (each human 12 pairs against the levels and
+        // about 8 against other humans), dense enough for the plain fit (`--prior 0`, Ordo's).
+        let mut anchored = site.clone();
+        anchored.name = "site of 30 humans, 3 of them fixed anchors";
+        anchored.players = 33;
+        anchored.fixed_anchors = 3;
+        anchored.site = Some(SiteShape {
+            levels: 3,
+            humans: 30,
+            level_pairs: (12, 12),
+            human_pairs: (4, 4),
+        });
         vec![
             Design::new("round robin, 8 players, 60 pairs", 8, round_robin(8, 60)),
             draws,
             gauntlet,
+            sparse,
             Design::new("two groups of 4, one bridge of 3 pairs", 8, groups),
             tiny,
             small,
             site,
+            anchored,
         ]
     }
 
-    /// One data set: the true ratings (centred at 0, as the mean anchor centres the fit) and
-    /// the games.
+    /// One data set: the true ratings (centred at 0, as the mean anchor centres the fit, unless
+    /// some are fixed anchors) and the games.
     pub fn sample(&self, rng: &mut ChaCha8Rng) -> (Vec<f64>, Vec<RatedGame>) {
-        let mut truth: Vec<f64> = match &self.truth {
-            Truth::Normal { sd } => {
-                let d = Normal::new(0.0, *sd).expect("a positive sd");
-                (0..self.players).map(|_| d.sample(rng)).collect()
-            }
-            Truth::FixedThenNormal { fixed, mean, sd } => {
-                let d = Normal::new(*mean, *sd).expect("a positive sd");
-                fixed
-                    .iter()
-                    .copied()
-                    .chain((fixed.len()..self.players).map(|_| d.sample(rng)))
-                    .collect()
-            }
-        };
-        let mean = truth.iter().sum::<f64>() / truth.len() as f64;
-        truth.iter_mut().for_each(|t| *t -= mean);
-        let encounters = match self.site {
-            Some(shape) => site_schedule(shape, rng),
-            None => self.encounters.clone(),
-        };
+        let (truth, encounters) = self.truth_and_schedule(rng);
         let mut games = Vec::new();
         let mut pair = 0u64;
         for &(a, b, pairs) in &encounters {
@@ -173,6 +187,95 @@ impl Design {
             }
         }
         (truth, games)
+    }
+
+    /// One data set whose games end with seed margins from the normal link (`margin::ratings`):
+    /// a game's margin is `(Δ + h)/κ + N(0, sd²)` seeds, rounded to an even number within ±48
+    /// (Kalah(6,4)), its outcome the margin's sign; `κ = (400/ln 10)·4φ(0)/σ` with `σ² = sd² +
+    /// 2/3` (the rounding and the lattice), so the true Elo is the margin model's. The truth
+    /// and the games, each game with its margin from the first player's view.
+    pub fn sample_margins(
+        &self,
+        sd: f64,
+        rng: &mut ChaCha8Rng,
+    ) -> (Vec<f64>, Vec<(RatedGame, f64)>) {
+        let (truth, encounters) = self.truth_and_schedule(rng);
+        let kappa = margin_kappa(sd);
+        let noise = Normal::new(0.0, sd).expect("a positive sd");
+        let mut games = Vec::new();
+        let mut pair = 0u64;
+        for &(a, b, pairs) in &encounters {
+            for _ in 0..pairs {
+                for (first, second) in [(a, b), (b, a)] {
+                    let x =
+                        (truth[first] - truth[second] + self.advantage) / kappa + noise.sample(rng);
+                    let margin = (2.0 * (x / 2.0).round()).clamp(-48.0, 48.0);
+                    let outcome = if margin > 0.0 {
+                        Outcome::Win
+                    } else if margin < 0.0 {
+                        Outcome::Loss
+                    } else {
+                        Outcome::Draw
+                    };
+                    games.push((
+                        RatedGame {
+                            pair,
+                            first,
+                            second,
+                            outcome,
+                        },
+                        margin,
+                    ));
+                }
+                pair += 1;
+            }
+        }
+        (truth, games)
+    }
+
+    /// The true ratings (centred unless anchored) and the schedule of one data set.
+    fn truth_and_schedule(&self, rng: &mut ChaCha8Rng) -> (Vec<f64>, Vec<(usize, usize, u32)>) {
+        let mut truth: Vec<f64> = match &self.truth {
+            Truth::Normal { sd } => {
+                let d = Normal::new(0.0, *sd).expect("a positive sd");
+                (0..self.players).map(|_| d.sample(rng)).collect()
+            }
+            Truth::FixedThenNormal { fixed, mean, sd } => {
+                let d = Normal::new(*mean, *sd).expect("a positive sd");
+                fixed
+                    .iter()
+                    .copied()
+                    .chain((fixed.len()..self.players).map(|_| d.sample(rng)))
+                    .collect()
+            }
+        };
+        if self.fixed_anchors == 0 {
+            let mean = truth.iter().sum::<f64>() / truth.len() as f64;
+            truth.iter_mut().for_each(|t| *t -= mean);
+        }
+        let encounters = match self.site {
+            Some(shape) => site_schedule(shape, rng),
+            None => self.encounters.clone(),
+        };
+        (truth, encounters)
+    }
+
+    /// The players held as fixed anchors: the first humans after a site's levels.
+    pub fn anchored_players(&self) -> std::ops::Range<usize> {
+        let first = self.site.map_or(0, |s| s.levels);
+        first..first + self.fixed_anchors
+    }
+
+    /// How the fit is anchored for data set `truth`: the mean at 0, or the fixed anchors at
+    /// their true ratings.
+    fn anchor(&self, truth: &[f64]) -> Anchor {
+        if self.fixed_anchors == 0 {
+            return Anchor::Mean(0.0);
+        }
+        Anchor::Set(crate::fit::AnchorSet {
+            fixed: self.anchored_players().map(|p| (p, truth[p])).collect(),
+            ..crate::fit::AnchorSet::default()
+        })
     }
 
     /// The true head-to-head Elo of `a` against `b` as the pairwise table estimates it: the Elo
@@ -287,6 +390,8 @@ pub struct CoverageResult {
     pub differences: Tally,
     pub los: Calibration,
     pub p_top: Calibration,
+    /// Sum and count of `|point − truth|` over the rated players (fixed anchors left out).
+    pub point_error: (f64, u64),
     /// Resamples or draws the interval method reported as failed.
     pub failed_samples: usize,
     /// Data sets whose posterior sampler did not settle (divergences, or R-hat above 1.05).
@@ -305,13 +410,15 @@ pub fn measure(
         ..CoverageResult::default()
     };
     let names: Vec<String> = (0..design.players).map(|i| format!("p{i}")).collect();
-    let config = RatingConfig {
-        anchor: Anchor::Mean(0.0),
-        ..*config
-    };
+    let z = crate::normal_quantile(0.5 + config.level / 2.0);
+    let anchored = design.anchored_players();
     for k in 0..datasets {
         let mut rng = ChaCha8Rng::seed_from_u64(seed.wrapping_add(1_000_003 * k as u64));
         let (truth, games) = design.sample(&mut rng);
+        let config = RatingConfig {
+            anchor: design.anchor(&truth),
+            ..*config
+        };
         let report = match analyse(&names, &games, &config, &mut rng) {
             Ok(r) => r,
             Err(RatingError::NoFiniteFit { .. }) => {
@@ -325,9 +432,11 @@ pub fn measure(
         let fewest = played.iter().copied().filter(|&g| g > 0).min().unwrap_or(0);
         for row in &report.rows {
             let i: usize = row.name[1..].parse().expect("p<index>");
-            if played[i] == 0 {
+            if played[i] == 0 || anchored.contains(&i) {
                 continue;
             }
+            out.point_error.0 += (row.elo - truth[i]).abs();
+            out.point_error.1 += 1;
             out.ratings.add(row.ci_low, row.ci_high, truth[i]);
             if played[i] == fewest {
                 out.least_played.add(row.ci_low, row.ci_high, truth[i]);
@@ -346,11 +455,15 @@ pub fn measure(
                 if i == j || played[i] == 0 || played[j] == 0 {
                     continue;
                 }
-                if let Some(b) = &report.boot {
-                    let iv = b.differences[i][j];
-                    if i < j {
-                        out.differences.add(iv.low, iv.high, truth[i] - truth[j]);
-                    }
+                if i < j {
+                    let (low, high) = match &report.boot {
+                        Some(b) => (b.differences[i][j].low, b.differences[i][j].high),
+                        None => {
+                            let (d, se) = (report.ratings.diff(i, j), report.ratings.diff_se(i, j));
+                            (d - z * se, d + z * se)
+                        }
+                    };
+                    out.differences.add(low, high, truth[i] - truth[j]);
                 }
                 out.los.add(report.los[i][j], truth[i] > truth[j]);
             }
@@ -367,6 +480,103 @@ pub fn measure(
         if let Some(d) = &report.posterior {
             out.unsettled += usize::from(d.divergent > 0 || d.r_hat > 1.05);
         }
+    }
+    Ok(out)
+}
+
+/// `κ` of the margin model for games of spread `sd` (seeds): Elo per seed of mean margin.
+pub fn margin_kappa(sd: f64) -> f64 {
+    400.0 / std::f64::consts::LN_10 * 4.0
+        / (2.0 * std::f64::consts::PI).sqrt()
+        / (sd * sd + 2.0 / 3.0).sqrt()
+}
+
+/// The margin ratings (`margin::ratings`) against the W/D/L fit on the same data sets, whose
+/// margins come from the normal link ([`Design::sample_margins`]).
+#[derive(Clone, Debug, Default)]
+pub struct MarginCoverage {
+    pub datasets: usize,
+    /// The margin ratings' intervals: every player, the least-played, the advantage.
+    pub ratings: Tally,
+    pub least_played: Tally,
+    pub advantage: Tally,
+    /// The W/D/L fit's intervals on the same games (`config`'s method).
+    pub wdl_ratings: Tally,
+    pub wdl_least_played: Tally,
+    /// Sums over players of margin − W/D/L Elo and of its absolute value, and the count.
+    pub difference: (f64, f64, u64),
+}
+
+/// Rates `datasets` data sets of `design` with margins of spread `sd` by both models.
+pub fn measure_margin(
+    design: &Design,
+    sd: f64,
+    config: &RatingConfig,
+    datasets: usize,
+    seed: u64,
+) -> Result<MarginCoverage, RatingError> {
+    use crate::margin::ratings::{fit, MarginAnchor, MarginGame};
+    let mut out = MarginCoverage {
+        datasets,
+        ..MarginCoverage::default()
+    };
+    let names: Vec<String> = (0..design.players).map(|i| format!("p{i}")).collect();
+    for k in 0..datasets {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed.wrapping_add(1_000_003 * k as u64));
+        let (truth, games) = design.sample_margins(sd, &mut rng);
+        let rated: Vec<RatedGame> = games.iter().map(|g| g.0).collect();
+        let margins: Vec<MarginGame> = games
+            .iter()
+            .map(|(g, m)| MarginGame {
+                pair: g.pair,
+                first: g.first,
+                second: g.second,
+                margin: *m,
+            })
+            .collect();
+        let m = fit(
+            design.players,
+            &margins,
+            16.0,
+            2.0,
+            MarginAnchor::Mean(0.0),
+            config.level,
+        )?;
+        let wdl = analyse(
+            &names,
+            &rated,
+            &RatingConfig {
+                anchor: Anchor::Mean(0.0),
+                ..*config
+            },
+            &mut rng,
+        )?;
+        let played: Vec<u64> = m.players.iter().map(|p| p.games).collect();
+        let fewest = played.iter().copied().filter(|&g| g > 0).min().unwrap_or(0);
+        for (i, p) in m.players.iter().enumerate() {
+            if played[i] == 0 {
+                continue;
+            }
+            out.ratings.add(p.ci_low, p.ci_high, truth[i]);
+            if played[i] == fewest {
+                out.least_played.add(p.ci_low, p.ci_high, truth[i]);
+            }
+            let row = wdl.row(&names[i]).expect("every player has a row");
+            out.wdl_ratings.add(row.ci_low, row.ci_high, truth[i]);
+            if played[i] == fewest {
+                out.wdl_least_played.add(row.ci_low, row.ci_high, truth[i]);
+            }
+            let d = p.elo - row.elo;
+            out.difference.0 += d;
+            out.difference.1 += d.abs();
+            out.difference.2 += 1;
+        }
+        let z = crate::normal_quantile(0.5 + config.level / 2.0);
+        out.advantage.add(
+            m.advantage - z * m.advantage_se,
+            m.advantage + z * m.advantage_se,
+            design.advantage,
+        );
     }
     Ok(out)
 }
@@ -396,7 +606,12 @@ mod tests {
         for design in Design::all() {
             let mut rng = ChaCha8Rng::seed_from_u64(9);
             let (truth, games) = design.sample(&mut rng);
-            assert!(truth.iter().sum::<f64>().abs() < 1e-6, "{}", design.name);
+            if design.fixed_anchors == 0 {
+                assert!(truth.iter().sum::<f64>().abs() < 1e-6, "{}", design.name);
+            } else {
+                // Anchored at their true ratings: the levels keep theirs.
+                assert_eq!(truth[..3], [900.0, 1250.0, 1650.0], "{}", design.name);
+            }
             assert_eq!(games.len() % 2, 0);
             if design.site.is_none() {
                 let pairs: u32 = design.encounters.iter().map(|e| e.2).sum();

@@ -49,6 +49,9 @@ use serde::Serialize;
 use std::collections::{HashMap, HashSet};
 use std::fmt;
 
+/// `∂x/∂q` of one cell: up to three parameters (both players, the advantage) with their signs.
+type Gradient = [(Option<usize>, f64); 3];
+
 /// Where the rating scale is pinned.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub enum Anchor {
@@ -65,8 +68,9 @@ pub enum Anchor {
 ///
 /// - A *fixed* anchor holds its player at its value: the player is not a parameter of the fit
 ///   and its standard error is 0.
-///   With two or more, the other players are where Ordo's own step-size descent leaves them
-///   ([`crate::ordo_descent`]), as Ordo's `-m` has them.
+///   The other players are at the maximum of `Q` with the anchors held, with one or several
+///   (not where Ordo's own step-size descent stops with several: docs/statistics.md §2a says
+///   why), so the points and the intervals drawn around them are one estimate.
 /// - A *loose* anchor `(A, σ)` adds the Gaussian penalty `−(r − A)²/(2σ²)` to the objective on
 ///   the player's absolute rating `r`: a normal prior on that rating.
 ///
@@ -1029,26 +1033,6 @@ impl Layout {
         })
     }
 
-    /// Ordo's `-m` point with several fixed anchors ([`crate::ordo_descent`]): the free
-    /// players of anchored groups and the advantage where Ordo's descent leaves them; players
-    /// of groups without an anchor keep their values at `q` (the maximum of `Q`).
-    fn ordo_point(&self, cells: &[FitCell], q: &mut [f64]) {
-        let mut elo: Vec<f64> = (0..self.n).map(|i| self.theta(q, i) / ELO_SCALE).collect();
-        let movable: Vec<bool> = (0..self.n)
-            .map(|i| self.var[i].is_some() && self.anchored[self.group[i]])
-            .collect();
-        let mut adv = self.adv.map(|k| q[k] / ELO_SCALE);
-        crate::ordo_descent::descend(cells, &movable, ELO_SCALE, &mut elo, adv.as_mut());
-        for (i, e) in elo.iter().enumerate() {
-            if let (true, Some(k)) = (movable[i], self.var[i]) {
-                q[k] = e * ELO_SCALE;
-            }
-        }
-        if let (Some(k), Some(a)) = (self.adv, adv) {
-            q[k] = a * ELO_SCALE;
-        }
-    }
-
     /// `Σ_c w_c a_c a_cᵀ` over the real cells (`weights` parallel to `table.cells()`,
     /// `a_c = ∂x/∂q`), `dim × dim` row-major: an information matrix for the weights given.
     pub(crate) fn weighted_outer_sum(&self, table: &GameTable, weights: &[f64]) -> Vec<f64> {
@@ -1114,8 +1098,12 @@ impl Layout {
     }
 
     /// `J`: the empirical variance of the score residuals of the real games at `q`, the two
-    /// games of a colour-swapped pair summed before squaring (they share an opening).
-    fn residual_variance(&self, obj: Objective, table: &GameTable, q: &[f64]) -> Vec<f64> {
+    /// games of a colour-swapped pair summed before squaring (they share an opening). In each
+    /// encounter the variance of the residual of one player's score is at least the draw law's
+    /// at `nu` (the games taken as independent): a few pairs that happen to agree (a sweep, a
+    /// split by colour) have no empirical variance, and the thin bridge between two groups or a
+    /// one-pair spoke then looked exact (issue 45; docs/statistics.md §2).
+    fn residual_variance(&self, obj: Objective, table: &GameTable, q: &[f64], nu: f64) -> Vec<f64> {
         let m = self.dim;
         let mut j = vec![0.0; m * m];
         let mut add = |a: &[(Option<usize>, f64); 3], b: &[(Option<usize>, f64); 3], w: f64| {
@@ -1131,11 +1119,27 @@ impl Layout {
         let cells = table.cells();
         // Per cell, the score of a game for each outcome.
         let score_of = |c: usize| obj.per_game(self.x(q, cells[c].first, cells[c].second)).0;
+        // Per cell, a game's score variance under the draw law.
+        let model_of = |c: usize| {
+            let x = self.x(q, cells[c].first, cells[c].second);
+            let r = obj.per_game(x).0;
+            let p = probabilities(x / ELO_SCALE, nu);
+            (0..3).map(|o| p[o] * r[o] * r[o]).sum::<f64>()
+        };
+        // The players' part of a cell's `∂x/∂q` (the advantage left out).
+        let players_of = |c: usize| {
+            let [f, s, _] = self.grad_x(cells[c].first, cells[c].second);
+            [f, s, (None, 0.0)]
+        };
+        // Per cell or block: the players' part of `∂x/∂q` and the variance it falls short by.
+        let mut floors: Vec<(Gradient, f64)> = Vec::new();
         for (c, loose) in table.loose().iter().enumerate() {
             let r = score_of(c);
             let v: f64 = (0..3).map(|o| loose[o] as f64 * r[o] * r[o]).sum();
             let a = self.grad_x(cells[c].first, cells[c].second);
             add(&a, &a, v);
+            let games = loose.iter().sum::<u64>() as f64;
+            floors.push((players_of(c), games * model_of(c) - v));
         }
         for block in table.blocks() {
             let (s1, s2) = (score_of(block.cell_ab), score_of(block.cell_ba));
@@ -1159,6 +1163,14 @@ impl Layout {
             add(&a2, &a2, v22);
             add(&a1, &a2, v12);
             add(&a2, &a1, v12);
+            // Player a's score residual over a pair is r1 − r2 (a second in the other game).
+            let model = block.pairs() as f64 * (model_of(block.cell_ab) + model_of(block.cell_ba));
+            floors.push((players_of(block.cell_ab), model - (v11 + v22 - 2.0 * v12)));
+        }
+        for (u, short) in floors {
+            if short > 0.0 {
+                add(&u, &u, short);
+            }
         }
         // A loose anchor is one more observation of its player's rating, with variance σ².
         for &(k, _, precision) in &self.penalties {
@@ -1175,6 +1187,7 @@ impl Layout {
         table: &GameTable,
         cells: &[FitCell],
         q: &[f64],
+        nu: f64,
     ) -> Result<Vec<f64>, RatingError> {
         let (m, n) = (self.dim, self.n);
         let out = n + 1;
@@ -1185,7 +1198,7 @@ impl Layout {
         let mut h = vec![0.0; m * m];
         self.eval(obj, cells, q, None, Some(&mut h));
         let l = cholesky(&h, m).ok_or(RatingError::NoConvergence { iterations: 0 })?;
-        let j = self.residual_variance(obj, table, q);
+        let j = self.residual_variance(obj, table, q, nu);
         // B = H⁻¹ J (column by column), then C = B H⁻¹ = (H⁻¹ Bᵀ)ᵀ.
         let mut b = vec![0.0; m * m];
         let mut col = vec![0.0; m];
@@ -1246,6 +1259,83 @@ impl Layout {
             }
         }
         Ok(cov)
+    }
+}
+
+impl Layout {
+    /// Raises each free player's variance in `cov` (raw units², `(n+1)²`, as
+    /// [`Layout::covariance`] gives it) to at least what its own games allow: the variance of
+    /// its rating if every opponent's were known, `Σ n v / (Σ n p(1 − p))²` over its real games
+    /// (`v = p(1 − p) − p_D/4` a game's score variance under the draw law at `nu`). The
+    /// empirical `J` of a player with one or two pairs can be near zero (a split pair has no
+    /// between-pair variance), and the sandwich then lent it its opponents' precision (issue
+    /// 45). The shortfall `d_i` is added as independent noise on the player's uncentred rating
+    /// (`P D P` in a group centred on its mean, `P` the centring): the matrix stays a
+    /// covariance of centred values and every difference `r_i − r_j` widens by `d_i + d_j`.
+    fn floor_variances(&self, table: &GameTable, q: &[f64], nu: f64, cov: &mut [f64]) {
+        let n = self.n;
+        let m = n + 1;
+        let (mut info, mut var) = (vec![0.0; n], vec![0.0; n]);
+        for c in table.cells() {
+            let games = c.counts.iter().sum::<u64>() as f64;
+            if games == 0.0 {
+                continue;
+            }
+            let p = expected(self.x(q, c.first, c.second));
+            let pq = p * (1.0 - p);
+            let v = (pq - draw_probability(p, nu) / 4.0).max(0.0);
+            for player in [c.first, c.second] {
+                info[player] += games * pq;
+                var[player] += games * v;
+            }
+        }
+        // A loose anchor is one more observation of its player, with variance σ² (as in `J`
+        // and `H`).
+        for &(k, _, precision) in &self.penalties {
+            if let Some(i) = self.var.iter().position(|&v| v == Some(k)) {
+                info[i] += precision;
+                var[i] += precision;
+            }
+        }
+        let mut members = vec![0usize; self.groups];
+        for &g in &self.group {
+            members[g] += 1;
+        }
+        // Variance added to each player's uncentred rating.
+        let mut d = vec![0.0; n];
+        for i in 0..n {
+            if (self.var[i].is_none() && self.anchored[self.group[i]]) || info[i] <= 0.0 {
+                continue;
+            }
+            let g = self.group[i];
+            // Centring on a group of k shrinks an own variance by ((k − 1)/k)².
+            let centring = if self.anchored[g] {
+                1.0
+            } else {
+                let k = members[g] as f64;
+                ((k - 1.0) / k).powi(2)
+            };
+            let floor = var[i] / (info[i] * info[i]);
+            d[i] = (centring * floor - cov[i * m + i]).max(0.0) / centring.max(1e-12);
+        }
+        let mut d_sum = vec![0.0; self.groups];
+        for i in 0..n {
+            d_sum[self.group[i]] += d[i];
+        }
+        for i in 0..n {
+            let g = self.group[i];
+            if self.anchored[g] {
+                cov[i * m + i] += d[i];
+                continue;
+            }
+            let k = members[g] as f64;
+            for j in 0..n {
+                if self.group[j] == g {
+                    let own = if i == j { d[i] } else { 0.0 };
+                    cov[i * m + j] += own - (d[i] + d[j]) / k + d_sum[g] / (k * k);
+                }
+            }
+        }
     }
 }
 
@@ -1332,9 +1422,6 @@ pub(crate) struct Model {
     prior: PriorDraws,
     /// Loose anchors present: maximise the draw law's likelihood (with ν) instead of `Q`.
     draw_law: bool,
-    /// Two or more fixed anchors and no loose one: Ordo's descent ([`Layout::ordo_point`])
-    /// after maximising `Q` (which places the groups without an anchor).
-    ordo_descent: bool,
     /// No prior: a fit exists only where every group conceded and scored (Ford's condition).
     plain: bool,
 }
@@ -1345,10 +1432,6 @@ impl Model {
             layout: Layout::new(table, config.first_move_advantage, &config.anchor),
             prior: PriorDraws::new(table, config.prior),
             draw_law: matches!(&config.anchor, Anchor::Set(set) if !set.loose.is_empty()),
-            ordo_descent: matches!(
-                &config.anchor,
-                Anchor::Set(set) if set.loose.is_empty() && set.fixed.len() >= 2
-            ),
             plain: config.prior == 0.0,
         }
     }
@@ -1390,12 +1473,6 @@ impl Model {
     /// at the optimum. With the draw law, ν and the rest are maximised in turn (Ordo does the
     /// same, `ratingb.c`) until ν moves by less than 1e-10.
     fn solve(&self, cells: &[FitCell], q: &mut [f64]) -> Result<(usize, Objective), RatingError> {
-        if self.ordo_descent {
-            let obj = Objective::ExpectedScore;
-            let newton = self.layout.maximize(obj, cells, q)?;
-            self.layout.ordo_point(cells, q);
-            return Ok((newton, obj));
-        }
         if !self.draw_law {
             let obj = Objective::ExpectedScore;
             return Ok((self.layout.maximize(obj, cells, q)?, obj));
@@ -1479,7 +1556,15 @@ pub fn fit(table: &GameTable, config: &FitConfig) -> Result<Ratings, RatingError
     let mut q = layout.start();
     let (iterations, obj) = model.solve(&cells, &mut q)?;
     let log_likelihood = layout.eval(obj, &cells, &q, None, None);
-    let cov = layout.covariance(obj, table, &cells, &q)?;
+    let draw = match obj {
+        Objective::ExpectedScore => fit_draws(table, layout, &q),
+        Objective::DrawLaw(nu) => DrawParameter {
+            nu,
+            draw_rate_equal: nu / (2.0 + nu),
+        },
+    };
+    let mut cov = layout.covariance(obj, table, &cells, &q, draw.nu)?;
+    layout.floor_variances(table, &q, draw.nu, &mut cov);
     let raw = layout.raw(&q);
     let m = n + 1;
     let z = normal_quantile(0.5 + config.level / 2.0);
@@ -1560,13 +1645,7 @@ pub fn fit(table: &GameTable, config: &FitConfig) -> Result<Ratings, RatingError
     Ok(Ratings {
         players,
         advantage: Estimate::new(raw[n] / ELO_SCALE, adv_se, z),
-        draw: match obj {
-            Objective::ExpectedScore => fit_draws(table, layout, &q),
-            Objective::DrawLaw(nu) => DrawParameter {
-                nu,
-                draw_rate_equal: nu / (2.0 + nu),
-            },
-        },
+        draw,
         anchor: config.anchor.clone(),
         level: config.level,
         prior: config.prior,

@@ -35,6 +35,7 @@ pub mod coverage;
 pub mod fit;
 pub mod gate;
 pub mod ladder;
+pub mod margin;
 pub mod pairwise;
 pub mod posterior;
 pub mod rows;
@@ -42,7 +43,6 @@ pub mod sprt;
 pub mod spsa;
 
 mod linalg;
-mod ordo_descent;
 
 pub use analyse::{analyse, FirstMove, RatingConfig, RatingReport};
 

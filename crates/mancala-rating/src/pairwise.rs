@@ -153,10 +153,19 @@ pub fn score_interval(s: f64, var: f64, n: f64, games_per_unit: f64, z: f64) -> 
     // (1 + k b) t² − (2s + k b) t + (s² − k a) = 0.
     let (qa, qb, qc) = (1.0 + k * b, -(2.0 * s + k * b), s * s - k * a);
     let disc = (qb * qb - 4.0 * qa * qc).max(0.0).sqrt();
-    (
-        ((-qb - disc) / (2.0 * qa)).clamp(0.0, 1.0),
-        ((-qb + disc) / (2.0 * qa)).clamp(0.0, 1.0),
-    )
+    // At a score of 1 (0) the upper (lower) root is 1 (0) exactly; rounding put it a hair
+    // below, a finite +5880 Elo after 7 pairs won where 6 gave +∞ (issue 45).
+    let low = if s <= 0.0 {
+        0.0
+    } else {
+        (-qb - disc) / (2.0 * qa)
+    };
+    let high = if s >= 1.0 {
+        1.0
+    } else {
+        (-qb + disc) / (2.0 * qa)
+    };
+    (low.clamp(0.0, 1.0), high.clamp(0.0, 1.0))
 }
 
 impl Wdl {

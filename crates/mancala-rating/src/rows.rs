@@ -3,7 +3,7 @@
 
 use super::bootstrap::BootstrapSummary;
 use super::fit::Ratings;
-use super::pairwise::PairwiseEntry;
+use super::pairwise::{PairwiseEntry, ScoreStats};
 use super::RatingError;
 use serde::Serialize;
 
@@ -166,6 +166,15 @@ pub fn pairwise_rows(
             };
             let best = e.pentanomial.or(e.trinomial);
             let g = e.wdl.games();
+            // A sweep (all won or all lost) has no finite Elo: its point, fastchess's half-width
+            // and the interval's end on its side are left out (empty in pairwise.csv, null in
+            // summary.json), never a clamped ±1199.6 (issue 45).
+            let sweep = e
+                .trinomial
+                .is_some_and(|t| t.score == 0.0 || t.score == 1.0);
+            let bounded = |x: f64| (!sweep || x.is_finite()).then_some(x);
+            let point = |t: ScoreStats| (!sweep).then_some(t.elo);
+            let error = |t: ScoreStats| (!sweep).then_some(t.elo_error);
             Ok(PairwiseRow {
                 player: name(e.player)?,
                 opponent: name(e.opponent)?,
@@ -180,16 +189,89 @@ pub fn pairwise_rows(
                 penta_dd_wl: e.penta.dd_wl,
                 penta_wd: e.penta.wd,
                 penta_ww: e.penta.ww,
-                elo: e.trinomial.map(|t| t.elo),
-                elo_error: e.trinomial.map(|t| t.elo_error),
-                elo_penta: e.pentanomial.map(|t| t.elo),
-                elo_penta_error: e.pentanomial.map(|t| t.elo_error),
-                elo_low: best.map(|t| t.elo_low),
-                elo_high: best.map(|t| t.elo_high),
+                elo: e.trinomial.and_then(point),
+                elo_error: e.trinomial.and_then(error),
+                elo_penta: e.pentanomial.and_then(point),
+                elo_penta_error: e.pentanomial.and_then(error),
+                elo_low: best.and_then(|t| bounded(t.elo_low)),
+                elo_high: best.and_then(|t| bounded(t.elo_high)),
                 nelo: best.and_then(|t| t.nelo),
                 nelo_error: best.and_then(|t| t.nelo_error),
                 los: best.map(|t| t.los),
             })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pairwise::pairwise_table;
+    use crate::{GameTable, Outcome, RatedGame};
+
+    /// `pairs` colour-swapped pairs in which player 0 won both games.
+    fn sweep(pairs: u64) -> Vec<RatedGame> {
+        (0..pairs)
+            .flat_map(|k| {
+                [
+                    RatedGame {
+                        pair: k,
+                        first: 0,
+                        second: 1,
+                        outcome: Outcome::Win,
+                    },
+                    RatedGame {
+                        pair: k,
+                        first: 1,
+                        second: 0,
+                        outcome: Outcome::Loss,
+                    },
+                ]
+            })
+            .collect()
+    }
+
+    /// The row of a sweep of `pairs` pairs, from the winner's view if `winner_first`.
+    pub(crate) fn row(pairs: u64, winner_first: bool) -> PairwiseRow {
+        let names: Vec<String> = vec!["a".into(), "b".into()];
+        let mut games = sweep(pairs);
+        if !winner_first {
+            // Player 1 sweeps: the row (player 0's view) is the losing side's.
+            for g in &mut games {
+                g.outcome = g.outcome.flipped();
+            }
+        }
+        let table = GameTable::new(2, &games).unwrap();
+        pairwise_rows(&names, &pairwise_table(&table, 0.95))
+            .unwrap()
+            .remove(0)
+    }
+
+    #[test]
+    fn a_sweep_has_no_point_and_one_unbounded_end_in_the_files() {
+        // Issue 45: a 0 % encounter was −1199.8 in pairwise.csv, a 14–0 one `+inf [+434,
+        // +5880]` and a 12–0 one `+inf [+389, +inf]`: the point of a sweep is unbounded, and
+        // the end on its side is unbounded too, whatever the number of pairs.
+        for pairs in [6, 7, 100] {
+            let won = row(pairs, true);
+            assert_eq!(won.score_pct, Some(100.0));
+            assert_eq!(
+                (won.elo, won.elo_penta),
+                (None, None),
+                "{pairs} pairs: {won:?}"
+            );
+            assert_eq!((won.elo_error, won.elo_penta_error), (None, None));
+            assert!(
+                won.elo_low.is_some_and(|x| x.is_finite() && x > 0.0),
+                "{won:?}"
+            );
+            assert_eq!(won.elo_high, None, "{pairs} pairs: {won:?}");
+            let lost = row(pairs, false);
+            assert_eq!(lost.score_pct, Some(0.0));
+            assert_eq!((lost.elo, lost.elo_penta), (None, None), "{lost:?}");
+            assert_eq!(lost.elo_low, None, "{lost:?}");
+            let (high, low) = (lost.elo_high.unwrap(), won.elo_low.unwrap());
+            assert!((high + low).abs() < 1e-6, "{high} vs {low}");
+        }
+    }
 }

@@ -75,6 +75,65 @@ impl SprtResult {
     }
 }
 
+/// The tested bot's Elo over the other with its interval: the one estimate `arena sprt` gives
+/// in its verdict line, `sprt.json`, `sprt.csv`, the report and the dashboard. `None` is an
+/// unbounded value (a sweep has no point and no end on its side), as in `pairwise.csv`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct EloEstimate {
+    /// Logistic Elo.
+    pub elo: Option<f64>,
+    /// The interval's ends.
+    pub low: Option<f64>,
+    pub high: Option<f64>,
+    /// Its confidence level.
+    pub level: f64,
+}
+
+impl EloEstimate {
+    /// An estimate from numbers that may be infinite (an infinite one is unbounded).
+    pub fn new(elo: f64, low: f64, high: f64, level: f64) -> EloEstimate {
+        let finite = |x: f64| x.is_finite().then_some(x);
+        EloEstimate {
+            elo: finite(elo),
+            low: finite(low),
+            high: finite(high),
+            level,
+        }
+    }
+
+    /// The pentanomial estimate: the Elo of the pairs' mean score, in the interval of
+    /// `pairwise::score_interval` (the pairwise table's), `None` without pairs.
+    pub fn of_pairs(penta: &PentaCounts, level: f64) -> Option<EloEstimate> {
+        let st = penta.stats(level)?;
+        let sweep = st.score <= 0.0 || st.score >= 1.0;
+        let elo = if sweep { f64::INFINITY } else { st.elo };
+        Some(EloEstimate::new(elo, st.elo_low, st.elo_high, level))
+    }
+
+    /// `+12.3 [-3.1, +27.6] (95 %)`, or `≥ +434 (95 %)` / `≤ -434 (95 %)` for a sweep (the
+    /// pairwise table's rendering).
+    pub fn describe(&self) -> String {
+        let signed = |x: f64| {
+            let r = (x * 10.0).round() / 10.0;
+            if r == 0.0 {
+                "0.0".to_string()
+            } else {
+                format!("{r:+.1}")
+            }
+        };
+        let pct = format!("{:.0} %", self.level * 100.0);
+        match (self.elo, self.low, self.high) {
+            (Some(e), Some(l), Some(h)) => {
+                format!("{} [{}, {}] ({pct})", signed(e), signed(l), signed(h))
+            }
+            (_, Some(l), None) => format!("≥ {} ({pct})", signed(l)),
+            (_, None, Some(h)) => format!("≤ {} ({pct})", signed(h)),
+            (Some(e), _, _) => format!("{} ({pct})", signed(e)),
+            _ => "no estimate".to_string(),
+        }
+    }
+}
+
 /// Game pairs as one player (the test bot) sees them, fed one game at a time in any order: a
 /// pair's pentanomial count is added when its second game arrives.
 #[derive(Debug, Clone, Default)]
@@ -307,7 +366,7 @@ fn mean_var(values: &[f64], p: &[f64]) -> (f64, f64) {
 
 /// Maximum-likelihood distribution on `values` with mean `s` given empirical `phat`
 /// (fishtest `MLE_expected`).
-fn mle_expected(values: &[f64], phat: &[f64], s: f64) -> Option<Vec<f64>> {
+pub(crate) fn mle_expected(values: &[f64], phat: &[f64], s: f64) -> Option<Vec<f64>> {
     let phi: Vec<f64> = values.iter().map(|a| a - s).collect();
     let x = secular(&phi, phat)?;
     Some(

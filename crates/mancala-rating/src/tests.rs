@@ -868,3 +868,115 @@ fn pairwise_los_after_a_two_pair_sweep_is_the_posteriors() {
     let (entry, row) = (&report.pairwise[k], &report.pairwise_rows[k]);
     assert_eq!(row.los, entry.pentanomial.map(|p| p.los));
 }
+
+/// One colour-swapped pair between `a` and `b`: `o1` with `a` first, `o2` with `b` first (each
+/// from its first player's view).
+fn push_pair(g: &mut Vec<RatedGame>, a: usize, b: usize, o1: Outcome, o2: Outcome) {
+    let pair = g.len() as u64;
+    g.push(RatedGame {
+        pair,
+        first: a,
+        second: b,
+        outcome: o1,
+    });
+    g.push(RatedGame {
+        pair,
+        first: b,
+        second: a,
+        outcome: o2,
+    });
+}
+
+/// The issue's gauntlet: a hub (0) against six spokes, two of one pair, two of three, two of
+/// 300; each one-pair spoke split its pair (the first mover won both games).
+fn sparse_gauntlet() -> Vec<RatedGame> {
+    let mut g = Vec::new();
+    for spoke in [1, 2] {
+        push_pair(&mut g, 0, spoke, Outcome::Win, Outcome::Win);
+    }
+    for spoke in [3, 4] {
+        push_pair(&mut g, 0, spoke, Outcome::Win, Outcome::Loss);
+        push_pair(&mut g, 0, spoke, Outcome::Draw, Outcome::Win);
+        push_pair(&mut g, 0, spoke, Outcome::Loss, Outcome::Loss);
+    }
+    for (spoke, wins) in [(5, 170), (6, 120)] {
+        for k in 0..300 {
+            // Hub's view: `wins` of 300 pairs won both games, the rest split by colour.
+            let o = if k < wins {
+                Outcome::Win
+            } else {
+                Outcome::Loss
+            };
+            push_pair(&mut g, 0, spoke, o, o.flipped());
+        }
+    }
+    g
+}
+
+/// What a player's own games can tell at best: the SE of its rating if every opponent's were
+/// known, `1/(β·√(Σ p(1 − p)))` without draws (here every expected score is near ½).
+fn own_games_se(games: u64) -> f64 {
+    1.0 / (ELO_SCALE * (games as f64 * 0.25).sqrt())
+}
+
+#[test]
+fn a_player_of_one_pair_does_not_get_its_opponents_normal_interval() {
+    // Issue 45: the hub and both one-pair spokes were all `1216 [1176, 1255]`: the sandwich's
+    // between-pair variance of a single split pair is zero, so the spoke borrowed the hub's.
+    let r = fit(
+        &GameTable::new(7, &sparse_gauntlet()).unwrap(),
+        &FitConfig::default(),
+    )
+    .unwrap();
+    let hub = &r.players[0];
+    for spoke in [1, 2] {
+        let p = &r.players[spoke];
+        assert_eq!(p.games, 2);
+        // Two games cannot fix a rating to better than about 245 Elo (6/7 of it after
+        // centring on the mean of 7).
+        let floor = own_games_se(2) * 6.0 / 7.0;
+        assert!(
+            p.se >= 0.9 * floor,
+            "spoke {spoke}: se {:.1} below what two games allow ({floor:.1}); hub se {:.1}",
+            p.se,
+            hub.se
+        );
+        assert!(p.ci_high - p.ci_low > 3.0 * (hub.ci_high - hub.ci_low));
+    }
+}
+
+#[test]
+fn identical_records_get_the_same_normal_error_whatever_the_pairing() {
+    // Issue 45: two players with 0-2-2 records against the same hub got SEs of 106 and 31
+    // depending only on how the results fell inside their two pairs.
+    let mut g = Vec::new();
+    for k in 0..200 {
+        // The hub (0) against a well-known sparring partner (1) anchors the hub.
+        let o = if k % 2 == 0 {
+            Outcome::Win
+        } else {
+            Outcome::Draw
+        };
+        push_pair(&mut g, 0, 1, o, o.flipped());
+    }
+    // Player 2: draw + loss in each pair (hub's view: draw, win).
+    push_pair(&mut g, 0, 2, Outcome::Draw, Outcome::Loss);
+    push_pair(&mut g, 0, 2, Outcome::Draw, Outcome::Loss);
+    // Player 3: two draws in one pair, two losses in the other.
+    push_pair(&mut g, 0, 3, Outcome::Draw, Outcome::Draw);
+    push_pair(&mut g, 0, 3, Outcome::Win, Outcome::Loss);
+    let r = fit(&GameTable::new(4, &g).unwrap(), &FitConfig::default()).unwrap();
+    let (a, b) = (&r.players[2], &r.players[3]);
+    assert_eq!((a.wins, a.draws, a.losses), (0, 2, 2));
+    assert_eq!((b.wins, b.draws, b.losses), (0, 2, 2));
+    // The floor (its own four games, opponents known, half the games drawn between equals:
+    // 103 Elo, 77 after centring on the mean of 4) binds for the split pairs; the other keeps
+    // the between-pair variance its pairs show.
+    let (low, high) = (a.se.min(b.se), a.se.max(b.se));
+    assert!(
+        low > 70.0 && high < 1.5 * low,
+        "se {:.1} and {:.1} for the same record",
+        a.se,
+        b.se
+    );
+}

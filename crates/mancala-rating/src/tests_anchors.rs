@@ -87,8 +87,8 @@ fn several_fixed_anchors_hold_their_players() {
     assert_eq!((r.players[0].se, r.players[3].se), (0.0, 0.0));
     assert!(r.players[1].se > 0.0 && r.players[2].se > 0.0);
     assert!(r.players[1].elo < 1600.0 && r.players[2].elo > 1000.0);
-    // Its free players keep close to their own expected-score equations (points = Σ E): Ordo's
-    // descent trades them against the anchors' own misfit, so not exactly.
+    // Its free players meet their own expected-score equations (points = Σ E, the prior's
+    // virtual draws aside): the maximum of `Q` with the anchors held.
     for i in [1, 2] {
         let expected: f64 = (0..4)
             .filter(|&j| j != i)

@@ -154,6 +154,7 @@ mod tests {
                 seed: 1,
                 game: Default::default(),
                 verify: None,
+                model: "wdl".into(),
             },
             steps: (0..steps)
                 .map(|k| TuneStep {

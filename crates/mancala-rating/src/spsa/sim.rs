@@ -6,7 +6,13 @@
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+use rand_distr::{Distribution, Normal};
+
 use super::{tail_mean, Param, Schedule, Spsa};
+use crate::margin::{MarginPair, ResultScale};
+
+/// The clip of a simulated game's margin: a third of Kalah(6,4)'s 48 seeds, as the arena's.
+const MARGIN_CLIP: f64 = 16.0;
 
 /// The logistic scale: expected score `1 / (1 + 10^(−d/400))`.
 const C: f64 = std::f64::consts::LN_10 / 400.0;
@@ -24,6 +30,10 @@ pub struct Quadratic {
     pub advantage: f64,
     /// Draw probability as a fraction of `2·min(p, 1 − p)`.
     pub draw_share: f64,
+    /// Games end with seed margins: `(d + advantage)/κ + N(0, sd²)` rounded to an even number
+    /// within ±48, the outcome its sign (`coverage::margin_kappa`'s `κ`); `None`: W/D/L from
+    /// the logistic with draws, and no margins.
+    pub margin_sd: Option<f64>,
 }
 
 impl Quadratic {
@@ -61,10 +71,47 @@ impl Quadratic {
 
     /// One colour-swapped pair of `plus` against `minus`: plus's wins − losses (−2..=2).
     pub fn pair(&self, plus: &[f64], minus: &[f64], rng: &mut impl Rng) -> f64 {
+        self.pair_with_margins(plus, minus, rng).0
+    }
+
+    /// One pair: plus's wins − losses and its margins (first as first mover, then second; 0
+    /// without `margin_sd`).
+    pub fn pair_with_margins(
+        &self,
+        plus: &[f64],
+        minus: &[f64],
+        rng: &mut impl Rng,
+    ) -> (f64, MarginPair) {
         let d = self.elo(plus) - self.elo(minus);
-        let first = self.game(d, rng);
-        let second = 1.0 - self.game(-d, rng);
-        2.0 * (first + second) - 2.0
+        let Some(sd) = self.margin_sd else {
+            let first = self.game(d, rng);
+            let second = 1.0 - self.game(-d, rng);
+            return (
+                2.0 * (first + second) - 2.0,
+                MarginPair {
+                    first: 0.0,
+                    second: 0.0,
+                },
+            );
+        };
+        let kappa = crate::coverage::margin_kappa(sd);
+        let noise = Normal::new(0.0, sd).expect("a positive sd");
+        let mut margin = |elo: f64| {
+            let x = elo / kappa + noise.sample(rng);
+            (2.0 * (x / 2.0).round()).clamp(-48.0, 48.0)
+        };
+        let first = margin(d + self.advantage);
+        let second = -margin(-d + self.advantage);
+        let sign = |x: f64| {
+            if x > 0.0 {
+                1.0
+            } else if x < 0.0 {
+                -1.0
+            } else {
+                0.0
+            }
+        };
+        (sign(first) + sign(second), MarginPair { first, second })
     }
 }
 
@@ -74,6 +121,9 @@ pub struct Variant {
     pub pairs_per_iteration: u64,
     /// The result is the mean θ over this last fraction of the iterations (0 = the last θ).
     pub tail: f64,
+    /// Each iteration's result from the pairs' margins (`margin::ResultScale`, games clipped to
+    /// ±16 seeds) instead of wins − losses.
+    pub margins: bool,
 }
 
 impl Variant {
@@ -81,6 +131,7 @@ impl Variant {
     pub const FISHTEST: Variant = Variant {
         pairs_per_iteration: 1,
         tail: 0.0,
+        margins: false,
     };
     /// `arena tune`'s defaults: batches of 8 pairs (fewer bot starts), and the result is the
     /// mean θ over the last quarter of the iterations (Polyak–Ruppert averaging), which the
@@ -88,6 +139,13 @@ impl Variant {
     pub const ARENA: Variant = Variant {
         pairs_per_iteration: 8,
         tail: 0.25,
+        margins: false,
+    };
+    /// `arena tune --model margin`: the arena's defaults with results from margins.
+    pub const ARENA_MARGIN: Variant = Variant {
+        pairs_per_iteration: 8,
+        tail: 0.25,
+        margins: true,
     };
 }
 
@@ -110,12 +168,22 @@ pub fn tune(bot: &Quadratic, params: &[Param], pairs: u64, variant: Variant, see
     let mut spsa = Spsa::new(params.to_vec(), Schedule::fishtest(iterations * k));
     let mut games = ChaCha8Rng::seed_from_u64(seed ^ 0x5eed_9a3e);
     let mut trajectory = Vec::with_capacity(iterations as usize);
+    let mut scale = ResultScale::default();
     for it in 0..iterations {
         let mut rng = iteration_rng(seed, it);
         let pert = spsa.perturb(&mut rng);
-        let result: f64 = (0..k)
-            .map(|_| bot.pair(&pert.plus, &pert.minus, &mut games))
-            .sum();
+        let played: Vec<(f64, MarginPair)> = (0..k)
+            .map(|_| bot.pair_with_margins(&pert.plus, &pert.minus, &mut games))
+            .collect();
+        let result = if variant.margins {
+            let pairs: Vec<MarginPair> = played.iter().map(|p| p.1).collect();
+            for &p in &pairs {
+                scale.add(p, MARGIN_CLIP);
+            }
+            scale.result(&pairs, MARGIN_CLIP)
+        } else {
+            played.iter().map(|p| p.0).sum()
+        };
         spsa.update(&pert, k, result);
         trajectory.push(spsa.theta.clone());
     }
@@ -165,6 +233,7 @@ pub fn problem(dims: usize, r_end: f64) -> (Quadratic, Vec<Param>) {
             coupling: 0.3,
             advantage: 40.0,
             draw_share: 0.2,
+            margin_sd: None,
         },
         params,
     )
