@@ -300,6 +300,7 @@ fn config(pairs: u32, movetime: Option<u64>) -> RunConfig {
         options: vec![],
         protocol: Default::default(),
         sandbox: false,
+        memory: None,
         time_by: None,
         kgp_missing_move: Default::default(),
     };

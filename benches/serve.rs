@@ -66,6 +66,7 @@ fn config(players: usize, pairs: u32) -> RunConfig {
                 options: vec![],
                 protocol: Default::default(),
                 sandbox: false,
+                memory: None,
                 time_by: None,
                 kgp_missing_move: Default::default(),
             })

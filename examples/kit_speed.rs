@@ -79,6 +79,7 @@ fn main() {
                 options: vec![],
                 protocol: Default::default(),
                 sandbox: false,
+                memory: None,
                 time_by: None,
                 kgp_missing_move: Default::default(),
             };

@@ -11,6 +11,7 @@ mod util;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use util::*;
 
@@ -258,6 +259,31 @@ fn merge_skips_copies_and_refuses_a_game_played_two_ways() {
         err.contains(&format!("game {} was played differently", fields[0])),
         "{err}"
     );
+}
+
+/// #48 point 19: one shard given twice (`s0 s0`, `s0 ./s0/`) was refused as "a shard still being
+/// written by another arena process", naming the merge's own pid. It is refused as given twice,
+/// by both names, before any lock is taken, and nothing is written.
+#[test]
+fn merge_refuses_a_shard_given_twice_by_name() {
+    let dir = Dir::new("ratings-merge-twice");
+    let a = fixture_copy(&dir);
+    let csv_a = std::fs::read_to_string(a.join("games.csv")).unwrap();
+    let lines: Vec<&str> = csv_a.lines().take(5).collect();
+    std::fs::write(a.join("games.csv"), lines.join("\n") + "\n").unwrap();
+    std::fs::write(a.join("games.jsonl"), jsonl_of(&lines)).unwrap();
+    let plain = a.to_str().unwrap().to_string();
+    let dotted = format!("{}/./", plain);
+    for (k, second) in [plain.clone(), dotted].iter().enumerate() {
+        let out_dir = dir.join(&format!("m{k}"));
+        let out = arena(&["merge", out_dir.to_str().unwrap(), &plain, second]);
+        let err = text(&out.stderr);
+        assert!(!out.status.success(), "{err}");
+        assert!(err.contains("given twice"), "{err}");
+        assert!(err.contains(second.as_str()), "{err}");
+        assert!(!err.contains("still being written"), "{err}");
+        assert!(!out_dir.join("run.json").exists());
+    }
 }
 
 /// `games.jsonl` lines for `games.csv` lines (header first): the fixture has no move lists, so
@@ -707,4 +733,129 @@ fn pgn_and_anchor_errors_name_the_file_and_line() {
     let out = arena(&["rate", run.to_str().unwrap(), "--anchor-tags", "60"]);
     assert!(!out.status.success());
     assert!(text(&out.stderr).contains("--anchor-tags reads the players' ratings from PGN tags"));
+}
+
+/// A PGN game between `white` and `black` (raw bytes: names in any encoding).
+fn pgn_game(white: &[u8], black: &[u8], result: &str, moves: &str) -> Vec<u8> {
+    let mut g = Vec::new();
+    g.extend_from_slice(b"[Event \"site\"]\n[White \"");
+    g.extend_from_slice(white);
+    g.extend_from_slice(b"\"]\n[Black \"");
+    g.extend_from_slice(black);
+    g.extend_from_slice(format!("\"]\n[Result \"{result}\"]\n[Variant \"kalah:pits=4,seeds=3\"]\n\n{moves} {result}\n\n").as_bytes());
+    g
+}
+
+/// The players `arena rate` found, from its ratings.csv.
+fn rated_names(out: &Path) -> Vec<String> {
+    let mut reader = csv::Reader::from_path(out.join("ratings.csv")).unwrap();
+    let mut names: Vec<String> = reader
+        .deserialize::<BTreeMap<String, String>>()
+        .map(|r| r.unwrap()["name"].clone())
+        .collect();
+    names.sort();
+    names
+}
+
+/// #48 point 17: a file of Latin-1 games followed by UTF-8 ones (an old export appended to by a
+/// UTF-8 tool) was read whole as Latin-1: `Jürgen Müller` and `JÃ¼rgen MÃ¼ller` were two
+/// players, without a word; a UTF-8 byte-order mark followed by Latin-1 text gave `bom.pgn:1:
+/// game without a White tag`. Each line is now read in its own encoding, and a file that mixes
+/// them is named with the lines, as a warning.
+#[test]
+fn pgn_lines_are_read_each_in_its_encoding_and_a_mix_is_named() {
+    let dir = Dir::new("ratings-pgn-encodings");
+    let latin = b"J\xfcrgen M\xfcller";
+    let utf8 = "Jürgen Müller".as_bytes();
+    let mut mixed = Vec::new();
+    for k in 0..4 {
+        let who: &[u8] = if k < 2 { latin } else { utf8 };
+        let (w, b, r) = if k % 2 == 0 {
+            (who, &b"Anna"[..], "1-0")
+        } else {
+            (&b"Anna"[..], who, "0-1")
+        };
+        mixed.extend(pgn_game(w, b, r, ""));
+    }
+    let file = dir.join("mixed.pgn");
+    std::fs::write(&file, &mixed).unwrap();
+    let out = dir.join("mixed");
+    let o = arena(&[
+        "rate",
+        file.to_str().unwrap(),
+        "--bootstrap",
+        "0",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let err = text(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert_eq!(rated_names(&out), ["Anna", "Jürgen Müller"], "{err}");
+    // The warning names the file, the lines read as Latin-1 and a line that was UTF-8.
+    assert!(
+        err.contains(&format!("{}: lines 2", file.display())),
+        "{err}"
+    );
+    assert!(err.contains("Latin-1") && err.contains("UTF-8"), "{err}");
+    // A byte-order mark, then Latin-1.
+    let mut bom = b"\xef\xbb\xbf".to_vec();
+    bom.extend(pgn_game(latin, b"Anna", "1-0", ""));
+    bom.extend(pgn_game(b"Anna", latin, "0-1", ""));
+    let file = dir.join("bom.pgn");
+    std::fs::write(&file, &bom).unwrap();
+    let out = dir.join("bom");
+    let o = arena(&[
+        "rate",
+        file.to_str().unwrap(),
+        "--bootstrap",
+        "0",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let err = text(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert_eq!(rated_names(&out), ["Anna", "Jürgen Müller"], "{err}");
+    assert!(err.contains("byte-order mark"), "{err}");
+}
+
+/// #48 point 14: one game with a 49 MB movetext line took `arena rate` to 915 MiB and `arena
+/// analyse` to 921 MiB (19 times the line), and analyse only then stopped at an illegal move
+/// on ply 5. A line is now bounded (refused with its file and line as soon as it passes the
+/// bound) and the moves are never held for `rate`: both stay small on a 24 MB line, measured by
+/// the kernel's peak resident memory of the process.
+#[test]
+fn a_huge_movetext_line_is_refused_in_bounded_memory() {
+    let dir = Dir::new("ratings-pgn-huge");
+    let mut moves = String::from("1. 1 2 3 99 ");
+    while moves.len() < 24 << 20 {
+        moves.push_str("1 2 3 4 ");
+    }
+    let file = dir.join("huge.pgn");
+    let mut text = pgn_game(b"a", b"b", "1-0", &moves);
+    text.extend(pgn_game(b"b", b"a", "0-1", "1 2"));
+    std::fs::write(&file, text).unwrap();
+    bin_dir();
+    for command in ["rate", "analyse"] {
+        let out = dir.join(command);
+        let (o, peak_kib) = output_and_peak_rss(
+            Command::new(env!("CARGO_BIN_EXE_arena"))
+                .args([
+                    command,
+                    file.to_str().unwrap(),
+                    "--out",
+                    out.to_str().unwrap(),
+                ])
+                .env("XDG_CACHE_HOME", dir.path()),
+        );
+        let err = util::text(&o.stderr);
+        assert!(!o.status.success(), "{command}: {err}");
+        assert!(
+            err.contains(&format!("{}:7:", file.display())),
+            "{command}: {err}"
+        );
+        assert!(
+            peak_kib < 100 << 10,
+            "{command} peaked at {peak_kib} KiB: {err}"
+        );
+    }
 }

@@ -1286,3 +1286,127 @@ fn a_browser_watches_a_tune_and_its_numbers_are_tune_json() {
         .contains("SPSA trajectory"));
     assert!(out.join("trajectory.png").exists());
 }
+
+/// #48 point 18: docs/solved.md said the folder `arena analyse x.pgn` writes is treated "as any
+/// run", but `arena serve` listed no run for it and `/run?id=` and `/game?` answered 404 (it
+/// had no `run.json`). The folder is now a results folder the dashboard lists, finished, with
+/// its run page and every game's viewer.
+#[test]
+fn the_folder_analyse_writes_from_pgn_is_a_run_on_the_dashboard() {
+    let dir = Dir::new("serve-analysed-pgn");
+    let root = dir.join("results");
+    std::fs::create_dir_all(&root).unwrap();
+    let out = root.join("club");
+    let pgn = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/analyse/hand-written.pgn");
+    let db = dir.join("db");
+    std::fs::create_dir_all(&db).unwrap();
+    let o = arena_env(
+        &[
+            "analyse",
+            pgn.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--no-report",
+        ],
+        &[("MANCALA_SOLVER_DB", &db), ("XDG_CACHE_HOME", &db)],
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let (_server, addr) = serve(&root, "127.0.0.1:0");
+    let runs: Value = serde_json::from_str(&get(&addr, "/api/runs").body).unwrap();
+    let listed = runs["html"].as_str().unwrap();
+    assert!(listed.contains("data-run=\"club\""), "{listed}");
+    assert!(listed.contains("<td class=\"name\">pgn</td>"), "{listed}");
+    assert!(listed.contains("state finished"), "{listed}");
+    let page = get(&addr, "/run?id=club");
+    assert_eq!(page.status, 200, "{}", page.body);
+    assert!(
+        page.body.contains("ada") && page.body.contains("ben"),
+        "{}",
+        page.body
+    );
+    for id in 0..3 {
+        let game = get(&addr, &format!("/game?run=club&id={id}"));
+        assert_eq!(game.status, 200, "game {id}: {}", game.body);
+        let api = get(&addr, &format!("/api/game?run=club&id={id}"));
+        assert_eq!(api.status, 200, "game {id}: {}", api.body);
+    }
+}
+
+/// #48 point 15: `arena serve` parsed `tune.json` again for every request: 20 requests at once
+/// on a 60 MB `tune.json` took it to 2.2-2.3 GiB. The file is parsed once per change and
+/// shared, and the pages are rendered a bounded number at a time: the server's peak resident
+/// memory (the kernel's `VmHWM`) stays under 500 MiB.
+#[test]
+fn a_huge_tune_json_is_parsed_once_for_many_requests() {
+    let dir = Dir::new("serve-huge-tune");
+    let root = dir.join("results");
+    let tune = root.join("t");
+    std::fs::create_dir_all(&root).unwrap();
+    let params = dir.join("params.txt");
+    std::fs::write(
+        &params,
+        "EvalCapture, int, 0, -16, 16, 2, 0.05\nEvalMobility, int, 0, -16, 16, 2, 0.05\n",
+    )
+    .unwrap();
+    arena_ok(&[
+        "tune",
+        "--quiet",
+        "--no-plots",
+        "--no-verify",
+        "--bot",
+        &bot("alphabeta"),
+        "--params",
+        params.to_str().unwrap(),
+        "--iterations",
+        "2",
+        "--pairs-per-iteration",
+        "1",
+        "--depth",
+        "1",
+        "--rules",
+        "kalah:pits=4,seeds=3",
+        "--out",
+        tune.to_str().unwrap(),
+    ]);
+    // Its trajectory repeated to 60 MB (under the 64 MiB a JSON file of a folder may have), as
+    // a tune of 130,000 iterations writes it.
+    let path = tune.join("tune.json");
+    let mut file: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let step = file["steps"][0].clone();
+    let mut with_steps = |n: u64| {
+        let steps: Vec<Value> = (0..n)
+            .map(|i| {
+                let mut s = step.clone();
+                s["iteration"] = json!(i);
+                s["pairs"] = json!(i + 1);
+                s
+            })
+            .collect();
+        file["steps"] = Value::Array(steps);
+        file["setup"]["iterations"] = json!(n);
+        serde_json::to_string_pretty(&file).unwrap()
+    };
+    let per_1000 = with_steps(1000).len() as u64;
+    let text = with_steps(60_000_000 * 1000 / per_1000);
+    std::fs::write(&path, &text).unwrap();
+    assert!(
+        (59_000_000..64 << 20).contains(&text.len()),
+        "{}",
+        text.len()
+    );
+    let (server, addr) = serve(&root, "127.0.0.1:0");
+    let threads: Vec<_> = (0..20)
+        .map(|k| {
+            let addr = addr.clone();
+            std::thread::spawn(move || {
+                let target = if k % 2 == 0 { "/run?id=t" } else { "/api/runs" };
+                get(&addr, target).status
+            })
+        })
+        .collect();
+    for t in threads {
+        assert_eq!(t.join().unwrap(), 200);
+    }
+    let peak = peak_rss_mib(server.0.id());
+    assert!(peak < 500, "the server grew to {peak} MiB");
+}

@@ -384,3 +384,51 @@ fn resume_refuses_setup_flags_and_takes_the_verifications() {
     assert_eq!(run["config"]["time"]["depth"], 1, "{run}");
     assert_eq!(json["steps"].as_array().unwrap().len(), 2);
 }
+
+/// #48 point 16: a tune whose games were mostly `crash` forfeits (12 of 16) exited 0, moved θ on
+/// those results and never said so. Each iteration's forfeits are counted by reason and
+/// printed, and a tune whose iteration was mostly forfeits stops with a non-zero exit naming
+/// the reason, before θ moves on it.
+#[test]
+fn a_tune_counts_its_forfeits_and_stops_when_they_dominate() {
+    let dir = Dir::new("tune-forfeits");
+    let params = dir.join("params.txt");
+    std::fs::write(&params, PARAMS).unwrap();
+    let out = dir.join("t");
+    // Forwards to the real bot and crashes at its second `go` of each process.
+    let crashing = format!(
+        "cmd=python3 {} crash-on-go --after 1 -- {}",
+        misbehave(),
+        bot("alphabeta")
+    );
+    let o = arena(&[
+        "tune",
+        "--no-plots",
+        "--no-verify",
+        "--bot",
+        "name=crashy",
+        &crashing,
+        "--params",
+        params.to_str().unwrap(),
+        "--iterations",
+        "2",
+        "--pairs-per-iteration",
+        "3",
+        "--depth",
+        "1",
+        "--concurrency",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let err = text(&o.stderr);
+    assert!(!o.status.success(), "the tune went on: {err}");
+    assert!(err.contains("forfeit"), "{err}");
+    assert!(err.contains("crash"), "{err}");
+    // It stopped at the first iteration, before θ moved on its games.
+    assert!(!out.join("iter-0001").exists(), "{err}");
+    if let Ok(text) = std::fs::read_to_string(out.join("tune.json")) {
+        let tune: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(tune["steps"].as_array().map(Vec::len), Some(0), "{tune}");
+    }
+}

@@ -285,6 +285,9 @@ fn input_folder(args: &AnalyseArgs) -> anyhow::Result<(PathBuf, Option<Tags>)> {
         .clone()
         .unwrap_or_else(|| default_out(&args.paths[0], "analysis"));
     let input = pgn_to_folder(&args.paths, args.rules, &out)?;
+    for w in &input.warnings {
+        eprintln!("warning: {w}");
+    }
     if input.unfinished > 0 {
         eprintln!(
             "warning: {} unfinished game(s) (Result \"*\") skipped",

@@ -958,6 +958,7 @@ mod tests {
             ],
             protocol: Default::default(),
             sandbox: false,
+            memory: None,
             time_by: None,
             kgp_missing_move: Default::default(),
         };

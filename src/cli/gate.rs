@@ -368,6 +368,7 @@ mod tests {
             options: vec![("Depth".into(), "7".into())],
             protocol: Default::default(),
             sandbox: false,
+            memory: None,
             time_by: None,
             kgp_missing_move: Default::default(),
         };
@@ -399,6 +400,7 @@ mod tests {
             options: vec![("Level".into(), "normal".into())],
             protocol: Default::default(),
             sandbox: false,
+            memory: None,
             time_by: None,
             kgp_missing_move: Default::default(),
         };

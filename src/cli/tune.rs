@@ -16,7 +16,8 @@ use mancala_arena::rating::spsa::{parse_params, Schedule};
 use mancala_arena::report::plots::{write_figure, TunePlot};
 use mancala_arena::run_folder::check_new_folder;
 use mancala_arena::run_folder::tune::{
-    write_params, TuneFile, TuneSetup, VerifySetup, TUNED_TOML, TUNED_TXT, TUNE_CSV, TUNE_JSON,
+    iteration_dir, write_params, TuneFile, TuneSetup, VerifySetup, TUNED_TOML, TUNED_TXT, TUNE_CSV,
+    TUNE_JSON,
 };
 use mancala_arena::session::probe::{declared_options, find_declared};
 use mancala_arena::session::sprt::PairDone;
@@ -451,6 +452,17 @@ pub fn run(args: &TuneArgs) -> Result<ExitCode> {
             );
         }
         let mut on_iteration = |done: &IterationDone<'_>| {
+            // Forfeits are said even when quiet: a result built on faults is not a result.
+            if done.forfeits.total() > 0 {
+                eprintln!(
+                    "warning: iteration {}: {} were forfeits (see {})",
+                    done.step.iteration,
+                    done.forfeits.words(),
+                    iteration_dir(&dir, done.step.iteration)
+                        .join("logs")
+                        .display()
+                );
+            }
             if quiet {
                 return;
             }

@@ -275,7 +275,7 @@ fn spawn(config: &CheckConfig, stderr_log: &BotLog) -> Result<Engine, StartError
         stderr_log,
         READY,
         None,
-        spec.sandbox,
+        super::Walls::of(spec, false),
     )?;
     Ok(engine.strict().with_transcript())
 }

@@ -3,7 +3,9 @@
 //!
 //! A KGP agent is a client: for each player the arena listens on a loopback TCP port of its
 //! own, starts the agent with the address (`KGP_HOST` / `KGP_PORT` in its environment, and
-//! `{host}` / `{port}` in its command line replaced), greets it with `kgp 1 0 1` and expects
+//! `{host}` / `{port}` in its command line replaced), takes the first connection that the
+//! agent's own processes hold (any program on the machine can connect to the port: another is
+//! refused, with a line in the agent's log), greets it with `kgp 1 0 1` and expects
 //! `mode freeplay`. Every `go` becomes `<id> state <board>` with the mover shown as South, in
 //! the spec's literal `<n,south store,north store,south pits,north pits>`; the agent answers
 //! `@<id> move <k>` as often as it likes and may end with `@<id> yield`; at the time limit, or
@@ -25,7 +27,7 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 
-use super::process::{line_fault, BotProcess, Sandbox, Wiring};
+use super::process::{line_fault, BotProcess, Walls, Wiring};
 use super::{
     driver_info, refuse_options, Answer, BotInfo, BotLog, BotSpec, Fault, FaultKind, MoveClock,
     Program, StartError, Turn, MAX_DECLARATIONS, MAX_UNKNOWN_LINES,
@@ -118,6 +120,17 @@ pub fn board_literal(pos: &Position, mover: Side) -> String {
     format!("<{}>", cells.join(","))
 }
 
+/// Whether the connection from `peer` to the agent's port is the agent's own: held by the
+/// process the arena started or one of its descendants (its session's, for one that left its
+/// process tree), as Linux's `/proc` tells. Anything else on the machine could have connected
+/// first (#48). Where `/proc` cannot tell, the connection is taken, as it was before.
+fn agents_own(process: &BotProcess, listener: &TcpListener, peer: std::net::SocketAddr) -> bool {
+    let (Some(pid), Ok(server)) = (process.pid(), listener.local_addr()) else {
+        return true;
+    };
+    crate::sys::connection_held_by(pid, peer, server).unwrap_or(true)
+}
+
 /// The command line with `{host}` and `{port}` replaced.
 fn with_address(program: &Program, host: &str, port: u16) -> Program {
     let fill = |s: &str| {
@@ -155,7 +168,7 @@ impl Kgp {
             // Its waits are the runtime's (a socket), which the worker's select ends on a stop.
             stop: None,
             // A sandboxed agent keeps the network: it must reach its driver's port.
-            sandbox: Sandbox::of(spec.sandbox, true),
+            walls: Walls::of(spec, true),
         };
         let program = with_address(&spec.program, "127.0.0.1", port);
         let mut process = BotProcess::spawn(&program, spec.dir.as_deref(), log, &wiring)?;
@@ -167,12 +180,23 @@ impl Kgp {
             let wake = clock.wake(timeout, || process.cpu_time());
             tokio::select! {
                 accepted = listener.accept() => match accepted {
-                    Ok((stream, _)) => break stream,
+                    Ok((stream, peer)) => {
+                        if agents_own(&process, &listener, peer) {
+                            break stream;
+                        }
+                        log.note(&format!(
+                            "refused a connection to the agent's port {port} from {peer}: no \
+                             process of the agent holds it (another program on this machine)"
+                        ));
+                    }
                     Err(e) => { process.kill().await; return Err(arena(e)); }
                 },
                 detail = process.exited() => {
                     process.kill().await;
-                    return Err(handshake(format!("{detail} before connecting to port {port}")));
+                    return Err(StartError::Bot(Fault::new(
+                        FaultKind::Crash,
+                        format!("{detail} without connecting to port {port}"),
+                    )));
                 }
                 _ = tokio::time::sleep_until(wake.into()) => {
                     if !clock.spent(timeout, || process.cpu_time()) {

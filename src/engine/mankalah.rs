@@ -17,7 +17,7 @@
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use super::process::{spawn_in_game, BotProcess, Sandbox, Wiring};
+use super::process::{spawn_in_game, BotProcess, Walls, Wiring};
 use super::{
     driver_info, refuse_options, Answer, BotInfo, BotLog, BotSpec, Fault, FaultKind, MoveClock,
     Program, StartError, Turn,
@@ -82,7 +82,7 @@ impl ManKalah {
             log: log.clone(),
             wiring: Wiring {
                 stop: stop.cloned(),
-                sandbox: Sandbox::of(spec.sandbox, false),
+                walls: Walls::of(spec, false),
                 ..Wiring::default()
             },
             process: None,

@@ -42,10 +42,10 @@ pub use mankalah::MANKALAH_RULES;
 pub use per_move::PER_MOVE_RULES;
 pub use player::Player;
 pub use process::{
-    arena_resource, become_subreaper, kill_live_bots, kill_orphans, parent_of, RetryPolicy,
-    ARENA_RETRY,
+    arena_resource, become_subreaper, kill_live_bots, kill_orphans, parent_of, sandbox_starts,
+    RetryPolicy, Walls, ARENA_RETRY, SANDBOX_MEMORY, SANDBOX_SHM,
 };
-use process::{BotProcess, Sandbox, Wiring};
+use process::{BotProcess, Wiring};
 
 /// How many lines the drain before a `go` reads at most, so that a bot writing without pause
 /// cannot hold it; what is left is read (and counted) as the answer is awaited.
@@ -120,6 +120,10 @@ pub enum StartError {
     /// A configured option does not fit what the bot declared: the user's to fix.
     #[error(transparent)]
     Option(OptionValueError),
+    /// The sandbox (bubblewrap) itself cannot start, whatever the bot: bubblewrap's message. The
+    /// arena's trouble, never a forfeit: the run stops.
+    #[error("the sandbox cannot start: {0} (bubblewrap's own failure: no player is at fault)")]
+    Sandbox(String),
 }
 
 impl From<Fault> for StartError {
@@ -308,7 +312,8 @@ impl Engine {
     ) -> Result<Engine, StartError> {
         let program = &spec.program;
         let dir = spec.dir.as_deref();
-        let mut engine = Engine::spawn(program, dir, log, handshake_timeout, stop, spec.sandbox)?;
+        let walls = Walls::of(spec, false);
+        let mut engine = Engine::spawn(program, dir, log, handshake_timeout, stop, walls)?;
         if let Err(fault) = engine.handshake() {
             engine.kill().await;
             return Err(StartError::Bot(as_handshake(fault)));
@@ -352,11 +357,11 @@ impl Engine {
         log: &BotLog,
         handshake_timeout: Duration,
         stop: Option<&Stop>,
-        sandbox: bool,
+        walls: Walls,
     ) -> Result<Engine, StartError> {
         let wiring = Wiring {
             stop: stop.cloned(),
-            sandbox: Sandbox::of(sandbox, false),
+            walls,
             ..Wiring::default()
         };
         let process = BotProcess::spawn(program, dir, log, &wiring)?;
@@ -786,7 +791,7 @@ mod tests {
             &log,
             timeout,
             None,
-            false,
+            Walls::default(),
         )
         .expect("spawn sh")
     }

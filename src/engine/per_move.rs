@@ -6,13 +6,16 @@
 //! the player's log, like every bot), writes the board with the mover as South and closes its
 //! stdin, then reads what it prints: 0-indexed pit numbers separated by white space. The last
 //! one printed before the program exits, or before the move time (when the program is killed,
-//! as kgpc kills it at `stop`), is the move. Nothing printed, a word that is not a pit number,
-//! or no move by the time limit is a fault like any other bot's.
+//! as kgpc kills it at `stop`), is the move. Its process group dies when it exits, so a child
+//! it left cannot go on printing; nothing read after its exit (beyond what it wrote before) or
+//! after the move time counts, and more than [`MAX_MOVE_OUTPUT`] for one move is a `garbage`
+//! fault. Nothing printed, a word that is not a pit number, or no move by the time limit is a
+//! fault like any other bot's.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use super::process::{spawn_in_game, BotProcess, Sandbox, Wiring};
+use super::process::{spawn_in_game, BotProcess, Walls, Wiring};
 use super::{
     driver_info, refuse_options, Answer, BotInfo, BotLog, BotSpec, Fault, FaultKind, MoveClock,
     Program, StartError, Turn,
@@ -51,7 +54,7 @@ impl PerMove {
             log: log.clone(),
             wiring: Wiring {
                 stop: stop.cloned(),
-                sandbox: Sandbox::of(spec.sandbox, false),
+                walls: Walls::of(spec, false),
                 ..Wiring::default()
             },
             ruleset: Ruleset::default(),
@@ -121,26 +124,60 @@ enum Ended {
     Silent(Fault),
 }
 
+/// The most a per-move program may print for one move: a move is a few bytes, a program that
+/// prints on as it thinks (kgpc's convention) a few per iteration. More is a `garbage` fault,
+/// not read on.
+pub const MAX_MOVE_OUTPUT: u64 = 1 << 20;
+
 /// Reads pit numbers until the program's output ends, or until the move time once it has
 /// printed one (a program still silent then gets until the hard limit for its first), both on
-/// the move's clock. A word that is not a number, or broken output, is a fault.
+/// the move's clock. The clock is looked at after every line once its last look is due, so
+/// that a program that keeps printing is still judged at its move time on what it printed by
+/// then; its exit ends the reading (a child it left is killed with its process group). A word
+/// that is not a number, broken output, or more than [`MAX_MOVE_OUTPUT`] is a fault.
 fn last_move(process: &mut BotProcess, clock: &MoveClock, turn: &Turn) -> Result<Ended, Fault> {
     let mut last: Option<i64> = None;
+    // The limit the next look at the clock was set for, and when it is due.
+    let mut due: Option<(Duration, Instant)> = None;
+    // The bytes read when the exit was last looked at: once per read, not once per line.
+    let mut looked_at: Option<u64> = None;
     loop {
         let limit = if last.is_some() {
             turn.soft_limit()
         } else {
             turn.limit
         };
-        let wake = clock.wake(limit, || process.cpu_time());
+        let wake = match due {
+            Some((l, wake)) if l == limit && Instant::now() < wake => wake,
+            _ => {
+                if clock.spent(limit, || process.cpu_time()) {
+                    let silent =
+                        || Ended::Silent(Fault::new(FaultKind::Timeout, "no move in time"));
+                    return Ok(last.map_or_else(silent, Ended::Moved));
+                }
+                let wake = clock.wake(limit, || process.cpu_time());
+                due = Some((limit, wake));
+                wake
+            }
+        };
+        if process.bytes_read() > MAX_MOVE_OUTPUT {
+            return Err(Fault::new(
+                FaultKind::Garbage,
+                format!(
+                    "printed more than {} KiB for one move (a move is a pit number)",
+                    MAX_MOVE_OUTPUT >> 10
+                ),
+            ));
+        }
+        if looked_at != Some(process.bytes_read()) {
+            looked_at = Some(process.bytes_read());
+            process.check_exit();
+        }
         let line = match process.read_line(wake) {
             Ok(line) => line,
-            Err(f)
-                if f.kind == FaultKind::Timeout && !clock.spent(limit, || process.cpu_time()) =>
-            {
-                continue
-            }
-            Err(f) if matches!(f.kind, FaultKind::Timeout | FaultKind::Crash) => {
+            // The clock is looked at again above.
+            Err(f) if f.kind == FaultKind::Timeout => continue,
+            Err(f) if f.kind == FaultKind::Crash => {
                 return Ok(last.map_or(Ended::Silent(f), Ended::Moved));
             }
             Err(f) => return Err(f),

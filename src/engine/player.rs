@@ -8,7 +8,9 @@ use std::time::Duration;
 use super::kgp::Kgp;
 use super::mankalah::ManKalah;
 use super::per_move::PerMove;
-use super::{Answer, BotInfo, BotLog, BotSpec, Engine, Fault, StartError, Stop, Turn};
+use super::{
+    sandbox_starts, Answer, BotInfo, BotLog, BotSpec, Engine, Fault, StartError, Stop, Turn,
+};
 use crate::protocol::PositionStart;
 use crate::rules::{Move, Ruleset};
 use crate::vocab::Protocol;
@@ -31,14 +33,35 @@ impl Player {
         handshake_timeout: Duration,
         stop: Option<&Stop>,
     ) -> Result<Player, StartError> {
-        Ok(match spec.protocol {
-            Protocol::Mancala => {
-                Player::Native(Engine::start(spec, log, handshake_timeout, stop).await?)
+        let started = match spec.protocol {
+            Protocol::Mancala => Engine::start(spec, log, handshake_timeout, stop)
+                .await
+                .map(Player::Native),
+            Protocol::Mankalah => ManKalah::start(spec, log, stop).map(Player::ManKalah),
+            Protocol::Kgp => Kgp::start(spec, log, handshake_timeout)
+                .await
+                .map(Player::Kgp),
+            // Nothing is started before the first move: the sandbox is tried now instead.
+            Protocol::PerMove if spec.sandbox => {
+                match sandbox_starts(spec.dir.as_deref(), false).await {
+                    Ok(()) => PerMove::start(spec, log, stop).map(Player::PerMove),
+                    Err(said) => Err(StartError::Sandbox(said)),
+                }
             }
-            Protocol::Mankalah => Player::ManKalah(ManKalah::start(spec, log, stop)?),
-            Protocol::Kgp => Player::Kgp(Kgp::start(spec, log, handshake_timeout).await?),
-            Protocol::PerMove => Player::PerMove(PerMove::start(spec, log, stop)?),
-        })
+            Protocol::PerMove => PerMove::start(spec, log, stop).map(Player::PerMove),
+        };
+        match started {
+            // A sandboxed bot that failed to start: the sandbox itself is tried before the bot
+            // is blamed, and when it cannot start either, the fault is bubblewrap's.
+            Err(StartError::Bot(fault)) if spec.sandbox => {
+                let network = spec.protocol == Protocol::Kgp;
+                match sandbox_starts(spec.dir.as_deref(), network).await {
+                    Ok(()) => Err(StartError::Bot(fault)),
+                    Err(said) => Err(StartError::Sandbox(said)),
+                }
+            }
+            other => other,
+        }
     }
 
     /// What the bot told about itself (for a driver: what its protocol implies).

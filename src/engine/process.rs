@@ -1,4 +1,5 @@
-//! The operating-system side of a bot: its own process group, piped stdin/stdout, stderr copied
+//! The operating-system side of a bot: its own session and process group (no controlling
+//! terminal), its walls ([`Walls`]: the sandbox, a memory limit), piped stdin/stdout, stderr copied
 //! to the player's capped log ([`BotLog`]) by a thread of its own, and stdout split into bounded
 //! lines on the caller's thread, so that an answer costs one wait and one `read` ([`crate::sys`]:
 //! no reader task, no channel, no runtime wake-up). Reads and writes block the calling thread (a
@@ -10,14 +11,14 @@
 
 use std::io::Read;
 use std::os::fd::{AsFd, OwnedFd};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use tokio::process::{Child, Command};
 
 use super::log::BotLog;
-use super::{Fault, FaultKind, Program, StartError};
+use super::{BotSpec, Fault, FaultKind, Program, StartError};
 use crate::protocol::{LineBuffer, LineError, MAX_LINE_LEN};
 use crate::sys::{self, pidfd, wait, Interest, LineWait, Stop, Woke};
 
@@ -42,13 +43,40 @@ pub const ARENA_RETRY: RetryPolicy = RetryPolicy {
 
 /// How a bot process is wired besides its program: extra environment variables, whether its
 /// stdout is the protocol (native, ManKalah) or chatter copied to its log (KGP talks over a
-/// socket), and the run's [`Stop`] that ends its waits.
+/// socket), the run's [`Stop`] that ends its waits, and its walls.
 #[derive(Clone, Default)]
 pub struct Wiring {
     pub env: Vec<(String, String)>,
     pub stdout_to_log: bool,
     pub stop: Option<Stop>,
+    pub walls: Walls,
+}
+
+/// What a player asked of its bot's walls (docs/tournament.md, "Sandbox"): the sandbox, and
+/// the most memory its processes may each take (`memory=`; the sandbox's default otherwise).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Walls {
     pub sandbox: Sandbox,
+    pub memory: Option<u64>,
+}
+
+impl Walls {
+    /// The walls of `spec`'s bot; `network`: a sandboxed bot keeps the host's network (a KGP
+    /// agent must reach its driver's port).
+    pub fn of(spec: &BotSpec, network: bool) -> Walls {
+        Walls {
+            sandbox: Sandbox::of(spec.sandbox, network),
+            memory: spec.memory,
+        }
+    }
+
+    /// The `RLIMIT_DATA` of the bot's processes: the player's, or the sandbox's default.
+    fn memory_limit(&self) -> Option<u64> {
+        match self.sandbox {
+            Sandbox::Off => self.memory,
+            _ => Some(self.memory.unwrap_or(SANDBOX_MEMORY)),
+        }
+    }
 }
 
 /// The opt-in sandbox of a bot (docs/tournament.md, "Sandbox"): the bot runs under bubblewrap
@@ -78,31 +106,160 @@ impl Sandbox {
 /// bubblewrap, Debian's package `bubblewrap`.
 const BWRAP: &str = "bwrap";
 
-/// The most memory (`RLIMIT_DATA`: heap and private mappings) a sandboxed bot may take.
-const SANDBOX_MEMORY: u64 = 8 << 30;
+/// The most memory (`RLIMIT_DATA`: heap and private mappings) a sandboxed bot may take unless
+/// its player says (`memory=`).
+pub const SANDBOX_MEMORY: u64 = 8 << 30;
+
+/// The size of the sandbox's own `/dev/shm` (a tmpfs: shared memory is not counted by
+/// `RLIMIT_DATA`, so it has a bound of its own).
+pub const SANDBOX_SHM: u64 = 64 << 20;
+
+/// The host's folders a sandboxed bot sees empty (and cannot write): where the host keeps its
+/// sockets (a Unix socket can be connected to on a read-only mount) and its scratch files.
+const HIDDEN: [&str; 4] = ["/run", "/var/run", "/tmp", "/var/tmp"];
 
 /// The command that starts `program` (in `dir`, the bot's own folder, if given) inside the
-/// sandbox: the whole file system read-only but `dir`, fresh `/dev` and `/proc`, and new user,
-/// PID, IPC, UTS, cgroup and (unless `network`) network namespaces; bubblewrap dies with the
-/// arena. The process group and the pipes are the same as a bot's without it.
+/// sandbox: the whole file system read-only, but `/run`, `/tmp` and `/var/tmp` empty (the
+/// program's own files under them bound back, read-only), `dir` writable; a private `/dev`
+/// (read-only, bubblewrap's few devices) with a private `/dev/shm` of [`SANDBOX_SHM`], a fresh
+/// `/proc`; new user, PID, IPC, UTS, cgroup and (unless `network`) network namespaces, and a
+/// session of its own (no controlling terminal); bubblewrap dies with the arena. The process
+/// group and the pipes are the same as a bot's without it.
 fn sandboxed(program: &Program, dir: Option<&Path>, network: bool) -> Command {
     let mut cmd = Command::new(BWRAP);
-    cmd.args(["--unshare-all", "--die-with-parent"]);
-    if network {
-        cmd.arg("--share-net");
-    }
-    cmd.args(["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]);
-    if let Some(dir) = dir {
-        cmd.arg("--bind").arg(dir).arg(dir).arg("--setenv");
-        cmd.arg("TMPDIR").arg(dir);
-    }
+    cmd.args(sandbox_args(program, dir, network));
     cmd.arg("--");
     match program {
         Program::Exec { program, args } => cmd.arg(program).args(args),
         Program::Shell { command } => cmd.args(["/bin/sh", "-c"]).arg(command),
     };
-    sys::limit_data(&mut cmd, SANDBOX_MEMORY);
     cmd
+}
+
+/// bubblewrap's options for [`sandboxed`] (without the program).
+fn sandbox_args(program: &Program, dir: Option<&Path>, network: bool) -> Vec<std::ffi::OsString> {
+    let mut args: Vec<std::ffi::OsString> = Vec::new();
+    let mut push = |words: &[&std::ffi::OsStr]| args.extend(words.iter().map(|w| w.to_os_string()));
+    let os = |s: &'static str| std::ffi::OsStr::new(s);
+    push(&[
+        os("--unshare-all"),
+        os("--die-with-parent"),
+        os("--new-session"),
+    ]);
+    if network {
+        push(&[os("--share-net")]);
+    }
+    let shm = SANDBOX_SHM.to_string();
+    push(&[os("--ro-bind"), os("/"), os("/"), os("--dev"), os("/dev")]);
+    push(&[
+        os("--perms"),
+        os("1777"),
+        os("--size"),
+        shm.as_ref(),
+        os("--tmpfs"),
+        os("/dev/shm"),
+    ]);
+    push(&[os("--proc"), os("/proc")]);
+    let hidden: Vec<&str> = HIDDEN
+        .into_iter()
+        .filter(|h| std::fs::symlink_metadata(h).is_ok_and(|m| m.is_dir()))
+        .collect();
+    for h in &hidden {
+        push(&[os("--tmpfs"), h.as_ref()]);
+    }
+    for own in own_files(program, dir, &hidden) {
+        push(&[os("--ro-bind"), own.as_os_str(), own.as_os_str()]);
+    }
+    if let Some(dir) = dir {
+        push(&[os("--bind"), dir.as_os_str(), dir.as_os_str()]);
+        push(&[os("--setenv"), os("TMPDIR"), dir.as_os_str()]);
+    }
+    push(&[os("--remount-ro"), os("/dev")]);
+    for h in &hidden {
+        push(&[os("--remount-ro"), h.as_ref()]);
+    }
+    args
+}
+
+/// The program's own files that lie in a hidden folder and must stay visible: every word of
+/// its command line that names an existing file or folder there (relative words resolved
+/// against its working folder; a socket or a FIFO named there stays hidden), and that folder
+/// itself.
+fn own_files(program: &Program, dir: Option<&Path>, hidden: &[&str]) -> Vec<PathBuf> {
+    let words: Vec<String> = match program {
+        Program::Exec { program, args } => std::iter::once(program.display().to_string())
+            .chain(args.iter().cloned())
+            .collect(),
+        Program::Shell { command } => shlex::split(command).unwrap_or_default(),
+    };
+    let cwd = dir
+        .map(Path::to_path_buf)
+        .or_else(|| std::env::current_dir().ok());
+    let mut out: Vec<PathBuf> = Vec::new();
+    let candidates = words
+        .iter()
+        .filter(|w| w.contains('/'))
+        .map(|w| match &cwd {
+            Some(cwd) => cwd.join(w),
+            None => PathBuf::from(w),
+        })
+        .chain(cwd.clone().filter(|_| dir.is_none()));
+    for path in candidates {
+        let Ok(real) = path.canonicalize() else {
+            continue;
+        };
+        if !(real.is_file() || real.is_dir()) {
+            continue;
+        }
+        let inside = hidden.iter().any(|h| real.starts_with(h));
+        let already = dir.is_some_and(|d| real.starts_with(d));
+        if inside && !already && !out.contains(&real) {
+            out.push(real);
+        }
+    }
+    out
+}
+
+/// Whether the sandbox itself starts, with the walls a bot of `dir` (and `network`) gets: `true`
+/// run inside it. `Err` is bubblewrap's own message: then the sandbox, not the bot, is at fault
+/// (a start that failed is looked at this way before the bot is blamed).
+pub async fn sandbox_starts(dir: Option<&Path>, network: bool) -> Result<(), String> {
+    let probe = Program::Exec {
+        program: "true".into(),
+        args: Vec::new(),
+    };
+    let mut cmd = sandboxed(&probe, dir, network);
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    sys::new_session(&mut cmd);
+    let child = match sys::spawn_registered(&mut cmd) {
+        Ok(child) => child,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Err(format!(
+                "bubblewrap (`{BWRAP}`, Debian's package bubblewrap) is not installed"
+            ))
+        }
+        // The arena's own trouble is not the sandbox's: the caller's error stands.
+        Err(_) => return Ok(()),
+    };
+    let pid = child.id();
+    let waited = tokio::time::timeout(Duration::from_secs(30), child.wait_with_output()).await;
+    if let Some(pid) = pid {
+        sys::forget(pid);
+    }
+    match waited {
+        Ok(Ok(out)) if !out.status.success() => {
+            let said = String::from_utf8_lossy(&out.stderr).trim().to_string();
+            Err(if said.is_empty() {
+                format!("`{BWRAP}` {}", out.status)
+            } else {
+                said
+            })
+        }
+        _ => Ok(()),
+    }
 }
 
 /// A spawned bot: the child, its stdin, and its stdout with the lines read from it so far.
@@ -121,6 +278,11 @@ pub struct BotProcess {
     lines: LineBuffer,
     chunk: Box<[u8]>,
     pid: Option<u32>,
+    /// When the bot was seen to have exited (its process group was killed then).
+    exited: Option<Instant>,
+    /// Bytes read from stdout in all, and since the exit.
+    read_total: u64,
+    read_after_exit: u64,
     /// Reads the CPU time of the bot's process tree ([`BotProcess::cpu_time`]).
     cpu: Option<sys::CpuReader>,
     /// The CPU time at the last look, kept for after the process is reaped.
@@ -132,6 +294,9 @@ const EXIT_POLL: Duration = Duration::from_millis(10);
 
 /// How long the lines a bot wrote just before exiting are waited for, and then its exit status.
 const LAST_WORDS: Duration = Duration::from_millis(50);
+/// At most this much is read from stdout once the bot has exited (what a process that
+/// escaped its group may go on writing is not read).
+const LAST_WORDS_BYTES: u64 = 64 << 10;
 const EXIT_STATUS_WAIT: Duration = Duration::from_millis(200);
 
 /// How much one read takes from a bot's stdout.
@@ -158,9 +323,10 @@ impl BotProcess {
         log: &BotLog,
         wiring: &Wiring,
     ) -> Result<BotProcess, StartError> {
-        let mut cmd = match (program, wiring.sandbox) {
+        let sandbox = wiring.walls.sandbox;
+        let mut cmd = match (program, sandbox) {
             (_, Sandbox::Closed | Sandbox::WithNetwork) => {
-                sandboxed(program, dir, wiring.sandbox == Sandbox::WithNetwork)
+                sandboxed(program, dir, sandbox == Sandbox::WithNetwork)
             }
             (Program::Exec { program, args }, Sandbox::Off) => {
                 let mut cmd = Command::new(program);
@@ -187,21 +353,22 @@ impl BotProcess {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .kill_on_drop(true);
-        cmd.process_group(0);
+        // A session of its own, hence a process group of its own, killed with it.
+        sys::new_session(&mut cmd);
+        if let Some(bytes) = wiring.walls.memory_limit() {
+            sys::limit_data(&mut cmd, bytes);
+        }
         let child = sys::spawn_registered(&mut cmd).map_err(|e| {
             if arena_resource(&e).is_some() {
                 StartError::Arena {
                     program: program.display(),
                     error: e,
                 }
-            } else if wiring.sandbox != Sandbox::Off && e.kind() == std::io::ErrorKind::NotFound {
-                StartError::Bot(Fault::new(
-                    FaultKind::Spawn,
-                    format!(
-                        "cannot start `{}` in its sandbox: bubblewrap (`{BWRAP}`, Debian's \
-                         package bubblewrap) is not installed",
-                        program.display()
-                    ),
+            } else if sandbox != Sandbox::Off && e.kind() == std::io::ErrorKind::NotFound {
+                StartError::Sandbox(format!(
+                    "cannot start `{}` in its sandbox: bubblewrap (`{BWRAP}`, Debian's package \
+                     bubblewrap) is not installed",
+                    program.display()
                 ))
             } else {
                 StartError::Bot(Fault::new(
@@ -228,6 +395,9 @@ impl BotProcess {
             cpu: pid.map(sys::CpuReader::new),
             cpu_seen: None,
             child,
+            exited: None,
+            read_total: 0,
+            read_after_exit: 0,
         };
         if let Some(stdin) = process.child.stdin.take() {
             process.stdin = Some(non_blocking(stdin.into_owned_fd(), true).map_err(arena)?);
@@ -295,11 +465,16 @@ impl BotProcess {
     }
 
     /// The next line from stdout, or the fault that prevents one before `deadline`. A bot that
-    /// exits is a crash at once, even when a process it started still holds its stdout open.
+    /// exits is a crash at once, even when a process it started still holds its stdout open:
+    /// its process group is killed when the exit is seen, and only what it wrote by then (a
+    /// bounded amount, for a moment) is still read.
     pub fn read_line(&mut self, deadline: Instant) -> Result<String, Fault> {
         loop {
             if let Some(line) = self.buffered() {
                 return line;
+            }
+            if self.exited.is_some() {
+                return self.last_words();
             }
             let (Some(stdout), Some(line_wait)) = (&self.stdout, &self.line_wait) else {
                 return Err(self.closed());
@@ -316,7 +491,10 @@ impl BotProcess {
                         return line;
                     }
                 }
-                Woke::Ready(_) => return self.last_words(),
+                Woke::Ready(_) => {
+                    self.saw_exit();
+                    return self.last_words();
+                }
                 Woke::Stopped => return Err(stopping()),
                 Woke::Deadline if Instant::now() >= deadline => {
                     return Err(Fault::new(FaultKind::Timeout, "no answer in time"))
@@ -324,10 +502,40 @@ impl BotProcess {
                 Woke::Deadline => {
                     self.cpu_time();
                     if matches!(self.child.try_wait(), Ok(Some(_))) {
+                        self.saw_exit();
                         return self.last_words();
                     }
                 }
             }
+        }
+    }
+
+    /// Bytes read from the bot's stdout so far (what a per-move program printed, for its bound).
+    pub fn bytes_read(&self) -> u64 {
+        self.read_total
+    }
+
+    /// The process the arena started (bubblewrap's, for a sandboxed bot); `None` once it is gone.
+    pub fn pid(&self) -> Option<u32> {
+        self.pid
+    }
+
+    /// Whether the bot has exited, looked at without waiting (once it has, its process group is
+    /// killed): a reader of a program whose child floods its stdout would otherwise see the
+    /// exit only when the lines stop.
+    pub fn check_exit(&mut self) -> bool {
+        if self.exited.is_none() && matches!(self.child.try_wait(), Ok(Some(_))) {
+            self.saw_exit();
+        }
+        self.exited.is_some()
+    }
+
+    /// The bot has exited: what it started in its process group dies now, so that nothing it
+    /// left behind goes on writing to its stdout (or anything else).
+    fn saw_exit(&mut self) {
+        if self.exited.is_none() {
+            self.exited = Some(Instant::now());
+            self.kill_group();
         }
     }
 
@@ -373,6 +581,10 @@ impl BotProcess {
     fn take_read(&mut self, read: std::io::Result<usize>) -> Option<Result<String, Fault>> {
         match read {
             Ok(n) if n > 0 => {
+                self.read_total += n as u64;
+                if self.exited.is_some() {
+                    self.read_after_exit += n as u64;
+                }
                 self.lines.push(&self.chunk[..n]);
                 self.buffered()
             }
@@ -384,11 +596,17 @@ impl BotProcess {
     }
 
     /// The bot exited while a line was due: a line it wrote just before exiting is still owed
-    /// to the caller; without one, the exit is a crash.
+    /// to the caller; without one, the exit is a crash. What is still in its stdout is read for
+    /// at most [`LAST_WORDS`] after the exit and up to [`LAST_WORDS_BYTES`]; then the stream
+    /// ends.
     fn last_words(&mut self) -> Result<String, Fault> {
-        let until = Instant::now() + LAST_WORDS;
+        let until = self.exited.unwrap_or_else(Instant::now) + LAST_WORDS;
         while let Some(stdout) = self.stdout.as_ref() {
-            if wait(&[Some(stdout.as_fd())], Interest::Read, Some(until), None) != Woke::Ready(0) {
+            if self.read_after_exit >= LAST_WORDS_BYTES
+                || wait(&[Some(stdout.as_fd())], Interest::Read, Some(until), None)
+                    != Woke::Ready(0)
+            {
+                self.stdout = None;
                 break;
             }
             if let Some(line) = self.read_more() {

@@ -13,7 +13,7 @@ use anyhow::{bail, Context};
 use crate::rules::Ruleset;
 use crate::run_folder::check_new_folder;
 use crate::run_folder::games::{has_games, GameRecord, ResultsWriter};
-use crate::run_folder::pgn_games::pgn_record;
+use crate::run_folder::pgn_games::{mark_written_from_pgn, pgn_record};
 use crate::run_folder::pgn_in::read_pgn;
 
 /// Each game's players' Elo tags (first, second), by game id.
@@ -24,6 +24,8 @@ pub type Tags = HashMap<u64, [Option<f64>; 2]>;
 pub struct PgnInput {
     /// Games written to the folder (finished, with at least one sow by a player).
     pub written: usize,
+    /// What the reader noticed on the way (mixed encodings), each naming its file and lines.
+    pub warnings: Vec<String>,
     pub tags: Tags,
     /// Games left out: unfinished (`Result "*"`), and without a sow by a player.
     pub unfinished: usize,
@@ -61,7 +63,8 @@ pub fn pgn_to_folder(
     let mut tags = Tags::new();
     let mut records = Vec::new();
     let (mut unfinished, mut without_sows) = (0, 0);
-    for game in read_pgn(paths)? {
+    let read = read_pgn(paths)?;
+    for game in read.games {
         let id = (records.len() + without_sows) as u64;
         match pgn_record(&game, id, rules)? {
             Some(r) if super::player_sows(&r.record) == 0 => without_sows += 1,
@@ -96,8 +99,11 @@ pub fn pgn_to_folder(
     for r in &records {
         writer.append(r)?;
     }
+    drop(writer);
+    mark_written_from_pgn(out)?;
     Ok(PgnInput {
         written: records.len(),
+        warnings: read.warnings,
         tags,
         unfinished,
         without_sows,

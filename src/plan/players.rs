@@ -45,7 +45,7 @@ pub const BUNDLED_BOTS: [&str; 5] = ["random", "greedy", "alphabeta", "mcts", "s
 
 /// The keys of the player words, for messages.
 pub const PLAYER_KEYS: &str =
-    "name, bundled, cmd, shell, protocol, option.NAME, sandbox, dir, time_by, kgp_missing_move";
+    "name, bundled, cmd, shell, protocol, option.NAME, sandbox, memory, dir, time_by, kgp_missing_move";
 
 /// Every name a bundled player goes by: the default field's players, then the binaries.
 pub fn bundled_names() -> Vec<&'static str> {
@@ -160,6 +160,7 @@ fn is_player_word(word: &str, extra: &[&str]) -> bool {
                 | "shell"
                 | "protocol"
                 | "sandbox"
+                | "memory"
                 | "dir"
                 | "time_by"
                 | "kgp_missing_move"
@@ -243,6 +244,10 @@ pub fn read_player(flag: &str, values: &[String], extra: &[&str]) -> Result<Play
             }
             "sandbox" => {
                 t.sandbox = parse_bool(value).with_context(|| bad("expected true or false"))?
+            }
+            "memory" => {
+                parse_memory(value).map_err(|e| anyhow::anyhow!(bad(&e)))?;
+                t.memory = Some(value.to_string());
             }
             "time_by" => {
                 t.time_by = Some(
@@ -341,6 +346,12 @@ impl FileBot {
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect();
         options.extend(self.options());
+        let memory = match &self.memory {
+            Some(text) => Some(
+                parse_memory(text).map_err(|e| anyhow::anyhow!("{}: memory: {e}", context()))?,
+            ),
+            None => None,
+        };
         Ok(BotSpec {
             name: who,
             program,
@@ -348,6 +359,7 @@ impl FileBot {
             options,
             protocol: self.protocol,
             sandbox: self.sandbox,
+            memory,
             time_by: self.time_by,
             kgp_missing_move: self.kgp_missing_move,
         })
@@ -367,6 +379,34 @@ impl FileBot {
             ..self.clone()
         }
     }
+}
+
+/// A memory limit (`memory=`): `512M`, `2G`, `65536K` or bytes, at least 16 MiB (less cannot
+/// start a program).
+pub fn parse_memory(text: &str) -> Result<u64, String> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (digits, unit) = text.split_at(split);
+    let scale: u64 = match unit.to_ascii_uppercase().as_str() {
+        "" | "B" => 1,
+        "K" | "KB" | "KIB" => 1 << 10,
+        "M" | "MB" | "MIB" => 1 << 20,
+        "G" | "GB" | "GIB" => 1 << 30,
+        _ => return Err(format!("`{text}` is not a size such as 512M or 2G")),
+    };
+    let bytes = digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(scale))
+        .ok_or_else(|| format!("`{text}` is not a size such as 512M or 2G"))?;
+    if bytes < 16 << 20 {
+        return Err(format!(
+            "`{text}` is less than 16M, too little to start a program"
+        ));
+    }
+    Ok(bytes)
 }
 
 /// `true`/`false` (also `1`/`0`, `yes`/`no`).
@@ -455,6 +495,27 @@ mod tests {
             words(&["./hard"]).unwrap().table.cmd.as_deref(),
             Some("./hard")
         );
+    }
+
+    /// The memory limit (#48): a player word and a TOML key, read the same, kept in bytes.
+    #[test]
+    fn the_memory_limit_is_a_player_word_and_a_key() {
+        let w = words(&["name=x", "cmd=./bot", "sandbox=true", "memory=256M"]).unwrap();
+        let spec = w.table.spec(Path::new("/")).unwrap();
+        assert_eq!(spec.memory, Some(256 << 20));
+        let t: FileBot = toml::from_str("name = \"x\"\ncmd = \"./bot\"\nmemory = \"2G\"").unwrap();
+        assert_eq!(t.spec(Path::new("/")).unwrap().memory, Some(2 << 30));
+        assert_eq!(parse_memory("65536K"), Ok(64 << 20));
+        assert!(parse_memory("1M").unwrap_err().contains("less than 16M"));
+        assert!(parse_memory("lots").unwrap_err().contains("not a size"));
+        let e = format!("{:#}", words(&["name=x", "memory=12X"]).unwrap_err());
+        assert!(e.contains("memory=`12X`: `12X` is not a size"), "{e}");
+        // Without the word, no limit of the player's own.
+        let spec = words(&["name=x", "cmd=./bot"])
+            .unwrap()
+            .table
+            .spec(Path::new("/"));
+        assert_eq!(spec.unwrap().memory, None);
     }
 
     #[test]

@@ -19,7 +19,7 @@ use crate::run_folder::games::{
     player_names, rated_games, read_games_checked, schedule_warnings, termination_counts, GameRow,
 };
 use crate::run_folder::pgn::{write_pgn, GAMES_PGN};
-use crate::run_folder::pgn_in::{read_pgn, PgnPool};
+use crate::run_folder::pgn_in::{each_pgn_game, PgnPool};
 use crate::run_folder::ratings::{
     write_margin_ratings, write_rating_files, MarginRow, MarginSummary, Summary,
 };
@@ -327,9 +327,14 @@ pub struct RatedPgn {
 /// rating files (`ratings.csv`, `pairwise.csv`, `ladder.csv`, `summary.json`) into `out`,
 /// created if missing. The bootstrap's seed is `opts.seed`, else 1.
 pub fn rate_pgn(paths: &[std::path::PathBuf], out: &Path, opts: &RateOptions) -> Result<RatedPgn> {
-    let games = read_pgn(paths)?;
-    let pool = PgnPool::new(&games);
+    // The moves are not needed to rate: only counted (and bounded) as they are read.
     let mut warnings = Vec::new();
+    let mut games = Vec::new();
+    each_pgn_game(paths, false, &mut warnings, &mut |g| {
+        games.push(g);
+        Ok(())
+    })?;
+    let pool = PgnPool::new(&games);
     if pool.unfinished > 0 {
         warnings.push(format!(
             "{} unfinished game{} (Result \"*\") skipped",

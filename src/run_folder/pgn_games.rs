@@ -15,6 +15,14 @@ use crate::vocab::Opening;
 
 use super::games::{GameRecord, GameRow, Termination};
 use super::pgn_in::PgnGame;
+use super::state::{RecordedState, State};
+
+/// Marks `dir`, a results folder just written from PGN games (`arena analyse FILE.pgn`), as
+/// complete: its `state.json` says `finished`. That is how `arena serve` knows a results folder
+/// without a `run.json` (no bots ran, so there is no run configuration) for a run of its own.
+pub fn mark_written_from_pgn(dir: &std::path::Path) -> anyhow::Result<()> {
+    RecordedState::now(State::Finished, None).write(dir)
+}
 
 /// A game that cannot be replayed: where, and why.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

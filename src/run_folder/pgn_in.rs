@@ -18,7 +18,13 @@
 //! - The game ends at its result token (`1-0`, `0-1`, `1/2-1/2`, `*`), at a tag pair after its
 //!   movetext or repeating one of its tags, or at the end of the file. A result token that contradicts the `Result` tag is an error.
 //! - Lines starting with `%` (PGN's escape mechanism), a UTF-8 byte-order mark, CRLF line ends.
-//!   Text that is not UTF-8 is read as Latin-1, as old PGN files are written.
+//! - Encodings, decided line by line: a line that is valid UTF-8 is UTF-8; one that is not is
+//!   read as Latin-1, as old PGN files are written. A file that mixes the two (an old export
+//!   appended to by a UTF-8 tool), or that starts with a UTF-8 byte-order mark and then holds
+//!   Latin-1, gets a warning naming the file and the lines; an error on a Latin-1 line says so.
+//! - Bounds: a file is read a line at a time and each game handed on as it ends; a line longer
+//!   than [`MAX_PGN_LINE`] or a game of more than [`MAX_PGN_MOVES`] moves is an error with its
+//!   file and line, found before more of it is read. A rating keeps no moves at all.
 //!
 //! A `Result` of `*` (unfinished) is kept in the list; [`PgnPool::new`] skips such games and
 //! counts them.
@@ -109,7 +115,22 @@ pub enum PgnErrorKind {
     /// White and Black are the same player.
     #[error("{0} plays itself")]
     SelfPlay(String),
+    /// A line longer than [`MAX_PGN_LINE`] (a PGN line is at most 255 characters by the
+    /// standard; no export writes megabytes on one).
+    #[error("a line longer than {} KiB: not PGN (a game's movetext is a few kilobytes)", .0 >> 10)]
+    LineTooLong(usize),
+    /// A game of more than [`MAX_PGN_MOVES`] moves.
+    #[error("a game of more than {0} moves: not a game any ruleset plays")]
+    TooManyMoves(usize),
 }
+
+/// The longest line read: a line that reaches this without ending is refused at once, so that
+/// no line costs more memory than this.
+pub const MAX_PGN_LINE: usize = 1 << 20;
+
+/// The most moves a game's movetext may hold (games of the arena's rulesets end within a few
+/// hundred sows).
+pub const MAX_PGN_MOVES: usize = 100_000;
 
 /// A game being read: tags and moves so far.
 #[derive(Default)]
@@ -118,6 +139,8 @@ struct Pending {
     tags: Vec<(String, String, usize)>,
     moves: Vec<String>,
     move_lines: Vec<usize>,
+    /// The moves read, kept or not.
+    move_count: usize,
     token: Option<(String, usize)>,
 }
 
@@ -277,28 +300,71 @@ fn is_result(token: &str) -> bool {
 /// assert_eq!(err.to_string(), "site.pgn:3: Result \"2-0\" is not 1-0, 0-1 or 1/2-1/2 (or * for an unfinished game)");
 /// ```
 pub fn parse_pgn(text: &str, file: &str) -> Result<Vec<PgnGame>, PgnError> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let err = |line: usize, kind| PgnError {
-        file: file.to_string(),
-        line,
-        kind,
-    };
+    let mut parser = PgnParser::new(file, true);
     let mut games = Vec::new();
-    let mut game = Pending::default();
-    // Open comment `{` and variations `(`: the line each was opened on.
-    let mut comment: Option<usize> = None;
-    let mut variations: Vec<usize> = Vec::new();
-    for (k, raw_line) in text.lines().enumerate() {
-        let line_no = k + 1;
+    for (k, line) in text.lines().enumerate() {
+        parser.line(line, k + 1)?;
+        games.append(&mut parser.ready);
+    }
+    games.extend(parser.finish()?);
+    Ok(games)
+}
+
+/// The PGN reader's state between lines (a game being read, a comment or variations open), so
+/// that a file is read a line at a time and its games handed on as each ends: nothing but the
+/// current line and game is held. With `keep_moves` off (a rating needs the tags and result
+/// only) the moves are counted, not kept.
+pub struct PgnParser {
+    file: String,
+    keep_moves: bool,
+    game: Pending,
+    /// Open comment `{` and variations `(`: the line each was opened on.
+    comment: Option<usize>,
+    variations: Vec<usize>,
+    /// The games finished so far, for the caller to take.
+    pub ready: Vec<PgnGame>,
+}
+
+impl PgnParser {
+    pub fn new(file: &str, keep_moves: bool) -> PgnParser {
+        PgnParser {
+            file: file.to_string(),
+            keep_moves,
+            game: Pending::default(),
+            comment: None,
+            variations: Vec::new(),
+            ready: Vec::new(),
+        }
+    }
+
+    fn err(&self, line: usize, kind: PgnErrorKind) -> PgnError {
+        PgnError {
+            file: self.file.clone(),
+            line,
+            kind,
+        }
+    }
+
+    /// The game read so far is complete: it goes to [`PgnParser::ready`].
+    fn finish_game(&mut self) -> Result<(), PgnError> {
+        let game = std::mem::take(&mut self.game).finish(&self.file)?;
+        self.ready.push(game);
+        Ok(())
+    }
+
+    /// Reads line `line_no` (its text without the line end; a byte-order mark at its start is
+    /// skipped, as `cat` of two UTF-8 files leaves one there).
+    pub fn line(&mut self, raw_line: &str, line_no: usize) -> Result<(), PgnError> {
+        let raw_line = raw_line.strip_prefix('\u{feff}').unwrap_or(raw_line);
         let mut rest = raw_line.strip_suffix('\r').unwrap_or(raw_line);
-        if comment.is_none() && rest.starts_with('%') {
-            continue;
+        if self.comment.is_none() && rest.starts_with('%') {
+            return Ok(());
         }
         loop {
-            if comment.is_some() {
+            if self.comment.is_some() {
                 match rest.find('}') {
                     Some(i) => {
-                        comment = None;
+                        self.comment = None;
                         rest = &rest[i + 1..];
                     }
                     None => break,
@@ -309,31 +375,31 @@ pub fn parse_pgn(text: &str, file: &str) -> Result<Vec<PgnGame>, PgnError> {
             match c {
                 ';' => break,
                 '{' => {
-                    comment = Some(line_no);
+                    self.comment = Some(line_no);
                     rest = &rest[1..];
                 }
                 '(' => {
-                    variations.push(line_no);
+                    self.variations.push(line_no);
                     rest = &rest[1..];
                 }
                 ')' => {
-                    if variations.pop().is_none() {
-                        return Err(err(line_no, PgnErrorKind::UnopenedVariation));
+                    if self.variations.pop().is_none() {
+                        return Err(self.err(line_no, PgnErrorKind::UnopenedVariation));
                     }
                     rest = &rest[1..];
                 }
-                '[' if variations.is_empty() => {
-                    let (name, value, after) = tag_pair(&rest[1..], line_no, file)?;
+                '[' if self.variations.is_empty() => {
+                    let (name, value, after) = tag_pair(&rest[1..], line_no, &self.file)?;
                     // A tag after movetext, or a tag the game has already, starts the next
                     // game (a game without movetext and result token).
-                    if !game.moves.is_empty()
-                        || game.token.is_some()
-                        || game.tags.iter().any(|t| t.0 == name)
+                    if self.game.move_count > 0
+                        || self.game.token.is_some()
+                        || self.game.tags.iter().any(|t| t.0 == name)
                     {
-                        games.push(std::mem::take(&mut game).finish(file)?);
+                        self.finish_game()?;
                     }
-                    game.start(line_no);
-                    game.tags.push((name, value, line_no));
+                    self.game.start(line_no);
+                    self.game.tags.push((name, value, line_no));
                     rest = after;
                 }
                 _ => {
@@ -343,13 +409,13 @@ pub fn parse_pgn(text: &str, file: &str) -> Result<Vec<PgnGame>, PgnError> {
                         .max(c.len_utf8());
                     let token = &rest[..end];
                     rest = &rest[end..];
-                    if !variations.is_empty() || token.starts_with('$') {
+                    if !self.variations.is_empty() || token.starts_with('$') {
                         continue;
                     }
                     if is_result(token) {
-                        game.start(line_no);
-                        game.token = Some((token.to_string(), line_no));
-                        games.push(std::mem::take(&mut game).finish(file)?);
+                        self.game.start(line_no);
+                        self.game.token = Some((token.to_string(), line_no));
+                        self.finish_game()?;
                         continue;
                     }
                     // `12.`, `12...` and `12.e4`: the number goes, the move stays.
@@ -359,25 +425,38 @@ pub fn parse_pgn(text: &str, file: &str) -> Result<Vec<PgnGame>, PgnError> {
                     } else {
                         token
                     };
-                    game.start(line_no);
+                    self.game.start(line_no);
                     if !mv.is_empty() {
-                        game.moves.push(mv.to_string());
-                        game.move_lines.push(line_no);
+                        self.game.move_count += 1;
+                        if self.game.move_count > MAX_PGN_MOVES {
+                            return Err(
+                                self.err(line_no, PgnErrorKind::TooManyMoves(MAX_PGN_MOVES))
+                            );
+                        }
+                        if self.keep_moves {
+                            self.game.moves.push(mv.to_string());
+                            self.game.move_lines.push(line_no);
+                        }
                     }
                 }
             }
         }
+        Ok(())
     }
-    if let Some(line) = comment {
-        return Err(err(line, PgnErrorKind::UnclosedComment));
+
+    /// The end of the text: what is still open is an error; the last game, if any, is ready.
+    pub fn finish(mut self) -> Result<Vec<PgnGame>, PgnError> {
+        if let Some(line) = self.comment {
+            return Err(self.err(line, PgnErrorKind::UnclosedComment));
+        }
+        if let Some(&line) = self.variations.first() {
+            return Err(self.err(line, PgnErrorKind::UnclosedVariation));
+        }
+        if !self.game.is_empty() {
+            self.finish_game()?;
+        }
+        Ok(self.ready)
     }
-    if let Some(&line) = variations.first() {
-        return Err(err(line, PgnErrorKind::UnclosedVariation));
-    }
-    if !game.is_empty() {
-        games.push(game.finish(file)?);
-    }
-    Ok(games)
 }
 
 /// The PGN files a path names: a file as given; a folder's `*.pgn` files (any case), sorted by
@@ -408,22 +487,209 @@ pub fn pgn_files(path: &Path) -> Result<Vec<PathBuf>> {
     Ok(files)
 }
 
-/// Reads and parses every game of `paths` (files, or folders of `*.pgn`), in order.
-pub fn read_pgn(paths: &[PathBuf]) -> Result<Vec<PgnGame>> {
+/// Reads and parses every game of `paths` (files, or folders of `*.pgn`), in order, moves
+/// kept; what the reader noticed about the files (their encodings) is in the warnings.
+pub fn read_pgn(paths: &[PathBuf]) -> Result<PgnRead> {
+    let mut read = PgnRead::default();
     let mut games = Vec::new();
+    each_pgn_game(paths, true, &mut read.warnings, &mut |g| {
+        games.push(g);
+        Ok(())
+    })?;
+    read.games = games;
+    Ok(read)
+}
+
+/// The games of PGN files, and the reader's warnings.
+#[derive(Debug, Default)]
+pub struct PgnRead {
+    pub games: Vec<PgnGame>,
+    pub warnings: Vec<String>,
+}
+
+/// Reads the games of `paths` one at a time into `each`, a line at a time (no line longer than
+/// [`MAX_PGN_LINE`], no game of more than [`MAX_PGN_MOVES`] moves; the moves kept only with
+/// `keep_moves`), each line in its own encoding: UTF-8 where it is valid UTF-8, Latin-1 (each
+/// byte a character, as old PGN files are written) where it is not. A file that mixes the two,
+/// or starts with a UTF-8 byte-order mark and then is not UTF-8, is named in `warnings` with its
+/// lines; an error on a line read as Latin-1 says so.
+pub fn each_pgn_game(
+    paths: &[PathBuf],
+    keep_moves: bool,
+    warnings: &mut Vec<String>,
+    each: &mut dyn FnMut(PgnGame) -> Result<()>,
+) -> Result<()> {
     for path in paths {
         for file in pgn_files(path)? {
-            let bytes =
-                std::fs::read(&file).with_context(|| format!("cannot read {}", file.display()))?;
-            let text = match String::from_utf8(bytes) {
-                Ok(text) => text,
-                // Latin-1: each byte is the code point of the same number.
-                Err(e) => e.into_bytes().iter().map(|&b| b as char).collect(),
-            };
-            games.extend(parse_pgn(&text, &file.display().to_string())?);
+            read_one(&file, keep_moves, warnings, each)?;
         }
     }
-    Ok(games)
+    Ok(())
+}
+
+/// How many lines of each kind a warning names.
+const LINES_SHOWN: usize = 5;
+
+/// What the encoding of a file's lines was.
+#[derive(Default)]
+struct Encodings {
+    /// The file starts with a UTF-8 byte-order mark.
+    bom: bool,
+    /// Lines that were not UTF-8 (read as Latin-1), and lines of UTF-8 beyond ASCII: the first
+    /// few of each, and how many.
+    latin1: (Vec<usize>, usize),
+    utf8: (Vec<usize>, usize),
+}
+
+impl Encodings {
+    fn note(list: &mut (Vec<usize>, usize), line: usize) {
+        if list.0.len() < LINES_SHOWN {
+            list.0.push(line);
+        }
+        list.1 += 1;
+    }
+
+    /// `lines 2, 11 and 3 more are` (`line 2 is`).
+    fn lines((shown, n): &(Vec<usize>, usize)) -> String {
+        let list: Vec<String> = shown.iter().map(usize::to_string).collect();
+        let more = n - shown.len();
+        format!(
+            "line{} {}{} {}",
+            if *n == 1 { "" } else { "s" },
+            list.join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            },
+            if *n == 1 { "is" } else { "are" }
+        )
+    }
+
+    /// The warning for the file, if its encodings call for one.
+    fn warning(&self, file: &str) -> Option<String> {
+        if self.latin1.1 == 0 {
+            return None;
+        }
+        let latin1 = Encodings::lines(&self.latin1);
+        if self.bom {
+            return Some(format!(
+                "{file}: {latin1} not UTF-8 though the file starts with a UTF-8 byte-order \
+                 mark: read as Latin-1 (check the names there)"
+            ));
+        }
+        if self.utf8.1 > 0 {
+            return Some(format!(
+                "{file}: {latin1} not UTF-8, read as Latin-1, while {} UTF-8: the file mixes \
+                 encodings (an old export appended to?); each line was read in its own, check \
+                 the names there",
+                Encodings::lines(&self.utf8)
+            ));
+        }
+        None
+    }
+}
+
+/// [`each_pgn_game`] for one file.
+fn read_one(
+    file: &Path,
+    keep_moves: bool,
+    warnings: &mut Vec<String>,
+    each: &mut dyn FnMut(PgnGame) -> Result<()>,
+) -> Result<()> {
+    use std::io::BufRead;
+    let name = file.display().to_string();
+    let opened =
+        std::fs::File::open(file).with_context(|| format!("cannot read {}", file.display()))?;
+    let mut reader = std::io::BufReader::with_capacity(64 << 10, opened);
+    let mut parser = PgnParser::new(&name, keep_moves);
+    let mut encodings = Encodings::default();
+    // The lines read as Latin-1 since the last game ended: an error names one of them.
+    let mut latin1_lines: Vec<usize> = Vec::new();
+    let latin1_note = |e: PgnError, lines: &[usize]| {
+        let note = if lines.contains(&e.line) {
+            format!(" (line {} is not UTF-8: it was read as Latin-1)", e.line)
+        } else {
+            String::new()
+        };
+        anyhow::anyhow!("{e}{note}")
+    };
+    let mut bytes = Vec::new();
+    let mut line_no = 0;
+    loop {
+        bytes.clear();
+        line_no += 1;
+        let too_long = || PgnError {
+            file: name.clone(),
+            line: line_no,
+            kind: PgnErrorKind::LineTooLong(MAX_PGN_LINE),
+        };
+        // One line, never more than the bound in memory.
+        let ended = loop {
+            let buf = reader
+                .fill_buf()
+                .with_context(|| format!("cannot read {}", file.display()))?;
+            if buf.is_empty() {
+                break !bytes.is_empty();
+            }
+            let (take, end) = match buf.iter().position(|&b| b == b'\n') {
+                Some(i) => (i + 1, true),
+                None => (buf.len(), false),
+            };
+            if bytes.len() + take > MAX_PGN_LINE + 1 {
+                return Err(too_long().into());
+            }
+            bytes.extend_from_slice(&buf[..take]);
+            reader.consume(take);
+            if end {
+                break true;
+            }
+        };
+        if !ended {
+            break;
+        }
+        if bytes.last() == Some(&b'\n') {
+            bytes.pop();
+        }
+        // A byte-order mark (the file's first, or one `cat` left inside) is not text.
+        let body = match bytes.strip_prefix(b"\xef\xbb\xbf") {
+            Some(body) => {
+                encodings.bom |= line_no == 1;
+                body
+            }
+            None => &bytes[..],
+        };
+        let decoded;
+        let text = match std::str::from_utf8(body) {
+            Ok(text) => {
+                if !text.is_ascii() {
+                    Encodings::note(&mut encodings.utf8, line_no);
+                }
+                text
+            }
+            Err(_) => {
+                Encodings::note(&mut encodings.latin1, line_no);
+                latin1_lines.push(line_no);
+                // Latin-1: each byte is the code point of the same number.
+                decoded = body.iter().map(|&b| b as char).collect::<String>();
+                &decoded
+            }
+        };
+        parser
+            .line(text, line_no)
+            .map_err(|e| latin1_note(e, &latin1_lines))?;
+        if !parser.ready.is_empty() {
+            latin1_lines.clear();
+        }
+        for game in parser.ready.drain(..) {
+            each(game)?;
+        }
+    }
+    for game in parser.finish().map_err(|e| latin1_note(e, &latin1_lines))? {
+        each(game)?;
+    }
+    warnings.extend(encodings.warning(&name));
+    Ok(())
 }
 
 /// The players and rated games of a list of PGN games.
@@ -629,6 +895,99 @@ mod tests {
             "[Date \"{date}\"]\n[White \"{white}\"]\n[Black \"{black}\"]\n[Result \"{result}\"]\n[WhiteElo \"{}\"]\n[BlackElo \"{}\"]\n\n{result}\n\n",
             elos.0, elos.1
         )
+    }
+
+    /// A file of `bytes` in a fresh temporary folder, read with [`each_pgn_game`]: the games
+    /// (moves kept) and the warnings, or the error.
+    fn read_bytes(name: &str, bytes: &[u8]) -> Result<(Vec<PgnGame>, Vec<String>), String> {
+        let dir = std::env::temp_dir().join(format!("arena-pgn-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("g.pgn");
+        std::fs::write(&path, bytes).unwrap();
+        let (mut games, mut warnings) = (Vec::new(), Vec::new());
+        let read = each_pgn_game(&[path], true, &mut warnings, &mut |g| {
+            games.push(g);
+            Ok(())
+        });
+        let _ = std::fs::remove_dir_all(&dir);
+        read.map(|()| (games, warnings))
+            .map_err(|e| format!("{e:#}"))
+    }
+
+    /// #48 point 17: each line in its own encoding; a mix, and a byte-order mark before Latin-1,
+    /// are named with their lines.
+    #[test]
+    fn each_line_is_read_in_its_own_encoding() {
+        let latin = b"[White \"J\xfcrgen\"]\n[Black \"b\"]\n[Result \"1-0\"]\n1-0\n";
+        let utf8 = "[White \"Jürgen\"]\n[Black \"b\"]\n[Result \"0-1\"]\n0-1\n";
+        let mut mixed = latin.to_vec();
+        mixed.extend_from_slice(utf8.as_bytes());
+        let (games, warnings) = read_bytes("mixed", &mixed).unwrap();
+        assert_eq!(games[0].white, "Jürgen");
+        assert_eq!(games[1].white, "Jürgen");
+        assert_eq!(warnings.len(), 1);
+        assert!(
+            warnings[0]
+                .contains("g.pgn: line 1 is not UTF-8, read as Latin-1, while line 5 is UTF-8"),
+            "{warnings:?}"
+        );
+        // All Latin-1, or all UTF-8: nothing to say.
+        assert!(read_bytes("latin", latin).unwrap().1.is_empty());
+        assert!(read_bytes("utf8", utf8.as_bytes()).unwrap().1.is_empty());
+        // A byte-order mark, then Latin-1.
+        let mut bom = b"\xef\xbb\xbf[Event \"e\"]\n".to_vec();
+        bom.extend_from_slice(latin);
+        let (games, warnings) = read_bytes("bom", &bom).unwrap();
+        assert_eq!(games[0].white, "Jürgen");
+        assert!(
+            warnings[0].contains(
+                "line 2 is not UTF-8 though the file starts with a UTF-8 byte-order mark"
+            ),
+            "{warnings:?}"
+        );
+        // An error on a Latin-1 line says how the line was read.
+        let e = read_bytes(
+            "bad",
+            b"[White \"J\xfcrgen\"]\n[Black \"J\xfcrgen\"]\n[Result \"1-0\"]\n",
+        )
+        .unwrap_err();
+        assert!(
+            e.ends_with(
+                "g.pgn:2: Jürgen plays itself (line 2 is not UTF-8: it was read as Latin-1)"
+            ),
+            "{e}"
+        );
+    }
+
+    /// #48 point 14: a line is bounded, and so is a game's movetext.
+    #[test]
+    fn a_line_and_a_game_are_bounded() {
+        let mut long = HEAD.as_bytes().to_vec();
+        long.extend(vec![b'1'; MAX_PGN_LINE + 10]);
+        let e = read_bytes("long", &long).unwrap_err();
+        assert!(e.ends_with("g.pgn:4: a line longer than 1024 KiB: not PGN (a game's movetext is a few kilobytes)"), "{e}");
+        // At the bound exactly, with its line end, it is read.
+        let mut at = HEAD.as_bytes().to_vec();
+        at.extend(vec![b' '; MAX_PGN_LINE - 4]);
+        at.extend_from_slice(b"1-0\n");
+        assert_eq!(read_bytes("at", &at).unwrap().0.len(), 1);
+        let moves = "1 2 \n".repeat(MAX_PGN_MOVES / 2 + 1);
+        let e = parse_pgn(&format!("{HEAD}{moves}"), "t.pgn")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            format!(
+                "t.pgn:{}: a game of more than 100000 moves: not a game any ruleset plays",
+                4 + MAX_PGN_MOVES / 2
+            )
+        );
+        // A rating counts the moves without keeping them.
+        let mut parser = PgnParser::new("t.pgn", false);
+        for (k, line) in format!("{HEAD}1. 3 4 1-0").lines().enumerate() {
+            parser.line(line, k + 1).unwrap();
+        }
+        assert!(parser.ready[0].moves.is_empty());
     }
 
     #[test]

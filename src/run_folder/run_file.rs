@@ -38,6 +38,9 @@ pub enum RunKind {
     Gate,
     /// One iteration of `arena tune` (`iter-NNNN/`): θ+ against θ−.
     TuneIteration,
+    /// Games read from PGN (`arena analyse FILE.pgn`'s folder): never in a `run.json` (no bots
+    /// ran, the folder has none); the dashboard's word for such a folder.
+    Pgn,
 }
 
 impl RunKind {
@@ -51,6 +54,7 @@ impl RunKind {
             RunKind::Merge => "merge",
             RunKind::Gate => "gate",
             RunKind::TuneIteration => "tune-iteration",
+            RunKind::Pgn => "pgn",
         }
     }
 }

@@ -122,6 +122,7 @@ impl TuneSetup {
             options,
             protocol: Default::default(),
             sandbox: false,
+            memory: None,
             time_by: None,
             kgp_missing_move: Default::default(),
         })

@@ -1,4 +1,5 @@
-//! Which folders `arena serve` shows: every run folder (one holding `run.json`), every
+//! Which folders `arena serve` shows: every run folder (one holding `run.json`, or a results
+//! folder `arena analyse` wrote from PGN: games and a `state.json`), every
 //! calibration folder and every tune folder under the folders it was given, found by walking
 //! them without following symbolic links. A folder is known by an id (its path relative to the
 //! folder it was found under), and a request names a run only by such an id: nothing a client
@@ -9,6 +10,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use crate::run_folder::calibration::is_calibration_dir;
+use crate::run_folder::games::GAMES_JSONL;
+use crate::run_folder::state::STATE_JSON;
 use crate::run_folder::tune::is_tune_dir;
 use crate::run_folder::RunFile;
 
@@ -74,6 +77,14 @@ impl Catalog {
     }
 }
 
+/// A results folder `arena analyse FILE.pgn` wrote: games and a `state.json`, but no
+/// `run.json` (no bots ran). Shown as a run, finished.
+fn written_from_pgn(dir: &Path) -> bool {
+    [GAMES_JSONL, STATE_JSON]
+        .iter()
+        .all(|f| std::fs::symlink_metadata(dir.join(f)).is_ok())
+}
+
 fn walk(root: &Path, dir: &Path, depth: usize, prefix: &str, out: &mut BTreeMap<String, Entry>) {
     let rel = dir.strip_prefix(root).unwrap_or(dir);
     let id = format!(
@@ -84,7 +95,7 @@ fn walk(root: &Path, dir: &Path, depth: usize, prefix: &str, out: &mut BTreeMap<
             rel.to_string_lossy().into_owned()
         }
     );
-    let kind = if RunFile::exists(dir) {
+    let kind = if RunFile::exists(dir) || written_from_pgn(dir) {
         Some(FolderKind::Run)
     } else if is_tune_dir(dir) {
         Some(FolderKind::Tune)

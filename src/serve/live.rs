@@ -411,7 +411,12 @@ impl RunCache {
     pub fn progress(&mut self, now: SystemTime) -> Progress {
         let last_write = self.last_write();
         let run = self.run.as_ref();
-        let kind = run.map_or(RunKind::Tournament, |r| r.kind);
+        let kind = match run {
+            Some(r) => r.kind,
+            // No `run.json` at all: games `arena analyse` read from PGN.
+            None if !RunFile::exists(&self.dir) => RunKind::Pgn,
+            None => RunKind::Tournament,
+        };
         let done = self.rows.len() as u64;
         let total = run.map_or(done, |r| {
             Schedule::new(r.config.players.len(), &r.config.format, r.config.pairs)

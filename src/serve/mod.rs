@@ -69,7 +69,15 @@ pub struct App {
     loopback: bool,
     catalog: Mutex<(Option<Instant>, Arc<Catalog>)>,
     runs: Mutex<HashMap<String, Arc<Mutex<RunCache>>>>,
+    /// Each tune folder's `tune.json`, parsed once per change ([`App::tune_file`]).
+    tune_files: Mutex<HashMap<PathBuf, Arc<Mutex<tune::TuneFileCache>>>>,
+    /// Pages and API answers built at once: each may read and render a large folder, so the
+    /// memory twenty requests at once take is that of a few ([`WORKERS`]).
+    work: tokio::sync::Semaphore,
 }
+
+/// At most this many pages and API answers are built at once; the other requests wait.
+const WORKERS: usize = 2;
 
 impl App {
     pub fn new(roots: Vec<PathBuf>, loopback: bool) -> App {
@@ -78,6 +86,8 @@ impl App {
             loopback,
             catalog: Mutex::new((None, Arc::new(Catalog::default()))),
             runs: Mutex::new(HashMap::new()),
+            tune_files: Mutex::new(HashMap::new()),
+            work: tokio::sync::Semaphore::new(WORKERS),
         }
     }
 
@@ -267,7 +277,7 @@ fn read_top_file<T>(
 }
 
 /// A file's length and modification time.
-type Stamp = (u64, Option<SystemTime>);
+pub(crate) type Stamp = (u64, Option<SystemTime>);
 
 /// A version number for the page from what its sections show (53 bits: the page keeps it as a
 /// JavaScript number).
@@ -320,9 +330,14 @@ fn not_found(what: &str) -> Response {
     html(StatusCode::NOT_FOUND, pages::not_found(what))
 }
 
-/// Runs `f` on the blocking pool (it reads files and may rate thousands of games).
+/// Runs `f` on the blocking pool (it reads files and may rate thousands of games), at most
+/// [`WORKERS`] at once.
 async fn blocking(app: Arc<App>, f: impl FnOnce(&App) -> Response + Send + 'static) -> Response {
-    tokio::task::spawn_blocking(move || f(&app))
+    let Ok(_permit) = app.work.acquire().await else {
+        return (StatusCode::SERVICE_UNAVAILABLE, "shutting down").into_response();
+    };
+    let worker = app.clone();
+    tokio::task::spawn_blocking(move || f(&worker))
         .await
         .unwrap_or_else(|_| (StatusCode::INTERNAL_SERVER_ERROR, "internal error").into_response())
 }
@@ -490,7 +505,7 @@ fn api_calibration(app: &App, entry: &Entry, known: Option<u64>) -> Response {
 fn api_tune(app: &App, entry: &Entry, known: Option<u64>) -> Response {
     let t = app.tune(entry, &app.catalog(false), SystemTime::now());
     let sections = tune::sections(&t, known);
-    let file = t.file.as_ref().and_then(|f| f.as_ref().ok());
+    let file = t.file.as_deref().and_then(|f| f.as_ref().ok());
     Json(serde_json::json!({
         "version": t.version,
         "games": t.progress.done,

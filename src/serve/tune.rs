@@ -10,12 +10,13 @@
 
 use std::fmt::Write as _;
 use std::path::Path;
+use std::sync::Arc;
 use std::time::SystemTime;
 
 use super::catalog::{Catalog, Entry, FolderKind};
 use super::live::{self, Progress, RunState};
 use super::pages::{self, count, figure, RunLine};
-use super::{read_top_file, version_of, App};
+use super::{read_top_file, version_of, App, Stamp};
 use crate::report::plots::{SprtPlot, TunePlot};
 use crate::report::tables::Align;
 use crate::report::text::escape_html as escape;
@@ -93,8 +94,9 @@ pub struct VerifyView {
 /// What a tune's page and line show (see [`App::tune`]).
 pub struct TuneState {
     pub progress: Progress,
-    /// `tune.json`: `None` before the tune has written it.
-    pub file: Option<Result<TuneFile, String>>,
+    /// `tune.json`: `None` before the tune has written it. Shared: parsed once per change of
+    /// the file, whoever asks ([`App::tune_file`]).
+    pub file: Option<Arc<Result<TuneFile, String>>>,
     /// The verification folders, then the latest iteration folders, the latest first.
     pub runs: Vec<RunLine>,
     /// The latest verification folder.
@@ -103,15 +105,53 @@ pub struct TuneState {
     pub version: u64,
 }
 
+/// A tune folder's `tune.json` as last parsed, with the length and time it had then.
+#[derive(Default)]
+pub struct TuneFileCache {
+    stamp: Option<Stamp>,
+    file: Option<Arc<Result<TuneFile, String>>>,
+}
+
 impl App {
+    /// The tune folder's `tune.json`, parsed once per change of the file (its length and time)
+    /// and shared by every request: a tune of many iterations writes tens of megabytes, and
+    /// twenty requests parsing it each took the server past 2 GiB (#48). A request that comes
+    /// while it is being parsed waits for that parse instead of starting its own.
+    pub(super) fn tune_file(
+        &self,
+        entry: &Entry,
+    ) -> (Option<Arc<Result<TuneFile, String>>>, Option<Stamp>) {
+        let slot = {
+            let mut tunes = self.tune_files.lock().unwrap_or_else(|p| p.into_inner());
+            tunes.entry(entry.dir.clone()).or_default().clone()
+        };
+        let mut cached = slot.lock().unwrap_or_else(|p| p.into_inner());
+        let stamp = Catalog::contained(&entry.root, &entry.dir.join(TUNE_JSON))
+            .and_then(|path| std::fs::metadata(path).ok())
+            .map(|m| (m.len(), m.modified().ok()));
+        if stamp.is_some() && cached.stamp == stamp {
+            return (cached.file.clone(), stamp);
+        }
+        let (file, written) = read_top_file(entry, TUNE_JSON, TuneFile::read);
+        let file = file.map(Arc::new);
+        // A file that changed while it was read is read again next time.
+        if written == stamp {
+            *cached = TuneFileCache {
+                stamp,
+                file: file.clone(),
+            };
+        }
+        (file, written)
+    }
+
     /// A tune as a whole. Finished once `tune.json` says so and the verification asked for has
     /// recorded its outcome; running while one of its run folders runs or while `tune.json` is
     /// younger than a run may stay quiet (between two iterations no folder runs); interrupted
     /// otherwise. Its games are those of its completed pairs plus the iteration in play, against
     /// the planned pairs' (the verification's are its own).
     pub(super) fn tune(&self, entry: &Entry, catalog: &Catalog, now: SystemTime) -> TuneState {
-        let (file, written) = read_top_file(entry, TUNE_JSON, TuneFile::read);
-        let tf = file.as_ref().and_then(|f| f.as_ref().ok());
+        let (file, written) = self.tune_file(entry);
+        let tf = file.as_deref().and_then(|f| f.as_ref().ok());
         let mut children: Vec<(Child, &Entry)> = catalog
             .entries
             .values()
@@ -246,8 +286,8 @@ impl App {
 pub fn sections(t: &TuneState, known: Option<u64>) -> Vec<(&'static str, String)> {
     let mut out = Vec::new();
     if known != Some(t.version) {
-        out.push(("trajectory", trajectory(t.file.as_ref())));
-        out.push(("verify", verification(t.file.as_ref(), t.verify.as_ref())));
+        out.push(("trajectory", trajectory(t.file.as_deref())));
+        out.push(("verify", verification(t.file.as_deref(), t.verify.as_ref())));
     }
     out.push(("tune-runs", pages::run_folders(&t.runs)));
     out

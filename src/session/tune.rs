@@ -104,6 +104,55 @@ pub struct IterationDone<'a> {
     pub params: &'a [Param],
     /// Replayed from its folder without playing (a resume).
     pub replayed: bool,
+    /// Its forfeits by reason (`crash`, `timeout`, ...), and its games.
+    pub forfeits: &'a Forfeits,
+}
+
+/// An iteration's forfeits: how many games ended by each fault (`games.csv`'s `termination`),
+/// and how many games there were.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Forfeits {
+    pub by_reason: BTreeMap<String, u64>,
+    pub games: u64,
+}
+
+impl Forfeits {
+    /// The forfeits among `rows`.
+    pub fn of(rows: &[GameRow]) -> Forfeits {
+        let mut by_reason = BTreeMap::new();
+        for row in rows.iter().filter(|r| r.forfeit.is_some()) {
+            *by_reason.entry(row.termination.to_string()).or_insert(0) += 1;
+        }
+        Forfeits {
+            by_reason,
+            games: rows.len() as u64,
+        }
+    }
+
+    pub fn total(&self) -> u64 {
+        self.by_reason.values().sum()
+    }
+
+    /// More than half the games were forfeits: the results say how the bot fails, not how
+    /// strong θ+ and θ− are, and a tune must not move on them.
+    pub fn dominate(&self) -> bool {
+        2 * self.total() > self.games
+    }
+
+    /// `12 of 16 games (crash 11, timeout 1)`.
+    pub fn words(&self) -> String {
+        let reasons: Vec<String> = self
+            .by_reason
+            .iter()
+            .map(|(reason, n)| format!("{reason} {n}"))
+            .collect();
+        format!(
+            "{} of {} games ({})",
+            self.total(),
+            self.games,
+            reasons.join(", ")
+        )
+    }
 }
 
 /// Everything [`run`] needs besides the setup.
@@ -199,6 +248,18 @@ pub fn run(file: &mut TuneFile, run: &mut TuneRun<'_>) -> Result<Vec<f64>> {
     for it in 0..setup.iterations {
         let pert = spsa.perturb(&mut iteration_rng(setup.seed, it));
         let (rows, replayed) = play_iteration(&setup, run, &game, it, &pert)?;
+        let forfeits = Forfeits::of(&rows);
+        if forfeits.dominate() {
+            let folder = iteration_dir(run.dir, it);
+            bail!(
+                "iteration {it}: {} were forfeits, so its results say how the bot fails, not \
+                 which θ plays better: the tune stops before θ moves on them. The bot's log is in \
+                 {}; fix the bot and tune afresh (or remove {} and resume)",
+                forfeits.words(),
+                folder.join("logs").display(),
+                folder.display()
+            );
+        }
         let (pairs, result) = if setup.model == "margin" {
             margin_pair_result(&rows, &mut scale)?
         } else {
@@ -221,6 +282,7 @@ pub fn run(file: &mut TuneFile, run: &mut TuneRun<'_>) -> Result<Vec<f64>> {
             step: &step,
             params: &setup.params,
             replayed,
+            forfeits: &forfeits,
         });
         file.steps.push(step);
         file.write(run.dir)?;
@@ -343,4 +405,61 @@ pub fn declared_params(declared: &[OptionDecl], names: &[String]) -> Result<Vec<
             .map_err(|e| anyhow::anyhow!("{e}"))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rating::Outcome;
+    use crate::run_folder::games::Termination;
+    use crate::vocab::FaultKind;
+
+    fn row(id: u64, fault: Option<FaultKind>) -> GameRow {
+        GameRow {
+            game_id: id,
+            pair_id: id / 2,
+            round: 0,
+            first: PLUS.into(),
+            second: MINUS.into(),
+            rules: Default::default(),
+            opening: Default::default(),
+            result: Outcome::Win,
+            score_first: 1,
+            score_second: 0,
+            sows: 3,
+            termination: fault.map_or(Termination::Normal, Termination::Forfeit),
+            forfeit: fault.map(|_| MINUS.to_string()),
+            detail: String::new(),
+            wall_ms: 0,
+            first_think_ms: 0,
+            first_max_ms: 0,
+            second_think_ms: 0,
+            second_max_ms: 0,
+            first_cpu_ms: 0,
+            second_cpu_ms: 0,
+            first_random: 0,
+            second_random: 0,
+        }
+    }
+
+    /// #48 point 16: an iteration's forfeits by reason, and when they dominate (more than half
+    /// its games: the tune stops there).
+    #[test]
+    fn forfeits_are_counted_by_reason_and_dominate_past_half() {
+        let crash = Some(FaultKind::Crash);
+        let rows = [
+            row(0, crash),
+            row(1, Some(FaultKind::Timeout)),
+            row(2, None),
+            row(3, None),
+        ];
+        let f = Forfeits::of(&rows);
+        assert_eq!(f.total(), 2);
+        assert!(!f.dominate(), "half is not more than half");
+        assert_eq!(f.words(), "2 of 4 games (crash 1, timeout 1)");
+        let f = Forfeits::of(&[row(0, crash), row(1, crash), row(2, crash), row(3, None)]);
+        assert!(f.dominate());
+        assert_eq!(f.words(), "3 of 4 games (crash 3)");
+        assert!(!Forfeits::of(&[]).dominate());
+    }
 }

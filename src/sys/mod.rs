@@ -10,9 +10,10 @@
 //! - Descriptors: [`read`], [`write`], [`set_nonblocking`], [`try_lock_exclusive`].
 //! - Files: [`open_no_follow`] (a run folder's files: no link followed, no wait on a FIFO), with
 //!   [`NotAFile`] saying what was there instead, [`not_a_file`], and [`is_disk_full`].
-//! - Processes: [`kill_group`], [`reap_group`], the registry of live bots ([`spawn_registered`],
-//!   [`forget`]) and [`kill_orphans`]; [`prepare_process`] for what a process that runs bots
-//!   must do once.
+//! - Processes: [`new_session`], [`kill_group`], [`reap_group`], the registry of live bots
+//!   ([`spawn_registered`], [`forget`]) and [`kill_orphans`]; [`prepare_process`] for what a
+//!   process that runs bots must do once; [`connection_held_by`], whose process holds a
+//!   loopback connection (Linux `/proc`).
 //! - Errors: [`arena_resource`] and [`out_of_open_files`] tell the arena's own trouble from a
 //!   bot's.
 //!
@@ -44,6 +45,7 @@ mod cpu;
 mod linux;
 mod portable;
 mod process;
+mod sockets;
 mod unix;
 
 use std::os::fd::{BorrowedFd, OwnedFd};
@@ -53,9 +55,10 @@ use std::time::Instant;
 pub use cpu::{load_average, tree_cpu, CpuReader};
 pub use process::{
     arena_resource, become_subreaper, forget, kill_group, kill_live_bots, kill_orphans, limit_data,
-    out_of_open_files, parent_of, prepare_process, process_alive, raise_open_file_limit,
-    reap_group, spawn_registered,
+    new_session, out_of_open_files, parent_of, prepare_process, process_alive,
+    raise_open_file_limit, reap_group, spawn_registered,
 };
+pub use sockets::connection_held_by;
 pub use unix::{
     is_disk_full, not_a_file, open_no_follow, read, set_nonblocking, try_lock_exclusive, wait,
     write, Interest, NotAFile,

@@ -93,6 +93,21 @@ pub fn kill_live_bots() {
     }
 }
 
+/// Starts the process `cmd` starts in a session of its own (`setsid` between fork and exec): it
+/// has no controlling terminal, so it can neither open `/dev/tty` nor push keystrokes into the
+/// terminal the arena was started from (`TIOCSTI`), and it leads a process group of its own,
+/// numbered as its pid, which is killed with it.
+pub fn new_session(cmd: &mut Command) {
+    // SAFETY: one system call; it allocates nothing and takes no lock, as a `pre_exec` closure
+    // must not (it runs between fork and exec).
+    unsafe {
+        cmd.pre_exec(|| {
+            rustix::process::setsid()?;
+            Ok(())
+        });
+    }
+}
+
 /// Limits the data (heap and private mappings, `RLIMIT_DATA`) of the process `cmd` starts to
 /// `bytes`, set between fork and exec so that what it execs inherits it.
 pub fn limit_data(cmd: &mut Command, bytes: u64) {

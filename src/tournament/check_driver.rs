@@ -294,6 +294,7 @@ mod tests {
                 options: Vec::new(),
                 protocol: Protocol::Kgp,
                 sandbox: false,
+                memory: None,
                 time_by: None,
                 kgp_missing_move: Default::default(),
             },

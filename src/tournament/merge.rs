@@ -53,6 +53,25 @@ fn same_game(a: &GameRecord, b: &GameRecord) -> bool {
     games::same_game(&a.row, &b.row) && a.moves == b.moves
 }
 
+/// Refuses a shard folder named twice (`s0 s0`, `s0 ./s0/`, a link to it), compared after
+/// resolving the paths: its second lock would otherwise be refused as held by "another" merge,
+/// this one.
+fn refuse_repeated(dirs: &[PathBuf]) -> Result<()> {
+    let mut seen: BTreeMap<PathBuf, &Path> = BTreeMap::new();
+    for dir in dirs {
+        let resolved = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.clone());
+        if let Some(first) = seen.insert(resolved, dir) {
+            bail!(
+                "the shard {} is given twice (as {} and {}): name each shard once",
+                first.display(),
+                first.display(),
+                dir.display()
+            );
+        }
+    }
+    Ok(())
+}
+
 /// Merges `dirs` into `out` (which must not hold a run yet). What was repaired or skipped on the
 /// way (a torn last line, a second copy of a row) is told to `note` as it happens.
 pub fn merge(out: &Path, dirs: &[PathBuf], note: &mut dyn FnMut(&str)) -> Result<Merged> {
@@ -67,6 +86,7 @@ pub fn merge(out: &Path, dirs: &[PathBuf], note: &mut dyn FnMut(&str)) -> Result
     }
     // Someone's folder is not written into, as `arena run --out` does not.
     check_new_folder(out)?;
+    refuse_repeated(dirs)?;
     let mut runs = Vec::new();
     // Each shard locked for the whole merge: a shard whose run still writes it is refused (its
     // games so far are not the shard's), and no run starts in one while it is read and repaired.

@@ -509,7 +509,10 @@ async fn preflight(
                     }
                     Err(err) => Err(err),
                 };
-                let arena_failed = matches!(result, Err(StartError::Arena { .. }));
+                let arena_failed = matches!(
+                    result,
+                    Err(StartError::Arena { .. } | StartError::Sandbox(_))
+                );
                 if tx.send((i, result)).is_err() || arena_failed {
                     // The arena is short of something even after the retries: no more starts.
                     next.store(players.len(), std::sync::atomic::Ordering::Relaxed);
@@ -534,8 +537,12 @@ async fn preflight(
     }
     // The arena's own trouble first: the starts it cut short have no result.
     for result in results.iter().flatten() {
-        if let Err(StartError::Arena { error, .. }) = result {
-            return Err(arena_trouble("starting the bots", error, open_files));
+        match result {
+            Err(StartError::Arena { error, .. }) => {
+                return Err(arena_trouble("starting the bots", error, open_files));
+            }
+            Err(sandbox @ StartError::Sandbox(_)) => bail!("{sandbox}"),
+            _ => {}
         }
     }
     let results = results
@@ -931,6 +938,8 @@ async fn play_one(
                     shared.open_files,
                 ))
             }
+            // Nothing is recorded and no player blamed: the run stops with bubblewrap's word.
+            Err(sandbox @ StartError::Sandbox(_)) => bail!("{sandbox}"),
             Err(err) => bail!("player `{}`: {err}", spec.name),
         }
     }
@@ -940,11 +949,12 @@ async fn play_one(
     ))
 }
 
-/// A start failure keeps its kind (spawn or handshake); anything else during start is reported
-/// as a handshake failure.
+/// A start failure keeps its kind (spawn, handshake, or crash: a KGP agent that exited without
+/// connecting); anything else during start is reported as a handshake failure.
 fn start_fault(fault: Fault) -> Fault {
     match fault.kind {
-        FaultKind::Spawn | FaultKind::Handshake => fault,
+        // A KGP agent that exits without connecting is a crash.
+        FaultKind::Spawn | FaultKind::Handshake | FaultKind::Crash => fault,
         _ => Fault::new(FaultKind::Handshake, fault.to_string()),
     }
 }

@@ -61,6 +61,10 @@ pub struct BotSpec {
     /// Run inside the opt-in sandbox (docs/tournament.md, "Sandbox"); absent when off.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub sandbox: bool,
+    /// The most memory (bytes of `RLIMIT_DATA`) each of the bot's processes may take (the
+    /// `memory` word); absent: no limit, or the sandbox's default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<u64>,
     /// The clock this player's time is counted on, in place of the run's (`time_by=`);
     /// absent: the run's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -105,6 +109,9 @@ pub struct FileBot {
     pub protocol: Protocol,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub sandbox: bool,
+    /// The memory limit as written (`"512M"`, `"2G"`, bytes), read by `plan::players`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_by: Option<TimeBy>,
     #[serde(default, skip_serializing_if = "MissingMove::is_random")]
@@ -131,6 +138,7 @@ impl FileBot {
                 .collect(),
             protocol: spec.protocol,
             sandbox: spec.sandbox,
+            memory: spec.memory.map(|m| m.to_string()),
             time_by: spec.time_by,
             kgp_missing_move: spec.kgp_missing_move,
         }

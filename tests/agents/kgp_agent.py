@@ -21,6 +21,13 @@ seeds into its store) after a short think, then `yield`. Misbehaving modes, one 
                  (exits if anything else comes first)
   --yield-first  yields before any move on every other state (the race in the official Java
                  library, jkgp, that drops its first move), and plays as usual on the others
+  --leak-exit    writes "PID PORT" to the file $KGP_LEAK (for a stranger to find), waits (at
+                 most 20 s) until $KGP_LEAK.stranger exists, and exits 0.3 s later without
+                 connecting
+  --leak-late    writes "PID PORT" to $KGP_LEAK, waits (at most 20 s) until $KGP_LEAK.stranger
+                 exists (a stranger connected), then plays well
+With $KGP_CONNECTED set it creates that file once connected; with $KGP_STATES set it appends a
+line to that file for each state it is sent (a stranger's evidence that it played).
 """
 import os
 import random
@@ -65,12 +72,25 @@ def parse(line):
 def main():
     host = ARGS[0] if ARGS else os.environ.get("KGP_HOST", "localhost")
     port = int(ARGS[1]) if len(ARGS) > 1 else int(os.environ.get("KGP_PORT", "2671"))
+    if MODE in ("leak-exit", "leak-late"):
+        leak = os.environ["KGP_LEAK"]
+        with open(leak + ".tmp", "w") as f:
+            f.write("%d %d\n" % (os.getpid(), port))
+        os.rename(leak + ".tmp", leak)
+        waited = time.monotonic()
+        while not os.path.exists(leak + ".stranger") and time.monotonic() - waited < 20:
+            time.sleep(0.01)
+        if MODE == "leak-exit":
+            time.sleep(0.3)
+            return
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     if MODE == "ping-flood":
         # A small receive window: the server's pongs fill it soon once nothing reads them.
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
     sock.connect((host, port))
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    if os.environ.get("KGP_CONNECTED"):
+        open(os.environ["KGP_CONNECTED"], "w").close()
     f = sock.makefile("rwb", buffering=0)
 
     def send(text):
@@ -92,6 +112,9 @@ def main():
         elif name == "ping":
             send("@%d pong" % ident if ident is not None else "pong")
         elif name == "state":
+            if os.environ.get("KGP_STATES"):
+                with open(os.environ["KGP_STATES"], "a") as states:
+                    states.write(line + "\n")
             cells = [int(x) for x in args[0].strip("<>").split(",")]
             # The spec's literal (spec/012-grammar.md): size, south store, north store, the
             # south pits, the north pits; the client always moves as south.

@@ -9,7 +9,13 @@ the one that puts the most seeds into its store, then exits. Misbehaving modes, 
   --one-based      numbers pits from 1 and prints the last one, n: out of range
   --keep-thinking  prints its move, then goes on printing it and never exits (stopped at the
                    move time, as kgpc stops a program at `stop`)
+  --child-forever  prints its move and exits, leaving a child (in its process group, holding its
+                   stdout) that prints the same move without end
+  --drip           prints its move, then a blank line every 10 ms for 3 s, then `99` (no pit),
+                   then exits: only what it printed before the move time is its move
+  --flood          prints 50 MiB of blank lines before its move
 """
+import os
 import random
 import sys
 import time
@@ -49,9 +55,25 @@ def main():
     if MODE == "one-based":
         print(n, flush=True)
         return
+    if MODE == "flood":
+        block = "\n" * (1 << 20)
+        for _ in range(50):
+            sys.stdout.write(block)
     print(random.Random(sum(words)).choice(legal), flush=True)
     best = max(legal, key=lambda p: gain(mine, theirs, p))
     print(best, flush=True)
+    if MODE == "child-forever" and os.fork() == 0:
+        try:
+            while True:
+                print(best, flush=True)
+        finally:
+            os._exit(0)
+    if MODE == "drip":
+        start = time.monotonic()
+        while time.monotonic() - start < 3:
+            print(flush=True)
+            time.sleep(0.01)
+        print(99, flush=True)
     while MODE == "keep-thinking":
         time.sleep(0.01)
         print(best, flush=True)

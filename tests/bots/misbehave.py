@@ -30,6 +30,13 @@ misbehaves as MODE says:
   hostile        at its first `go`, tries what a sandbox must stop, then plays on: SIGKILL to
                  the pid in --target-file, a write to --outside FILE, a TCP connection to
                  127.0.0.1:--port; writes what happened to --report FILE (in its own folder)
+  escape         at its first `go`, tries to leave the sandbox's walls, then plays on: the
+                 terminal (/dev/tty, and with --tty-inject a TIOCSTI keystroke line `PWNED`),
+                 a Unix socket at --unix PATH, what /run lists, a write to /dev (with --dev-write), --shm-mib MiB
+                 into /dev/shm, a write to /tmp, a --alloc-mib MiB allocation; writes what
+                 happened to --report FILE (JSON)
+  exit-child-prints  at the go, leaves a child in its process group that prints `info` lines
+                 at once and without pause, and `bestmove 1` after 0.5 s, then exits with status 3
   behave         never misbehaves
 
 With --pid-file PATH it first writes its own pid and the child's to PATH (for zombie checks).
@@ -81,6 +88,97 @@ def attack(args) -> None:
         outcome["connect"] = type(e).__name__
     with open(arg("--report"), "w") as f:
         json.dump(outcome, f)
+
+
+def escape(args) -> None:
+    """What a sandbox must wall off besides the opponent, each tried once and reported."""
+    import json
+    import socket
+
+    def arg(name, default=None):
+        return args[args.index(name) + 1] if name in args else default
+
+    outcome = {}
+    try:
+        tty = os.open("/dev/tty", os.O_RDWR)
+        outcome["tty"] = "opened"
+        if "--tty-inject" in args:
+            import termios
+
+            for byte in b"PWNED\n":
+                fcntl.ioctl(tty, termios.TIOCSTI, bytes([byte]))
+            outcome["tty"] = "injected"
+        os.close(tty)
+    except Exception as e:  # noqa: BLE001 - the outcome is the point
+        outcome["tty"] = type(e).__name__
+    if arg("--unix"):
+        try:
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.settimeout(1)
+            s.connect(arg("--unix"))
+            s.close()
+            outcome["unix"] = "connected"
+        except Exception as e:  # noqa: BLE001
+            outcome["unix"] = type(e).__name__
+    try:
+        outcome["run"] = len(os.listdir("/run"))
+    except Exception as e:  # noqa: BLE001
+        outcome["run"] = type(e).__name__
+    tries = [("tmp", f"/tmp/arena-escape-{os.getpid()}")]
+    if "--dev-write" in args:
+        # Only where asked: outside a sandbox it would write into the host's /dev.
+        tries.append(("dev", "/dev/arena-escape"))
+    for key, path in tries:
+        try:
+            with open(path, "w") as f:
+                f.write("written from the sandbox\n")
+            os.unlink(path)
+            outcome[key] = "written"
+        except Exception as e:  # noqa: BLE001
+            outcome[key] = type(e).__name__
+    # MiB that went into /dev/shm before it refused (its own file, removed afterwards).
+    shm = f"/dev/shm/arena-escape-{os.getpid()}"
+    written = 0
+    try:
+        with open(shm, "wb") as f:
+            block = b"s" * (1 << 20)
+            for _ in range(int(arg("--shm-mib", "0"))):
+                f.write(block)
+                f.flush()
+                written += 1
+        outcome["shm"] = written
+    except Exception as e:  # noqa: BLE001
+        outcome["shm"] = f"{type(e).__name__} after {written}"
+    try:
+        os.unlink(shm)
+    except OSError:
+        pass
+    if arg("--alloc-mib"):
+        try:
+            block = bytearray(int(arg("--alloc-mib")) << 20)
+            block[-1] = 1
+            outcome["alloc"] = "allocated"
+            del block
+        except MemoryError:
+            outcome["alloc"] = "MemoryError"
+    with open(arg("--report"), "w") as f:
+        json.dump(outcome, f)
+
+
+def exit_child_prints() -> None:
+    """Exits at once, leaving a child in the process group that holds stdout and goes on
+    printing: `info` lines without pause, and a `bestmove` after half a second."""
+    if os.fork() == 0:
+        start = time.monotonic()
+        try:
+            while time.monotonic() - start < 15:
+                sys.stdout.write("info string still here\n" * 64)
+                if time.monotonic() - start > 0.5:
+                    sys.stdout.write("bestmove 1\n")
+                sys.stdout.flush()
+        finally:
+            os._exit(0)
+    os._exit(3)
 
 
 def main() -> None:
@@ -207,6 +305,8 @@ def main() -> None:
                 continue
             if mode == "hostile" and gos == 1:
                 attack(args)
+            if mode == "escape" and gos == 1:
+                escape(args)
             if gos > after:
                 if mode == "flood-crash":
                     sys.stderr.write("e" * (9 << 20))
@@ -217,6 +317,8 @@ def main() -> None:
                     sys.exit(3)
                 if mode == "crash-on-go":
                     sys.exit(3)
+                if mode == "exit-child-prints":
+                    exit_child_prints()
                 if mode == "hang":
                     while True:
                         time.sleep(3600)

@@ -231,6 +231,47 @@ pub fn peak_rss_kib(pid: u32) -> u64 {
         .unwrap_or(0)
 }
 
+/// Runs `cmd` to its end and returns its output and its peak resident memory in KiB, from the
+/// kernel's own count for that one child (`wait4`'s `ru_maxrss`), so that a test can bound what
+/// an input costs whatever else runs.
+// The child is reaped by `wait4` below (which `Child::wait` cannot give the peak of).
+#[allow(clippy::zombie_processes)]
+pub fn output_and_peak_rss(cmd: &mut Command) -> (Output, u64) {
+    use std::io::Read;
+    use std::process::Stdio;
+    let mut child = cmd
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start the command");
+    let mut stdout = child.stdout.take().unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let out = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = stdout.read_to_end(&mut v);
+        v
+    });
+    let err = std::thread::spawn(move || {
+        let mut v = Vec::new();
+        let _ = stderr.read_to_end(&mut v);
+        v
+    });
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is valid, and wait4 fills it in for our own child.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let pid = child.id() as libc::pid_t;
+    // SAFETY: waits for (and reaps) the child started above; `child` is not waited for again.
+    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(waited, pid, "wait4: {}", std::io::Error::last_os_error());
+    use std::os::unix::process::ExitStatusExt;
+    let output = Output {
+        status: std::process::ExitStatus::from_raw(status),
+        stdout: out.join().unwrap(),
+        stderr: err.join().unwrap(),
+    };
+    (output, usage.ru_maxrss as u64)
+}
+
 /// The `games.csv` columns that measure time (wall and the bots' CPU): they differ from run to
 /// run, so tests that compare runs leave them out.
 pub const TIMING_COLUMNS: [&str; 7] = [
