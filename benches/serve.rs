@@ -28,12 +28,10 @@ use rand_chacha::ChaCha8Rng;
 use mancala_arena::engine::{BotSpec, Program};
 use mancala_arena::rating::Outcome;
 use mancala_arena::rules::{Position, Ruleset, Side};
-use mancala_arena::run_folder::games::{
-    read_games, GameRecord, GameRow, ResultsWriter, Termination,
-};
+use mancala_arena::run_folder::games::{read_games, GameRecord, GameRow, ResultsWriter};
 use mancala_arena::run_folder::{RunFile, RunKind};
 use mancala_arena::session::Session;
-use mancala_arena::tournament::config::{Opening, OpeningSource, RunConfig, TimeControl};
+use mancala_arena::tournament::config::{OpeningSource, RunConfig, TimeControl};
 use mancala_arena::tournament::runner::RunMode;
 use mancala_arena::tournament::schedule::{pairings, Format};
 use mancala_arena::vocab::RunPlan;
@@ -202,7 +200,6 @@ fn big_folder(dir: &Path, games: usize) -> usize {
             first: cfg.players[g.first].name.clone(),
             second: cfg.players[g.second].name.clone(),
             rules,
-            opening: Opening::default(),
             result: match a.cmp(&b) {
                 std::cmp::Ordering::Greater => Outcome::Win,
                 std::cmp::Ordering::Less => Outcome::Loss,
@@ -211,18 +208,9 @@ fn big_folder(dir: &Path, games: usize) -> usize {
             score_first: a,
             score_second: b,
             sows: moves.len() as u32,
-            termination: Termination::Normal,
-            forfeit: None,
             detail: r.end.as_str().to_string(),
             wall_ms: think_ms.iter().sum(),
-            first_think_ms: 0,
-            first_max_ms: 0,
-            second_think_ms: 0,
-            second_max_ms: 0,
-            first_cpu_ms: 0,
-            second_cpu_ms: 0,
-            first_random: 0,
-            second_random: 0,
+            ..GameRow::blank()
         };
         writer
             .append(&GameRecord {

@@ -5,9 +5,10 @@
 //! If a deliberate change of results or ratings makes this fail, regenerate the two files in
 //! `tests/golden/pinned-run/` with the command in [`pinned_run`] and say why in the commit.
 //! (`ratings.csv` was regenerated once, by issue 14: the expected-score fit, BayesElo's prior,
-//! sandwich errors and the encounter-stratified bootstrap; and by issue 29: intervals from the
-//! posterior; `games.csv` gained four columns with issue 43, its CPU times and KGP random-move
-//! counts, all 0 here: its games have not changed.)
+//! sandwich errors and the encounter-stratified bootstrap; by issue 29: intervals from the
+//! posterior; and by issue 45: `se` and the normal intervals floored per encounter and per player,
+//! the points and posterior intervals unchanged. `games.csv` gained four columns with issue 43
+//! (CPU times and KGP random-move counts, all 0 here); its games have not changed.)
 
 mod util;
 

@@ -17,18 +17,10 @@ use std::time::{Duration, Instant};
 
 use util::*;
 
-const TIMING: [&str; 5] = [
-    "wall_ms",
-    "first_think_ms",
-    "first_max_ms",
-    "second_think_ms",
-    "second_max_ms",
-];
-
 fn untimed(dir: &Path) -> Vec<BTreeMap<String, String>> {
     let mut rows = games(dir);
     for row in &mut rows {
-        for col in TIMING {
+        for col in TIMING_COLUMNS {
             row.remove(col);
         }
     }

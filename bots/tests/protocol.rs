@@ -176,6 +176,11 @@ fn alphabeta_options_and_levels() {
             "Level combo",
             "Depth spin",
             "Noise string",
+            // A strength on the site's human scale (#46).
+            "LimitStrength check",
+            "Elo spin",
+            "EloCurve string",
+            "Skill string",
             "Hash spin",
             // The evaluation's weights, for `arena tune` (#31).
             "EvalStore spin",

@@ -146,6 +146,38 @@ pub struct GameRow {
     pub second_random: u32,
 }
 
+impl GameRow {
+    /// A row with every field empty or zero (a draw ended by the rules): the header's row, and
+    /// a base for rows that set only the fields they need (`..GameRow::blank()`).
+    pub fn blank() -> GameRow {
+        GameRow {
+            game_id: 0,
+            pair_id: 0,
+            round: 0,
+            first: String::new(),
+            second: String::new(),
+            rules: Ruleset::default(),
+            opening: Opening::default(),
+            result: Outcome::Draw,
+            score_first: 0,
+            score_second: 0,
+            sows: 0,
+            termination: Termination::Normal,
+            forfeit: None,
+            detail: String::new(),
+            wall_ms: 0,
+            first_think_ms: 0,
+            first_max_ms: 0,
+            second_think_ms: 0,
+            second_max_ms: 0,
+            first_cpu_ms: 0,
+            second_cpu_ms: 0,
+            first_random: 0,
+            second_random: 0,
+        }
+    }
+}
+
 /// `Option<String>` as a text column: `None` is the empty string, both in CSV and in JSON (so the
 /// two files keep one form).
 mod empty_is_none {
@@ -751,31 +783,7 @@ fn games_csv_start(path: &Path, bytes: &[u8]) -> Result<()> {
 
 /// The header line of `games.csv` as this version writes it.
 fn current_header() -> String {
-    let row = GameRow {
-        game_id: 0,
-        pair_id: 0,
-        round: 0,
-        first: String::new(),
-        second: String::new(),
-        rules: Ruleset::default(),
-        opening: Opening::default(),
-        result: Outcome::Draw,
-        score_first: 0,
-        score_second: 0,
-        sows: 0,
-        termination: Termination::Normal,
-        forfeit: None,
-        detail: String::new(),
-        wall_ms: 0,
-        first_think_ms: 0,
-        first_max_ms: 0,
-        second_think_ms: 0,
-        second_max_ms: 0,
-        first_cpu_ms: 0,
-        second_cpu_ms: 0,
-        first_random: 0,
-        second_random: 0,
-    };
+    let row = GameRow::blank();
     let mut w = csv::Writer::from_writer(Vec::new());
     let _ = w.serialize(&row);
     let bytes = w.into_inner().unwrap_or_default();
@@ -1015,10 +1023,7 @@ mod tests {
                 first_max_ms: 1,
                 second_think_ms: 1,
                 second_max_ms: 1,
-                first_cpu_ms: 0,
-                second_cpu_ms: 0,
-                first_random: 0,
-                second_random: 0,
+                ..GameRow::blank()
             },
             moves: vec![Move::Pit(3), Move::Pit(1)],
             think_ms: vec![],

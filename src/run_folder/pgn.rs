@@ -89,7 +89,7 @@ fn escape(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run_folder::games::{GameRecord, GameRow, ResultsWriter, Termination};
+    use crate::run_folder::games::{GameRecord, GameRow, ResultsWriter};
 
     #[test]
     fn pgn_has_ordo_headers() {
@@ -98,29 +98,19 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let game = GameRecord {
             row: GameRow {
-                game_id: 0,
-                pair_id: 0,
-                round: 0,
                 first: "a".into(),
                 second: "b".into(),
-                rules: Default::default(),
                 opening: "3 1".parse().unwrap(),
                 result: crate::rating::Outcome::Win,
                 score_first: 30,
                 score_second: 18,
                 sows: 2,
-                termination: Termination::Normal,
-                forfeit: None,
-                detail: String::new(),
                 wall_ms: 5,
                 first_think_ms: 1,
                 first_max_ms: 1,
                 second_think_ms: 1,
                 second_max_ms: 1,
-                first_cpu_ms: 0,
-                second_cpu_ms: 0,
-                first_random: 0,
-                second_random: 0,
+                ..GameRow::blank()
             },
             moves: vec!["3".parse().unwrap(), "1".parse().unwrap()],
             think_ms: vec![],

@@ -162,7 +162,6 @@ pub fn pgn_record(
     let row = GameRow {
         game_id,
         pair_id: game_id,
-        round: 0,
         first: game.white.clone(),
         second: game.black.clone(),
         rules: ruleset,
@@ -172,17 +171,8 @@ pub fn pgn_record(
         score_second: pos.store(seat(1)),
         sows: pos.sows(),
         termination,
-        forfeit: None,
         detail,
-        wall_ms: 0,
-        first_think_ms: 0,
-        first_max_ms: 0,
-        second_think_ms: 0,
-        second_max_ms: 0,
-        first_cpu_ms: 0,
-        second_cpu_ms: 0,
-        first_random: 0,
-        second_random: 0,
+        ..GameRow::blank()
     };
     Ok(Some(PgnRecord {
         record: GameRecord {

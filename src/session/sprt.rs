@@ -346,7 +346,7 @@ pub const LEVEL: f64 = 0.95;
 mod tests {
     use super::*;
     use crate::rating::Outcome;
-    use crate::run_folder::games::{GameRow, Termination};
+    use crate::run_folder::games::GameRow;
     use crate::tournament::events::StopReason;
     use crate::tournament::runner::RunOutcome;
 
@@ -364,11 +364,8 @@ mod tests {
             row: GameRow {
                 game_id,
                 pair_id: game_id / 2,
-                round: 0,
                 first: first.into(),
                 second: second.into(),
-                rules: Default::default(),
-                opening: Default::default(),
                 result: if first_points > 0.75 {
                     Outcome::Win
                 } else if first_points < 0.25 {
@@ -376,21 +373,7 @@ mod tests {
                 } else {
                     Outcome::Draw
                 },
-                score_first: 0,
-                score_second: 0,
-                sows: 0,
-                termination: Termination::Normal,
-                forfeit: None,
-                detail: String::new(),
-                wall_ms: 0,
-                first_think_ms: 0,
-                first_max_ms: 0,
-                second_think_ms: 0,
-                second_max_ms: 0,
-                first_cpu_ms: 0,
-                second_cpu_ms: 0,
-                first_random: 0,
-                second_random: 0,
+                ..GameRow::blank()
             },
             moves: Vec::new(),
             think_ms: Vec::new(),

@@ -418,27 +418,14 @@ mod tests {
         GameRow {
             game_id: id,
             pair_id: id / 2,
-            round: 0,
             first: PLUS.into(),
             second: MINUS.into(),
-            rules: Default::default(),
-            opening: Default::default(),
             result: Outcome::Win,
             score_first: 1,
-            score_second: 0,
             sows: 3,
             termination: fault.map_or(Termination::Normal, Termination::Forfeit),
             forfeit: fault.map(|_| MINUS.to_string()),
-            detail: String::new(),
-            wall_ms: 0,
-            first_think_ms: 0,
-            first_max_ms: 0,
-            second_think_ms: 0,
-            second_max_ms: 0,
-            first_cpu_ms: 0,
-            second_cpu_ms: 0,
-            first_random: 0,
-            second_random: 0,
+            ..GameRow::blank()
         }
     }
 
