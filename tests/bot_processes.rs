@@ -15,27 +15,6 @@ use std::time::Duration;
 
 use util::*;
 
-fn agent(file: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/agents")
-        .join(file)
-        .display()
-        .to_string()
-}
-
-fn run_words(out: &Path, extra: &[&str], bots: &[Vec<String>]) -> Vec<String> {
-    let mut words: Vec<String> = ["run", "--quiet", "--no-plots", "--out"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-    words.push(out.display().to_string());
-    words.extend(extra.iter().map(|s| s.to_string()));
-    for b in bots {
-        words.extend(b.iter().cloned());
-    }
-    words
-}
-
 /// Runs the arena, killing it if it has not ended after `limit` (a hang is a failure, shown by
 /// what it had written by then).
 fn arena_killed_after(words: &[String], env: &[(&str, &Path)], limit: Duration) -> (Output, bool) {

@@ -13,14 +13,6 @@ use util::*;
 /// ManKalah's game, which both drivers play.
 const MANKALAH: &str = "kalah:pits=7,seeds=7,pie=true,first_extra_turn=false";
 
-fn agent(file: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/agents")
-        .join(file)
-        .display()
-        .to_string()
-}
-
 /// `--bot` words for a reference agent: `protocol` is mankalah, kgp or per-move, `flags` its
 /// mode, `tag`
 /// a word on its command line that finds its processes afterwards.

@@ -15,14 +15,6 @@ use util::*;
 /// A small board: few sows a game.
 const SMALL: &str = "kalah:pits=4,seeds=3";
 
-fn agent(file: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/agents")
-        .join(file)
-        .display()
-        .to_string()
-}
-
 /// `--bot` words for `name` started by `cmd`, with more words.
 fn player(name: &str, cmd: &str, more: &[&str]) -> Vec<String> {
     let mut words = vec!["--bot".into(), format!("name={name}"), format!("cmd={cmd}")];

@@ -15,20 +15,6 @@ fn bot_arg(name: &str, cmd: &str) -> Vec<String> {
     vec!["--bot".into(), format!("name={name}"), format!("cmd={cmd}")]
 }
 
-/// `arena run --quiet --no-plots --out OUT EXTRA... BOTS...` as argument words.
-fn run_words(out: &Path, extra: &[&str], bots: &[Vec<String>]) -> Vec<String> {
-    let mut words: Vec<String> = ["run", "--quiet", "--no-plots", "--out"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-    words.push(out.display().to_string());
-    words.extend(extra.iter().map(|s| s.to_string()));
-    for b in bots {
-        words.extend(b.iter().cloned());
-    }
-    words
-}
-
 fn arena_words(words: &[String]) -> std::process::Output {
     let refs: Vec<&str> = words.iter().map(String::as_str).collect();
     arena(&refs)

@@ -283,3 +283,26 @@ pub const TIMING_COLUMNS: [&str; 7] = [
     "first_cpu_ms",
     "second_cpu_ms",
 ];
+
+/// The path of a reference agent of another protocol in `tests/agents/`, as a string.
+pub fn agent(file: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/agents")
+        .join(file)
+        .display()
+        .to_string()
+}
+
+/// `arena run --quiet --no-plots --out OUT EXTRA... BOTS...` as argument words.
+pub fn run_words(out: &Path, extra: &[&str], bots: &[Vec<String>]) -> Vec<String> {
+    let mut words: Vec<String> = ["run", "--quiet", "--no-plots", "--out"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    words.push(out.display().to_string());
+    words.extend(extra.iter().map(|s| s.to_string()));
+    for b in bots {
+        words.extend(b.iter().cloned());
+    }
+    words
+}
