@@ -43,7 +43,7 @@
 //! `p_D = ν·√(p_W·p_L)` with `p_W = p − p_D/2`, `p_L = 1 − p − p_D/2`, and ν makes the expected
 //! number of draws equal the observed one. Between equals `p_D = ν/(2 + ν)`.
 
-use super::linalg::{cholesky, cholesky_solve};
+use super::linalg::{cholesky, cholesky_solve, congruence};
 use super::{check_level, normal_quantile, GameTable, RatingError, ELO_SCALE};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
@@ -1191,9 +1191,8 @@ impl Layout {
     ) -> Result<Vec<f64>, RatingError> {
         let (m, n) = (self.dim, self.n);
         let out = n + 1;
-        let mut cov = vec![0.0; out * out];
         if m == 0 {
-            return Ok(cov);
+            return Ok(vec![0.0; out * out]);
         }
         let mut h = vec![0.0; m * m];
         self.eval(obj, cells, q, None, Some(&mut h));
@@ -1241,24 +1240,7 @@ impl Layout {
         if let Some(k) = self.adv {
             mmat[n * m + k] = 1.0;
         }
-        // cov = M C Mᵀ.
-        let mut mc = vec![0.0; out * m];
-        for r in 0..out {
-            for k in 0..m {
-                let x = mmat[r * m + k];
-                if x != 0.0 {
-                    for t in 0..m {
-                        mc[r * m + t] += x * c[k * m + t];
-                    }
-                }
-            }
-        }
-        for r in 0..out {
-            for s in 0..out {
-                cov[r * out + s] = (0..m).map(|k| mc[r * m + k] * mmat[s * m + k]).sum();
-            }
-        }
-        Ok(cov)
+        Ok(congruence(&mmat, &c, out, m))
     }
 }
 

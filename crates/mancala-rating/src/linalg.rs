@@ -58,6 +58,32 @@ pub(crate) fn cholesky_inverse(l: &[f64], n: usize) -> Vec<f64> {
     inv
 }
 
+/// `M C Mᵀ`: the covariance `C` (`inner` × `inner`) carried through the linear map `M` (`rows` ×
+/// `inner`), both row-major. `M` is a sparse transform where it is used (centring, anchoring),
+/// so its zeros are skipped.
+pub(crate) fn congruence(m: &[f64], c: &[f64], rows: usize, inner: usize) -> Vec<f64> {
+    let mut mc = vec![0.0; rows * inner];
+    for r in 0..rows {
+        for k in 0..inner {
+            let x = m[r * inner + k];
+            if x != 0.0 {
+                for t in 0..inner {
+                    mc[r * inner + t] += x * c[k * inner + t];
+                }
+            }
+        }
+    }
+    let mut out = vec![0.0; rows * rows];
+    for r in 0..rows {
+        for s in 0..rows {
+            out[r * rows + s] = (0..inner)
+                .map(|k| mc[r * inner + k] * m[s * inner + k])
+                .sum();
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

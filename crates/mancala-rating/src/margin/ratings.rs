@@ -23,7 +23,7 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 use super::Link;
-use crate::linalg::{cholesky, cholesky_inverse, cholesky_solve};
+use crate::linalg::{cholesky, cholesky_inverse, cholesky_solve, congruence};
 use crate::{normal_cdf, normal_quantile, RatingError};
 
 /// One game with its margin from the first player's view (seeds).
@@ -445,22 +445,8 @@ fn project(cov: &mut [f64], dim: usize, components: &[Vec<usize>]) {
             }
         }
     }
-    let mut t = vec![0.0; dim * dim];
-    for r in 0..dim {
-        for k in 0..dim {
-            let x = p[r * dim + k];
-            if x != 0.0 {
-                for c in 0..dim {
-                    t[r * dim + c] += x * cov[k * dim + c];
-                }
-            }
-        }
-    }
-    for r in 0..dim {
-        for c in 0..dim {
-            cov[r * dim + c] = (0..dim).map(|k| t[r * dim + k] * p[c * dim + k]).sum();
-        }
-    }
+    let projected = congruence(&p, cov, dim, dim);
+    cov.copy_from_slice(&projected);
 }
 
 /// Adds `add` of independent variance to player `i`'s uncentred strength, centred in its group.
