@@ -110,8 +110,11 @@ pub struct BootstrapSummary {
     pub ratings: Vec<Interval>,
     /// Bootstrap standard deviation per player rating.
     pub se: Vec<f64>,
-    /// `differences[i][j]`: percentile interval of `elo_i − elo_j`.
-    pub differences: Vec<Vec<Interval>>,
+    /// The anchored Elo draws, player by player (`draws[i * samples + s]`): what
+    /// [`BootstrapSummary::difference`] reads. Kept rather than every pair's interval, which
+    /// took a sort per pair (minutes and n² intervals for a thousand players).
+    #[serde(skip)]
+    draws: Vec<f64>,
     /// Percentile interval of the first-mover advantage (Elo).
     pub advantage: Interval,
     /// `rank_probabilities[i][r]`: probability that player `i` has rank `r` (0 = best).
@@ -124,6 +127,14 @@ impl BootstrapSummary {
     /// P(player `i` is rank 1).
     pub fn p_first(&self, i: usize) -> f64 {
         self.rank_probabilities[i][0]
+    }
+
+    /// Percentile interval of `elo_i − elo_j` over the draws.
+    pub fn difference(&self, i: usize, j: usize) -> Interval {
+        let b = self.samples;
+        let (x, y) = (&self.draws[i * b..(i + 1) * b], &self.draws[j * b..(j + 1) * b]);
+        let mut d: Vec<f64> = x.iter().zip(y).map(|(a, c)| a - c).collect();
+        interval(&mut d, self.level)
     }
 }
 
@@ -331,49 +342,35 @@ pub(crate) fn summarise(
     if b < 2 {
         return Err(RatingError::NoConvergence { iterations: 0 });
     }
+    // Player-major, so that each player's draws (and each pair's) are contiguous.
+    let mut draws = vec![0.0; n * b];
+    for (s, row) in elo_samples.chunks_exact(n).enumerate() {
+        for (i, &x) in row.iter().enumerate() {
+            draws[i * b + s] = x;
+        }
+    }
     let mut ratings = Vec::with_capacity(n);
     let mut se = Vec::with_capacity(n);
     let mut column = vec![0.0; b];
     for i in 0..n {
-        for (s, x) in column.iter_mut().enumerate() {
-            *x = elo_samples[s * n + i];
-        }
+        column.copy_from_slice(&draws[i * b..(i + 1) * b]);
         let mean = column.iter().sum::<f64>() / b as f64;
         let var = column.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (b - 1) as f64;
         se.push(var.sqrt());
         ratings.push(interval(&mut column, level));
     }
-    let mut differences = vec![
-        vec![
-            Interval {
-                low: 0.0,
-                high: 0.0
-            };
-            n
-        ];
-        n
-    ];
+    // LOS of every pair (summary.json holds the matrix): a count per pair, no sort.
     let mut los = vec![vec![0.5; n]; n];
     for i in 0..n {
+        let x = &draws[i * b..(i + 1) * b];
         for j in i + 1..n {
-            let mut wins = 0.0;
-            for (s, x) in column.iter_mut().enumerate() {
-                *x = elo_samples[s * n + i] - elo_samples[s * n + j];
-                wins += if *x > 0.0 {
-                    1.0
-                } else if *x == 0.0 {
-                    0.5
-                } else {
-                    0.0
-                };
-            }
-            let iv = interval(&mut column, level);
-            differences[i][j] = iv;
-            differences[j][i] = Interval {
-                low: -iv.high,
-                high: -iv.low,
-            };
-            los[i][j] = wins / b as f64;
+            let y = &draws[j * b..(j + 1) * b];
+            let halves: u64 = x
+                .iter()
+                .zip(y)
+                .map(|(a, c)| 2 * u64::from(a > c) + u64::from(a == c))
+                .sum();
+            los[i][j] = halves as f64 / (2 * b) as f64;
             los[j][i] = 1.0 - los[i][j];
         }
     }
@@ -397,7 +394,7 @@ pub(crate) fn summarise(
         level,
         ratings,
         se,
-        differences,
+        draws,
         advantage: interval(&mut adv, level),
         rank_probabilities,
         los,

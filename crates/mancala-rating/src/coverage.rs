@@ -457,7 +457,10 @@ pub fn measure(
                 }
                 if i < j {
                     let (low, high) = match &report.boot {
-                        Some(b) => (b.differences[i][j].low, b.differences[i][j].high),
+                        Some(b) => {
+                            let d = b.difference(i, j);
+                            (d.low, d.high)
+                        }
                         None => {
                             let (d, se) = (report.ratings.diff(i, j), report.ratings.diff_se(i, j));
                             (d - z * se, d + z * se)

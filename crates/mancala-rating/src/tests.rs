@@ -445,7 +445,7 @@ fn bootstrap_coverage() {
             covered += usize::from(b.ratings[i].contains(truth[i] + 1200.0));
             total += 1;
             for j in i + 1..20 {
-                covered_diff += usize::from(b.differences[i][j].contains(truth[i] - truth[j]));
+                covered_diff += usize::from(b.difference(i, j).contains(truth[i] - truth[j]));
                 total_diff += 1;
             }
         }
@@ -531,22 +531,23 @@ fn heavy_draws_do_not_stretch_the_scale() {
     let spread = r.diff(3, 0);
     println!(
         "spread {spread:.1}, interval {:?}, nu {:.3}",
-        b.differences[3][0], r.draw.nu
+        b.difference(3, 0), r.draw.nu
     );
     assert!(
-        b.differences[3][0].contains(300.0),
+        b.difference(3, 0).contains(300.0),
         "{spread} {:?}",
-        b.differences[3][0]
+        b.difference(3, 0)
     );
-    assert!(b.differences[3][0].high - b.differences[3][0].low < 60.0);
+    let d = b.difference(3, 0);
+    assert!(d.high - d.low < 60.0);
     // Every difference, and the normal (sandwich) intervals too.
     for i in 0..4 {
         for j in 0..i {
             let d = truth[i] - truth[j];
             assert!(
-                b.differences[i][j].contains(d),
+                b.difference(i, j).contains(d),
                 "{i}-{j}: {:?}",
-                b.differences[i][j]
+                b.difference(i, j)
             );
             let z = 1.96 * r.diff_se(i, j);
             assert!(
@@ -588,7 +589,7 @@ fn bootstrap_coverage_with_few_pairs_per_encounter() {
         .unwrap();
         for i in 0..8 {
             for j in 0..i {
-                covered += usize::from(b.differences[i][j].contains(truth[i] - truth[j]));
+                covered += usize::from(b.difference(i, j).contains(truth[i] - truth[j]));
                 total += 1;
                 let z = 1.6449 * r.diff_se(i, j);
                 normal += usize::from((r.diff(i, j) - truth[i] + truth[j]).abs() < z);
