@@ -81,11 +81,12 @@ fn magnitude(model: &Model, table: &GameTable, raw: &[f64], nu: f64) -> f64 {
     };
     let mut trace = 0.0;
     let mut col = vec![0.0; m];
+    let lt = crate::linalg::transpose(&l, m);
     for k in 0..m {
         col.iter_mut()
             .enumerate()
             .for_each(|(r, x)| *x = j[r * m + k]);
-        crate::linalg::cholesky_solve(&l, m, &mut col);
+        crate::linalg::cholesky_solve_t(&l, &lt, m, &mut col);
         trace += col[k];
     }
     if trace > 0.0 && trace.is_finite() {
