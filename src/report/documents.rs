@@ -18,6 +18,7 @@ use super::plots::{
 use super::rate::{RateOptions, Rated};
 use super::viewer::ViewerGames;
 use super::{html, markdown};
+use crate::rating::ladder::LadderTrack;
 use crate::rating::RatedGame;
 use crate::run_folder::analysis::read_analysis;
 use crate::run_folder::files;
@@ -27,6 +28,15 @@ use crate::run_folder::sprt::{read_trace, SprtFile};
 use crate::run_folder::RunFile;
 
 pub const REPORT_HTML: &str = "report.html";
+
+/// The most players the convergence figure rates again at its checkpoints: each checkpoint is
+/// a fit of the whole pool, whose cost grows with the cube of the players (a thousand players
+/// took minutes), and a thousand lines cannot be told apart.
+pub const CONVERGENCE_PLAYERS: usize = 100;
+
+/// The most players the ladder figure draws (those with the most games); `ladder.csv` holds
+/// every player's path.
+pub const LADDER_PLAYERS: usize = 12;
 pub const SUMMARY_MD: &str = "summary.md";
 
 /// What to produce.
@@ -148,6 +158,24 @@ pub fn write_pgn_report(
     write_documents(dir, rated, rate, opts, material)
 }
 
+/// The `limit` players with the most ladder games (all of them if no more), in `names` order.
+fn most_games(
+    names: &[String],
+    tracks: &[LadderTrack],
+    limit: usize,
+) -> (Vec<String>, Vec<LadderTrack>) {
+    let mut keep: Vec<usize> = (0..names.len().min(tracks.len())).collect();
+    if keep.len() > limit {
+        keep.sort_by_key(|&i| std::cmp::Reverse(tracks[i].trajectory.len()));
+        keep.truncate(limit);
+        keep.sort_unstable();
+    }
+    (
+        keep.iter().map(|&i| names[i].clone()).collect(),
+        keep.iter().map(|&i| tracks[i].clone()).collect(),
+    )
+}
+
 /// What a report is drawn from besides the rating.
 struct Material<'a> {
     /// The rated games, for the convergence figure (or why there are none).
@@ -190,7 +218,15 @@ fn write_documents(
     let convergence = material
         .games
         .map_err(PlotError::NoData)
-        .and_then(|games| ConvergencePlot::new(names, games, rate));
+        .and_then(|games| {
+            if names.len() > CONVERGENCE_PLAYERS {
+                return Err(PlotError::NoData(format!(
+                    "{} players, more than the {CONVERGENCE_PLAYERS} it rates again at each of its checkpoints (ratings.csv and the ratings figure give the final ratings; ladder.csv each player's path)",
+                    names.len()
+                )));
+            }
+            ConvergencePlot::new(names, games, rate)
+        });
     figures.push(figure(
         dir,
         "Convergence",
@@ -210,14 +246,23 @@ fn write_documents(
             &mut out,
         ));
     }
-    figures.push(figure(
+    let (ladder_names, ladder_tracks) = most_games(names, &rated.report.ladder, LADDER_PLAYERS);
+    let mut ladder = figure(
         dir,
         "Site ladder",
         "ladder",
-        LadderPlot::new(names, &rated.report.ladder, rate.k),
+        LadderPlot::new(&ladder_names, &ladder_tracks, rate.k),
         opts,
         &mut out,
-    ));
+    );
+    if ladder.svg.is_ok() && ladder_names.len() < names.len() {
+        ladder.caption += &format!(
+            " Drawn for the {} players with the most games; ladder.csv holds all {}.",
+            ladder_names.len(),
+            names.len()
+        );
+    }
+    figures.push(ladder);
     figures.push(figure(
         dir,
         "Think time",

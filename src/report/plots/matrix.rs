@@ -1,6 +1,8 @@
 //! `matrix.svg/png`: the score matrix. Row player's score against the column player, in percent,
 //! written in each cell and shown by colour (Paul Tol's blue–white–red: blue lost, red won),
-//! players in rating order. Empty cells: the two never met.
+//! players in rating order. Empty cells: the two never met. A large pool is drawn for the
+//! [`MATRIX_PLAYERS`] players with the most games (the title says how many are left out): a
+//! thousand players made a 326 MB picture; every encounter stays in `pairwise.csv`.
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -18,23 +20,49 @@ pub struct Cell {
     pub games: u64,
 }
 
+/// The most players the matrix draws (those with the most games): 40 × 40 cells still read
+/// at the figure's largest size.
+pub const MATRIX_PLAYERS: usize = 40;
+
 /// The score matrix: `cells[row][column]`, both in `names` order (best first).
 #[derive(Clone, Debug, PartialEq)]
 pub struct MatrixPlot {
     pub names: Vec<String>,
     pub cells: Vec<Vec<Cell>>,
+    /// Players of the pool left out (fewer games than those drawn).
+    pub left_out: usize,
 }
 
 impl MatrixPlot {
-    /// The matrix of a rated folder, players in rating order.
+    /// The matrix of a rated folder, players in rating order: all of them, or the
+    /// [`MATRIX_PLAYERS`] with the most games (ties: the better rated).
     pub fn new(summary: &Summary) -> Result<Self, PlotError> {
-        let names: Vec<String> = summary.ratings.iter().map(|r| r.name.clone()).collect();
-        if names.len() < 2 {
+        Self::with_limit(summary, MATRIX_PLAYERS)
+    }
+
+    /// As [`MatrixPlot::new`], with at most `limit` players.
+    pub fn with_limit(summary: &Summary, limit: usize) -> Result<Self, PlotError> {
+        let total = summary.ratings.len();
+        if total < 2 {
             return Err(PlotError::NoData(
                 "a score matrix needs at least two players".into(),
             ));
         }
-        let index = |name: &str| names.iter().position(|n| n == name);
+        // `ratings` is best first: a stable sort by games keeps the better rated first in a tie.
+        let mut shown: Vec<usize> = (0..total).collect();
+        shown.sort_by_key(|&r| std::cmp::Reverse(summary.ratings[r].games));
+        shown.truncate(limit.max(2));
+        shown.sort_unstable();
+        let names: Vec<String> = shown
+            .iter()
+            .map(|&r| summary.ratings[r].name.clone())
+            .collect();
+        let position: std::collections::HashMap<&str, usize> = names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.as_str(), i))
+            .collect();
+        let index = |name: &str| position.get(name).copied();
         let empty = Cell {
             score_pct: None,
             games: 0,
@@ -55,7 +83,23 @@ impl MatrixPlot {
                 };
             }
         }
-        Ok(MatrixPlot { names, cells })
+        Ok(MatrixPlot {
+            left_out: total - names.len(),
+            names,
+            cells,
+        })
+    }
+
+    /// What the figure leaves out, in words (empty when it shows every player).
+    pub fn left_out_words(&self) -> String {
+        if self.left_out == 0 {
+            return String::new();
+        }
+        format!(
+            "the {} players with the most games; {} more players are left out (every encounter is in pairwise.csv)",
+            self.names.len(),
+            self.left_out
+        )
     }
 }
 
@@ -92,9 +136,13 @@ impl Plot for MatrixPlot {
     }
 
     fn caption(&self) -> String {
-        "Score of the row player against the column player (percent of the points; games in \
-         brackets). Red: the row player scored more, blue: less."
-            .to_string()
+        let mut caption = "Score of the row player against the column player (percent of the \
+                           points; games in brackets). Red: the row player scored more, blue: less."
+            .to_string();
+        if self.left_out > 0 {
+            caption += &format!(" Drawn for {}.", self.left_out_words());
+        }
+        caption
     }
 
     fn size(&self) -> (u32, u32) {
@@ -111,9 +159,17 @@ impl Plot for MatrixPlot {
         if n == 0 {
             return Err(PlotError::NoData("no players".into()));
         }
-        let title = area
-            .titled("Score matrix (row vs column)", font(24.0))
-            .drawn()?;
+        let heading = if self.left_out > 0 {
+            format!(
+                "Score matrix (row vs column): {} of {} players, {} left out (pairwise.csv)",
+                n,
+                n + self.left_out,
+                self.left_out
+            )
+        } else {
+            "Score matrix (row vs column)".to_string()
+        };
+        let title = area.titled(&heading, font(24.0)).drawn()?;
         let (w, h) = title.dim_in_pixel();
         let labels: Vec<String> = self.names.iter().map(|s| short(s, 14)).collect();
         let label_px = labels.iter().map(|l| l.chars().count()).max().unwrap_or(4) as i32 * 9 + 16;
