@@ -271,8 +271,54 @@ pub fn write_rating_files(dir: &Path, report: &RatingReport, summary: &Summary) 
     // Through a `Value` so that keys are sorted, as they always were in this file.
     let json = serde_json::to_value(summary)?;
     let path = dir.join(SUMMARY_JSON);
-    super::files::write(&path, serde_json::to_string_pretty(&json)? + "\n")?;
+    let mut text = String::new();
+    pretty_rows(&json, 0, &mut text);
+    super::files::write(&path, text + "\n")?;
     Ok(())
+}
+
+/// `value` as `serde_json::to_string_pretty` writes it, except that an array of numbers (a row
+/// of the `los` and `rank_probabilities` matrices) stays on one line: a thousand players' two
+/// n × n matrices took 33 MB one number a line.
+fn pretty_rows(value: &serde_json::Value, depth: usize, out: &mut String) {
+    use serde_json::Value;
+    let pad = |out: &mut String, depth: usize| out.push_str(&"  ".repeat(depth));
+    match value {
+        Value::Array(items) if items.iter().all(Value::is_number) && !items.is_empty() => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                out.push_str(&item.to_string());
+            }
+            out.push(']');
+        }
+        Value::Array(items) if !items.is_empty() => {
+            out.push_str("[\n");
+            for (i, item) in items.iter().enumerate() {
+                pad(out, depth + 1);
+                pretty_rows(item, depth + 1, out);
+                out.push_str(if i + 1 < items.len() { ",\n" } else { "\n" });
+            }
+            pad(out, depth);
+            out.push(']');
+        }
+        Value::Object(map) if !map.is_empty() => {
+            out.push_str("{\n");
+            for (i, (key, item)) in map.iter().enumerate() {
+                pad(out, depth + 1);
+                out.push_str(&Value::String(key.clone()).to_string());
+                out.push_str(": ");
+                pretty_rows(item, depth + 1, out);
+                out.push_str(if i + 1 < map.len() { ",\n" } else { "\n" });
+            }
+            pad(out, depth);
+            out.push('}');
+        }
+        // Scalars and empty containers as serde_json writes them (`[]`, `{}`).
+        other => out.push_str(&other.to_string()),
+    }
 }
 
 /// Players' Elos read from a `ratings.csv` (any file with `name` and `elo` columns, as
@@ -419,6 +465,24 @@ impl RatingsFile {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn summary_json_keeps_a_matrix_row_on_one_line_and_reads_back_the_same() {
+        let value = serde_json::json!({
+            "los": [[0.5, 0.25], [0.75, 0.5]],
+            "name": "a \"q\"",
+            "empty": [],
+            "none": null,
+            "rows": [{"elo": 1200.5, "games": 3}, {}],
+        });
+        let mut text = String::new();
+        pretty_rows(&value, 0, &mut text);
+        let back: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, value);
+        assert!(text.contains("\n    [0.5, 0.25],\n    [0.75, 0.5]\n"), "{text}");
+        assert!(text.contains("\n  \"empty\": [],\n"), "{text}");
+        assert!(text.contains("\n      \"elo\": 1200.5,\n"), "{text}");
+    }
 
     #[test]
     fn ratings_are_read_from_a_file_or_its_folder_with_the_summary_beside_it() {
