@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Result};
 use mancala_arena::report::documents::{write_pgn_report, ReportOptions};
-use mancala_arena::report::rate::{rate_dir, rate_pgn};
+use mancala_arena::report::rate::{rate_dir, rate_pgn, Rated};
 use mancala_arena::run_folder::not_a_run_folder;
 
 use super::flags::{check_pgn_paths, default_out, RatingFlags};
@@ -30,6 +30,10 @@ pub struct RateArgs {
     /// PGN input: write the report's figures as SVG only (no PNG copies).
     #[arg(long)]
     pub no_png: bool,
+    /// Print one line (the games, the players, the best and the files written) instead of the
+    /// tables; warnings still go to stderr.
+    #[arg(long, short)]
+    pub quiet: bool,
     #[command(flatten)]
     pub rating: RatingFlags,
 }
@@ -53,14 +57,22 @@ pub fn run(args: &RateArgs) -> Result<()> {
         let dir = &args.paths[0];
         let rated = rate_dir(dir, &opts)?;
         say_warnings(&rated);
+        let margin = if rated.summary.margin.is_some() {
+            ", margin-ratings.csv"
+        } else {
+            ""
+        };
+        if args.quiet {
+            outln!(
+                "{}: ratings.csv, pairwise.csv, ladder.csv{margin}, summary.json in {}",
+                one_line(&rated),
+                dir.display()
+            )?;
+            return Ok(());
+        }
         out!("{}", rated.table)?;
         outln!(
-            "\nwrote ratings.csv, pairwise.csv, ladder.csv{} and summary.json in {}",
-            if rated.summary.margin.is_some() {
-                ", margin-ratings.csv"
-            } else {
-                ""
-            },
+            "\nwrote ratings.csv, pairwise.csv, ladder.csv{margin} and summary.json in {}",
             dir.display()
         )?;
         return Ok(());
@@ -72,11 +84,13 @@ pub fn run(args: &RateArgs) -> Result<()> {
         .unwrap_or_else(|| default_out(&args.paths[0], "ratings"));
     let pgn = rate_pgn(&args.paths, &out, &opts)?;
     say_warnings(&pgn.rated);
-    out!("{}", pgn.rated.table)?;
-    outln!(
-        "\nwrote ratings.csv, pairwise.csv, ladder.csv and summary.json in {}",
-        out.display()
-    )?;
+    if !args.quiet {
+        out!("{}", pgn.rated.table)?;
+        outln!(
+            "\nwrote ratings.csv, pairwise.csv, ladder.csv and summary.json in {}",
+            out.display()
+        )?;
+    }
     let outcome = write_pgn_report(
         &out,
         &pgn.rated,
@@ -85,6 +99,29 @@ pub fn run(args: &RateArgs) -> Result<()> {
         &pgn.games,
         &args.paths,
     )?;
-    say_report(&out, &outcome);
+    if args.quiet {
+        outln!(
+            "{}: ratings.csv, pairwise.csv, ladder.csv, summary.json, report.html in {}",
+            one_line(&pgn.rated),
+            out.display()
+        )?;
+    } else {
+        say_report(&out, &outcome);
+    }
     Ok(())
+}
+
+/// `--quiet`'s summary: the games, the players and the best rated, e.g. `rated 120 games among
+/// 4 players (best: hard, 1412 Elo)`.
+fn one_line(rated: &Rated) -> String {
+    let s = &rated.summary;
+    let best = s
+        .ratings
+        .first()
+        .map_or(String::new(), |r| format!(" (best: {}, {:.0} Elo)", r.name, r.elo));
+    format!(
+        "rated {} games among {} players{best}",
+        s.games,
+        s.ratings.len()
+    )
 }

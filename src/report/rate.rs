@@ -305,7 +305,7 @@ fn write_rated(
     if let Some(m) = &summary.margin {
         write_margin_ratings(dir, m)?;
     }
-    let table = format_table(&summary);
+    let table = format_table(&summary, &report.config.anchor);
     Ok(Rated {
         report,
         summary,
@@ -386,18 +386,39 @@ pub fn interval_words(s: &Summary) -> String {
     )
 }
 
-/// The terminal table: ratings with intervals, the first-mover advantage, the pairwise table.
-pub fn format_table(s: &Summary) -> String {
+/// The most players the terminal's ratings table shows (the best rated); the rest are in
+/// `ratings.csv` and `report.html`. The site's thousand players made a thousand lines.
+pub const TERMINAL_PLAYERS: usize = 20;
+
+/// The most encounters the terminal's pairwise table shows; with more, one line says where they
+/// are (`pairwise.csv`, `report.html`) instead of a table of every one.
+pub const TERMINAL_ENCOUNTERS: usize = 20;
+
+/// The most anchors the terminal's first line names; with more, it counts them.
+const TERMINAL_ANCHORS: usize = 4;
+
+/// The terminal table: ratings with intervals (the best [`TERMINAL_PLAYERS`]), the first-mover
+/// advantage, the pairwise table (up to [`TERMINAL_ENCOUNTERS`] encounters); each part that is
+/// cut says how much more there is and in which file.
+pub fn format_table(s: &Summary, anchor: &Anchor) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
         "Ratings: Elo with {}, anchored at {}; {} games in {} pairs",
         interval_words(s),
-        s.anchor,
+        anchor_words(anchor, &s.anchor),
         s.games,
         s.game_pairs
     );
-    out.push_str(&ratings_table(&s.ratings, &s.random_moves).text());
+    let shown = s.ratings.len().min(TERMINAL_PLAYERS);
+    out.push_str(&ratings_table(&s.ratings[..shown], &s.random_moves).text());
+    if shown < s.ratings.len() {
+        let _ = writeln!(
+            out,
+            "... the best {shown} of {} players; all of them are in ratings.csv and report.html",
+            s.ratings.len()
+        );
+    }
     let fm = &s.first_move_advantage;
     let _ = writeln!(
         out,
@@ -407,7 +428,13 @@ pub fn format_table(s: &Summary) -> String {
         signed(fm.ci_high),
         fm.first_player_score * 100.0
     );
-    if !s.pairwise.is_empty() {
+    if s.pairwise.len() > TERMINAL_ENCOUNTERS {
+        let _ = writeln!(
+            out,
+            "\nPairwise: {} encounters, each in pairwise.csv and report.html",
+            s.pairwise.len()
+        );
+    } else if !s.pairwise.is_empty() {
         let _ = writeln!(
             out,
             "\nPairwise (row player's view; Elo [{:.0}% interval] from the pentanomial model over game pairs, docs/statistics.md):",
@@ -419,12 +446,56 @@ pub fn format_table(s: &Summary) -> String {
         out.push('\n');
         out.push_str(&margin_words(m));
         out.push('\n');
-        out.push_str(&margin_table(m).text());
+        let shown = m.ratings.len().min(TERMINAL_PLAYERS);
+        let mut top = m.clone();
+        top.ratings.truncate(shown);
+        out.push_str(&margin_table(&top).text());
+        if shown < m.ratings.len() {
+            let _ = writeln!(
+                out,
+                "... the best {shown} of {} players; all of them are in margin-ratings.csv",
+                m.ratings.len()
+            );
+        }
     }
     for w in &s.warnings {
-        let _ = writeln!(out, "warning: {w}");
+        let _ = writeln!(out, "warning: {}", short_warning(w));
     }
     out
+}
+
+/// The longest warning the terminal prints whole, in characters.
+const TERMINAL_WARNING: usize = 300;
+
+/// A warning cut for the terminal: one that names a thousand players (the groups that never
+/// conceded a point) ends after [`TERMINAL_WARNING`] characters with where the whole is.
+fn short_warning(w: &str) -> String {
+    if w.chars().count() <= TERMINAL_WARNING {
+        return w.to_string();
+    }
+    let head: String = w.chars().take(TERMINAL_WARNING).collect();
+    format!("{head} ... (cut: the whole warning is in summary.json's warnings and report.html)")
+}
+
+/// The anchor as the terminal's first line gives it: `summary.json`'s words (`text`), or for a
+/// set of more than [`TERMINAL_ANCHORS`] players their count (the words list every one).
+fn anchor_words(anchor: &Anchor, text: &str) -> String {
+    let Anchor::Set(set) = anchor else {
+        return text.to_string();
+    };
+    let total = set.fixed.len() + set.loose.len();
+    if total <= TERMINAL_ANCHORS {
+        return text.to_string();
+    }
+    let kinds: Vec<String> = [(set.fixed.len(), "fixed"), (set.loose.len(), "loose")]
+        .iter()
+        .filter(|(count, _)| *count > 0)
+        .map(|(count, kind)| format!("{count} {kind}"))
+        .collect();
+    format!(
+        "{total} players ({}; each in summary.json's anchor and report.html)",
+        kinds.join(", ")
+    )
 }
 
 /// The margin fit in a sentence: the link it used.
