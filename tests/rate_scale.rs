@@ -93,8 +93,16 @@ fn a_large_pool_gets_a_matrix_of_the_players_that_fit_and_every_encounter_in_the
     );
     // Before: 300 players made a matrix.svg of about 30 MB.
     let size = |f: &str| std::fs::metadata(out.join(f)).unwrap().len();
-    assert!(size("matrix.svg") < 2_000_000, "matrix.svg {} bytes", size("matrix.svg"));
-    assert!(size("report.html") < 10_000_000, "report.html {} bytes", size("report.html"));
+    assert!(
+        size("matrix.svg") < 2_000_000,
+        "matrix.svg {} bytes",
+        size("matrix.svg")
+    );
+    assert!(
+        size("report.html") < 10_000_000,
+        "report.html {} bytes",
+        size("report.html")
+    );
     assert_eq!(csv_rows(&out.join("pairwise.csv")), encounters(&pgn).len());
     assert_eq!(csv_rows(&out.join("ratings.csv")), 300);
 }
@@ -127,7 +135,8 @@ fn the_terminal_summary_of_many_players_is_bounded() {
         "a line longer than 400 characters:\n{stdout}"
     );
     assert!(
-        stdout.contains("the best 20 of 33 players; all of them are in ratings.csv and report.html"),
+        stdout
+            .contains("the best 20 of 33 players; all of them are in ratings.csv and report.html"),
         "{stdout}"
     );
     let encounters = encounters(&pgn).len();
@@ -137,7 +146,10 @@ fn the_terminal_summary_of_many_players_is_bounded() {
         )),
         "{stdout}"
     );
-    assert!(stdout.contains("anchored at 30 players (30 loose;"), "{stdout}");
+    assert!(
+        stdout.contains("anchored at 30 players (30 loose;"),
+        "{stdout}"
+    );
     assert_eq!(csv_rows(&out.join("pairwise.csv")), encounters);
     assert_eq!(csv_rows(&out.join("ratings.csv")), 33);
     let html = std::fs::read_to_string(out.join("report.html")).unwrap();
@@ -179,7 +191,13 @@ fn quiet_prints_one_line() {
         "{stdout}"
     );
     assert!(text(&o.stderr).is_empty(), "{}", text(&o.stderr));
-    for file in ["ratings.csv", "pairwise.csv", "ladder.csv", "summary.json", "report.html"] {
+    for file in [
+        "ratings.csv",
+        "pairwise.csv",
+        "ladder.csv",
+        "summary.json",
+        "report.html",
+    ] {
         assert!(out.join(file).exists(), "{file} missing");
     }
     assert_eq!(csv_rows(&out.join("pairwise.csv")), encounters(&pgn).len());

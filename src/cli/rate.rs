@@ -115,10 +115,9 @@ pub fn run(args: &RateArgs) -> Result<()> {
 /// 4 players (best: hard, 1412 Elo)`.
 fn one_line(rated: &Rated) -> String {
     let s = &rated.summary;
-    let best = s
-        .ratings
-        .first()
-        .map_or(String::new(), |r| format!(" (best: {}, {:.0} Elo)", r.name, r.elo));
+    let best = s.ratings.first().map_or(String::new(), |r| {
+        format!(" (best: {}, {:.0} Elo)", r.name, r.elo)
+    });
     format!(
         "rated {} games among {} players{best}",
         s.games,

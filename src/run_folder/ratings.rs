@@ -479,7 +479,10 @@ mod tests {
         pretty_rows(&value, 0, &mut text);
         let back: serde_json::Value = serde_json::from_str(&text).unwrap();
         assert_eq!(back, value);
-        assert!(text.contains("\n    [0.5, 0.25],\n    [0.75, 0.5]\n"), "{text}");
+        assert!(
+            text.contains("\n    [0.5, 0.25],\n    [0.75, 0.5]\n"),
+            "{text}"
+        );
         assert!(text.contains("\n  \"empty\": [],\n"), "{text}");
         assert!(text.contains("\n      \"elo\": 1200.5,\n"), "{text}");
     }

@@ -132,7 +132,10 @@ impl BootstrapSummary {
     /// Percentile interval of `elo_i − elo_j` over the draws.
     pub fn difference(&self, i: usize, j: usize) -> Interval {
         let b = self.samples;
-        let (x, y) = (&self.draws[i * b..(i + 1) * b], &self.draws[j * b..(j + 1) * b]);
+        let (x, y) = (
+            &self.draws[i * b..(i + 1) * b],
+            &self.draws[j * b..(j + 1) * b],
+        );
         let mut d: Vec<f64> = x.iter().zip(y).map(|(a, c)| a - c).collect();
         interval(&mut d, self.level)
     }

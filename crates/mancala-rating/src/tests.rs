@@ -531,7 +531,8 @@ fn heavy_draws_do_not_stretch_the_scale() {
     let spread = r.diff(3, 0);
     println!(
         "spread {spread:.1}, interval {:?}, nu {:.3}",
-        b.difference(3, 0), r.draw.nu
+        b.difference(3, 0),
+        r.draw.nu
     );
     assert!(
         b.difference(3, 0).contains(300.0),
