@@ -7,8 +7,35 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use super::plots::{write_figure, CalibrationPlot, MatchmakingPlot};
-use crate::calibrate::Calibration;
+use crate::calibrate::{Calibration, Stop};
 use crate::run_folder::calibration::MatchmakingFile;
+
+/// How a finished calibration ended, in the words the last printed line and the dashboard share.
+/// A target beyond the knob's reach counts as settled once it is confidently out of range, so
+/// "every target converged" alone read as every target met (issue 47's second pass): the
+/// targets out of range are counted apart.
+pub fn outcome(cal: &Calibration) -> String {
+    let n = cal.targets.len();
+    let out_of_range = cal.targets.iter().filter(|t| !t.reachable).count();
+    let open = cal
+        .targets
+        .iter()
+        .filter(|t| t.reachable && !t.converged)
+        .count();
+    let converged = n - out_of_range - open;
+    let mut s = match (cal.stop, out_of_range) {
+        (Some(Stop::Converged), 0) => "every target converged".to_string(),
+        (Some(Stop::Converged), _) => format!("{converged} of {n} targets converged"),
+        _ => format!("budget reached: {open} of {n} targets not converged"),
+    };
+    if out_of_range > 0 {
+        let _ = write!(
+            s,
+            ", {out_of_range} out of the knob's range (its nearest end is given)"
+        );
+    }
+    s
+}
 
 /// The printed table: the targets, then every evaluated knob value.
 pub fn table(cal: &Calibration) -> String {

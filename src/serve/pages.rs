@@ -8,7 +8,8 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 use super::live::{Progress, RunSetup, RunState, RunView};
-use crate::calibrate::{Calibration, Stop};
+use crate::calibrate::Calibration;
+use crate::report::calibration::outcome;
 use crate::report::html::{first_move_html, inline_svg, pairwise_html};
 use crate::report::plots::{
     render_svg, CalibrationPlot, MatchmakingPlot, MatrixPlot, Plot, PlotError, RatingsPlot,
@@ -514,9 +515,8 @@ pub fn calibration_curve(cal: Option<&Result<Calibration, String>>) -> String {
         h,
         "<p>{} {} games in {}, {} measured{}.</p>",
         match cal.stop {
-            Some(Stop::Converged) => "Finished: every target converged,",
-            Some(Stop::Budget) => "Finished: the budget was reached before every target converged,",
-            None => "So far (redrawn after every step):",
+            Some(_) => format!("Finished: {},", escape(&outcome(cal))),
+            None => "So far (redrawn after every step):".to_string(),
         },
         cal.games,
         count(cal.steps.len(), "step", "steps"),
