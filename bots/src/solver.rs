@@ -156,7 +156,7 @@ impl Bot for SolverBot {
             // The exact search has no depth; a depth-limited `go` is alpha-beta's to answer.
             return self.fallback.think(pos, search);
         }
-        let (Some(solver), Ok((b, diff))) = (self.solver.as_mut(), &board) else {
+        let (Some(solver), &Ok((b, diff))) = (self.solver.as_mut(), &board) else {
             if !self.warned {
                 self.warned = true;
                 let why = board
