@@ -310,3 +310,37 @@ fn analyse_skips_and_counts_games_under_unmodelled_rules() {
     let worst = std::fs::read_to_string(out.join("analysis-worst.csv")).unwrap_or_default();
     assert_eq!(worst.lines().skip(1).count(), 0, "{worst}");
 }
+
+#[test]
+fn openings_say_why_their_values_are_estimates() {
+    let dir = Dir::new("limits-openings");
+    let out = dir.join("openings.txt").display().to_string();
+    let args = [
+        "openings",
+        "--rules",
+        "kalah:pits=4,seeds=2,pie=true",
+        "--plies",
+        "2",
+        "--count",
+        "3",
+        "--value=-20..20",
+        "--depth",
+        "2",
+        "--max-evaluate",
+        "5",
+        "--out",
+        &out,
+    ];
+    let run = arena_in(&dir, &args);
+    succeeded(&args, run.clone());
+    let err = text(&run.stderr);
+    assert!(
+        err.contains("not exact: the solver does not model the pie rule"),
+        "{err}"
+    );
+    let written = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        written.contains("heuristic values") && !written.contains("exact perfect-play"),
+        "{written}"
+    );
+}
