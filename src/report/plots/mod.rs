@@ -199,6 +199,14 @@ impl Palette {
         Palette { sorted }
     }
 
+    /// Every player with its colour, by name.
+    pub fn entries(&self) -> impl Iterator<Item = (&str, RGBColor)> {
+        self.sorted
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.as_str(), colour(i)))
+    }
+
     /// `name`'s colour; grey for a name that is not one of the run's players.
     pub fn of(&self, name: &str) -> RGBColor {
         match self.sorted.binary_search_by(|n| n.as_str().cmp(name)) {
