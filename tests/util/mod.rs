@@ -314,3 +314,24 @@ pub fn run_words(out: &Path, extra: &[&str], bots: &[Vec<String>]) -> Vec<String
     }
     words
 }
+
+/// The site's scale: `arena rate site.pgn --loose-anchors loose.csv --prior 0` (Ordo's setting)
+/// of the shared anchors fixture, written into `dir/site-ratings` (well under a second).
+pub fn site_scale(dir: &Dir) -> PathBuf {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/ratings-anchors");
+    let out = dir.join("site-ratings");
+    arena_ok(&[
+        "rate",
+        &fixture.join("site.pgn").display().to_string(),
+        "--loose-anchors",
+        &fixture.join("loose.csv").display().to_string(),
+        "--prior",
+        "0",
+        "--bootstrap",
+        "0",
+        "--no-png",
+        "--out",
+        &out.display().to_string(),
+    ]);
+    out
+}
