@@ -251,7 +251,8 @@ fn write_documents(
         dir,
         "Site ladder",
         "ladder",
-        LadderPlot::new(&ladder_names, &ladder_tracks, rate.k),
+        LadderPlot::new(&ladder_names, &ladder_tracks, rate.k)
+            .map(|p| p.with_palette(Palette::new(names))),
         opts,
         &mut out,
     );

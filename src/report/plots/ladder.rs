@@ -18,6 +18,9 @@ pub struct LadderPlot {
     pub names: Vec<String>,
     pub tracks: Vec<Vec<f64>>,
     pub k: f64,
+    /// The run's colours (default: of `names`; a figure of some of the players takes the
+    /// whole run's, so that each keeps its colour).
+    pub palette: Palette,
 }
 
 impl LadderPlot {
@@ -30,7 +33,14 @@ impl LadderPlot {
             names: names.to_vec(),
             tracks: tracks.iter().map(|t| t.trajectory.clone()).collect(),
             k,
+            palette: Palette::new(names),
         })
+    }
+
+    /// The same figure in the colours of `palette` (the whole run's).
+    pub fn with_palette(mut self, palette: Palette) -> Self {
+        self.palette = palette;
+        self
     }
 }
 
@@ -58,7 +68,7 @@ impl Plot for LadderPlot {
         let titled = area
             .titled(&format!("Site ladder (K = {})", self.k), font(24.0))
             .drawn()?;
-        let palette = Palette::new(&self.names);
+        let palette = &self.palette;
         let entries: Vec<(String, RGBColor)> = (self.names.iter().zip(&self.tracks))
             .filter(|(_, track)| !track.is_empty())
             .map(|(name, _)| (short(name, 20), palette.of(name)))
@@ -120,6 +130,7 @@ mod tests {
                 (0..40).map(|g| 1200.0 - 8.0 * g as f64).collect(),
             ],
             k: 16.0,
+            palette: Palette::new(&names),
         };
         let svg = super::super::render_svg(&plot).expect("svg");
         super::super::tests::assert_legend_beside_the_lines(&svg, &names);

@@ -477,6 +477,7 @@ pub(crate) mod tests {
                 (0..20).map(|g| 1200.0 + g as f64).collect(),
             ],
             k: 16.0,
+            palette: Palette::new(&names),
         };
         let point = |games: usize, elo: f64| convergence::Point {
             games,
