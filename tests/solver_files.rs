@@ -275,7 +275,10 @@ fn a_full_disk_is_reported_and_leaves_no_file() {
     assert!(!out.status.success(), "{}", both(&out));
     let err = text(&out.stderr);
     assert!(err.contains(&values.display().to_string()), "{err}");
-    assert!(err.contains("File too large") || err.contains("disk full"), "{err}");
+    assert!(
+        err.contains("File too large") || err.contains("disk full"),
+        "{err}"
+    );
     assert!(!values.exists(), "no values file left");
     no_litter(dir.path());
     // A database that cannot be written is built in memory, said so, and not claimed kept.

@@ -199,7 +199,11 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<()> {
         bail!(
             "the value {value:+} cannot be true of a position with {} seeds in play{}: not printed",
             board.seeds(),
-            if cached { " (it came from the value cache)" } else { "" }
+            if cached {
+                " (it came from the value cache)"
+            } else {
+                ""
+            }
         );
     }
     let best = if setup.all_best {

@@ -105,7 +105,11 @@ fn with_path(path: &Path, e: std::io::Error) -> std::io::Error {
         format!(
             "{}: {e}{}",
             path.display(),
-            if full { " (disk full or file size limit)" } else { "" }
+            if full {
+                " (disk full or file size limit)"
+            } else {
+                ""
+            }
         ),
     )
 }
@@ -384,7 +388,7 @@ mod tests {
     fn board(n: u8) -> SBoard {
         let mut b = SBoard::default();
         b.c[0] = n;
-        b.c[7] = 3;
+        b.c[8] = 10;
         b
     }
 
@@ -395,7 +399,7 @@ mod tests {
         let spec = spec();
         let cache = ValueCache::open(&spec, &dir).unwrap();
         assert!(cache.is_empty());
-        let (five, minus_seven) = (known(5, Some(3)), known(-7, None));
+        let (five, minus_seven) = (known(5, Some(0)), known(-6, None));
         cache.insert(&board(1), five);
         cache.insert(&board(2), minus_seven);
         cache.insert(&board(1), five); // already known: not written twice
@@ -428,6 +432,17 @@ mod tests {
         assert_eq!(flipped.get(&board(1)), None);
         assert_eq!(flipped.get(&board(2)), Some(minus_seven));
         assert_eq!(flipped.damaged, 1);
+        // A record of a value its position cannot have (odd with 12 seeds), its check
+        // recomputed as a hand edit would: refused and counted, not served.
+        let mut bytes = std::fs::read(&path).unwrap();
+        let second = header(&spec).len() + RECORD;
+        bytes[second + 16] = 7;
+        let c = check(&bytes[second..second + 18]);
+        bytes[second + 18..second + RECORD].copy_from_slice(&c);
+        std::fs::write(&path, &bytes).unwrap();
+        let edited = ValueCache::open(&spec, &dir).unwrap();
+        assert_eq!(edited.get(&board(2)), None);
+        assert_eq!(edited.impossible, 1);
         // Another format's file is refused with its path, not misread.
         std::fs::write(&path, b"something else\n").unwrap();
         let err = ValueCache::open(&spec, &dir).err().unwrap().to_string();

@@ -384,7 +384,11 @@ impl Db {
         format!(
             "{} not kept: {e}{}; the table was built in memory for this run only",
             dir.join(Db::file_name(spec, max_seeds)).display(),
-            if full { " (disk full or file size limit)" } else { "" }
+            if full {
+                " (disk full or file size limit)"
+            } else {
+                ""
+            }
         )
     }
 
@@ -399,7 +403,11 @@ impl Db {
         cached_seeds(spec, dir)
             .into_iter()
             .filter(|&k| k >= max_seeds)
-            .find_map(|k| Db::load(dir, spec, k, max_seeds).map_err(|e| refused.extend(e)).ok())
+            .find_map(|k| {
+                Db::load(dir, spec, k, max_seeds)
+                    .map_err(|e| refused.extend(e))
+                    .ok()
+            })
     }
 
     /// The largest good cached file smaller than `max_seeds`, mapped, as a base to extend.
@@ -413,7 +421,11 @@ impl Db {
             .into_iter()
             .rev()
             .filter(|&k| k < max_seeds)
-            .find_map(|k| Db::load(dir, spec, k, k).map_err(|e| refused.extend(e)).ok())
+            .find_map(|k| {
+                Db::load(dir, spec, k, k)
+                    .map_err(|e| refused.extend(e))
+                    .ok()
+            })
             .map(|db| Db {
                 loaded: false,
                 ..db
@@ -449,11 +461,16 @@ impl Db {
             .create(true)
             .truncate(false)
             .open(&path)?;
-        let result = Db::build_into_file(file, &path, dir, spec, max_seeds, threads, progress, refused);
+        let result = Db::build_into_file(
+            file, &path, dir, spec, max_seeds, threads, progress, refused,
+        );
         if let Err(e) = &result {
             // Nothing half-written left to mislead the next run (it builds again).
             let _ = std::fs::remove_file(&path);
-            return Err(std::io::Error::new(e.kind(), format!("writing {}: {e}", path.display())));
+            return Err(std::io::Error::new(
+                e.kind(),
+                format!("writing {}: {e}", path.display()),
+            ));
         }
         result
     }
@@ -487,10 +504,12 @@ impl Db {
                     .find(|&j| header.len() + db_entries(spec.pits, j) <= len)
             })
             .flatten();
-        let below = cached_seeds(spec, dir)
-            .into_iter()
-            .rev()
-            .find(|&k| k < max_seeds && Db::load(dir, spec, k, k).map_err(|e| refused.extend(e)).is_ok());
+        let below = cached_seeds(spec, dir).into_iter().rev().find(|&k| {
+            k < max_seeds
+                && Db::load(dir, spec, k, k)
+                    .map_err(|e| refused.extend(e))
+                    .is_ok()
+        });
         let have = match resumed {
             Some(j) if below.map_or(true, |k| j >= k) => j,
             _ => {
@@ -501,7 +520,9 @@ impl Db {
                 match below {
                     Some(k) => {
                         let mut base = std::fs::File::open(dir.join(Db::file_name(&spec, k)))?;
-                        base.seek(std::io::SeekFrom::Start(Db::header(&spec, k, None).len() as u64))?;
+                        base.seek(std::io::SeekFrom::Start(
+                            Db::header(&spec, k, None).len() as u64
+                        ))?;
                         std::io::copy(&mut base, &mut file)?;
                         k
                     }
@@ -639,10 +660,12 @@ impl Db {
             .map(|h| u32::from_str_radix(std::str::from_utf8(h).ok()?, 16).ok())
             .collect();
         if crcs.len() != file_seeds + 1 || crcs.iter().any(Option::is_none) {
-            return Err(refuse("its header holds no checksums (an unfinished build?)".into()));
+            return Err(refuse(
+                "its header holds no checksums (an unfinished build?)".into(),
+            ));
         }
-        for k in 0..=max_seeds {
-            if crc32fast::hash(bytemuck::cast_slice(db.level(k))) != crcs[k].expect("checked") {
+        for (k, &crc) in crcs.iter().enumerate().take(max_seeds + 1) {
+            if Some(crc32fast::hash(bytemuck::cast_slice(db.level(k)))) != crc {
                 return Err(refuse(format!(
                     "the checksum of level {k} (positions with {k} seeds) fails: the file is damaged"
                 )));

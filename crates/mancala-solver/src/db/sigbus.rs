@@ -42,11 +42,8 @@ impl Drop for Watch {
 /// every slot taken the mapping goes unwatched (a bare SIGBUS, as before).
 pub fn watch(range: &[u8], path: &Path) -> Watch {
     INSTALL.call_once(install);
-    let Some(i) = (0..SLOTS).find(|&i| {
-        TAKEN[i]
-            .compare_exchange(0, 1, Acquire, Acquire)
-            .is_ok()
-    }) else {
+    let Some(i) = (0..SLOTS).find(|&i| TAKEN[i].compare_exchange(0, 1, Acquire, Acquire).is_ok())
+    else {
         return Watch(None);
     };
     // Leaked: the handler may read it at any time; a few hundred bytes per mapping opened.
