@@ -126,7 +126,7 @@ pub fn describe(method: Method, db_seeds: usize) -> String {
             nodes / 1_000_000
         ),
         Method::Estimate { depth } => format!(
-            "heuristic values from a depth-{depth} alpha-beta search (not exact: the solver handles Kalah only)"
+            "heuristic values from a depth-{depth} alpha-beta search (not exact)"
         ),
     }
 }

@@ -33,7 +33,8 @@ impl Method {
     }
 }
 
-/// Whether the solver values the positions of `ruleset` (Kalah of at most 8 pits).
+/// Whether the solver values the positions of `ruleset` (Kalah of at most 8 pits, under rules
+/// it models: `mancala_solver::check_rules`).
 pub fn solvable(ruleset: Ruleset) -> bool {
     ruleset.kind() == GameKind::Kalah && BoardSpec::from_ruleset(&ruleset).is_ok()
 }
@@ -103,6 +104,24 @@ mod tests {
 
     /// Kalah(4,3) from the start is +6 for the first mover (docs/solved.md); a finished game
     /// has no margin to find; an estimate of a hand-worked ending is its final margin.
+    /// Kalah under a rule the solver does not model (`mancala_solver::check_rules`) is never
+    /// valued exactly: `arena openings` estimates it, labelled as such.
+    #[test]
+    fn unmodelled_kalah_rules_are_not_exact() {
+        for rules in [
+            "kalah:pits=4,seeds=2,pie=true",
+            "kalah:pits=4,seeds=2,sow_cap=1",
+        ] {
+            let r: Ruleset = rules.parse().unwrap();
+            assert!(!solvable(r), "{rules}");
+            assert_eq!(
+                Method::for_ruleset(r, 1, 2),
+                Method::Estimate { depth: 2 },
+                "{rules}"
+            );
+        }
+    }
+
     #[test]
     fn margins_from_the_movers_view() {
         let rules = Ruleset::kalah(4, 3);

@@ -239,3 +239,29 @@ fn an_unfinished_calibration_is_offered_resume() {
         "{err}"
     );
 }
+
+/// A target beyond the knob's reach ends the calibration as "out of range", and the last line says
+/// how many targets were reached rather than "every target converged" (issue 47's second pass: a
+/// new user read that line as all four targets met when two were out of range).
+#[test]
+fn targets_out_of_range_are_not_reported_as_converged() {
+    let dir = Dir::new("calibrate-out-of-range");
+    let out = dir.join("cal");
+    let mut args = calibrate_args(&out);
+    let at = args.iter().position(|a| a == "--targets").unwrap();
+    // Far above the strongest setting (Noise 0 plays as Normal, held at 1300 here).
+    args[at + 1] = "1100,3000".to_string();
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let stdout = arena_ok(&args);
+    let table_row = stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with("3000"))
+        .unwrap_or_else(|| panic!("no row for 3000 in {stdout}"));
+    assert!(table_row.contains("out of range"), "{table_row}");
+    let last = stdout.lines().rev().find(|l| !l.is_empty()).unwrap();
+    assert!(!last.contains("every target converged"), "{last}");
+    assert!(
+        last.contains("1 of 2 targets converged, 1 out of the knob's range"),
+        "{last}"
+    );
+}

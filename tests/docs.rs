@@ -233,3 +233,32 @@ fn the_levels_are_typed_one_way() {
         bad.join("\n")
     );
 }
+
+/// No document holds a placeholder left for a figure to be measured later (a line that is only an
+/// upper-case token such as `EXAMPLE_OUTPUT`): a new user met two on the calibration page
+/// (issue 47's second pass), where the page promised the calibration's own output.
+#[test]
+fn the_documents_hold_no_placeholders() {
+    let mut files: Vec<PathBuf> = vec![root().join("README.md"), root().join("CHANGELOG.md")];
+    for entry in std::fs::read_dir(root().join("docs")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "md") {
+            files.push(path);
+        }
+    }
+    let mut bad = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        let shown = file.strip_prefix(root()).unwrap().display().to_string();
+        for (i, line) in text.lines().enumerate() {
+            let token = line.trim();
+            let placeholder = token.len() >= 4
+                && token.contains('_')
+                && token.chars().all(|c| c.is_ascii_uppercase() || c == '_');
+            if placeholder {
+                bad.push(format!("{shown}:{}: placeholder `{token}`", i + 1));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}

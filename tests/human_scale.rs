@@ -12,30 +12,9 @@
 
 mod util;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use util::*;
-
-/// The site's scale: `arena rate site.pgn --loose-anchors loose.csv --prior 0` (Ordo's setting)
-/// of the shared anchors fixture, written into `dir/site-ratings` (well under a second).
-fn site_scale(dir: &Dir) -> PathBuf {
-    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/ratings-anchors");
-    let out = dir.join("site-ratings");
-    arena_ok(&[
-        "rate",
-        &fixture.join("site.pgn").display().to_string(),
-        "--loose-anchors",
-        &fixture.join("loose.csv").display().to_string(),
-        "--prior",
-        "0",
-        "--bootstrap",
-        "0",
-        "--no-png",
-        "--out",
-        &out.display().to_string(),
-    ]);
-    out
-}
 
 /// Ordo's `-y` Elos of the levels (`ordo-loose.csv`), which the arena's rating matches.
 const ORDO_LEVELS: [f64; 3] = [897.78, 1261.08, 1685.44];

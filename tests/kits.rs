@@ -360,6 +360,7 @@ fn the_python_kit_installs_with_pip_without_a_package_index() {
     )
     .unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_arena"))
+        .env("TMPDIR", arena_tmp())
         .args([
             "check-bot",
             "--timeout-ms",

@@ -25,6 +25,7 @@ fn spawn_arena(words: &[String]) -> Child {
     bin_dir();
     Command::new(env!("CARGO_BIN_EXE_arena"))
         .args(words)
+        .env("TMPDIR", arena_tmp())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -932,6 +933,7 @@ fn a_handshake_flood_is_a_garbage_fault_in_bounded_memory() {
     assert!(err.contains(refused), "{err}");
 
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_arena"))
+        .env("TMPDIR", arena_tmp())
         .args([
             "check-bot",
             "--timeout-ms",

@@ -575,3 +575,62 @@ fn a_margin_sprt_gives_its_estimate_and_its_link_check() {
     let trace = std::fs::read_to_string(out.join("sprt.csv")).unwrap();
     assert!(trace.lines().next().unwrap().contains("elo_low"), "{trace}");
 }
+
+/// #47: a player had one colour in the forest plot and another in the ladder; every figure of
+/// a run now colours a player alike, and report.html has a legend of those colours.
+#[test]
+fn the_report_has_one_colour_per_player_as_its_figures_do() {
+    let dir = Dir::new("report-colours");
+    let out = run_folder("run", &dir, &[]);
+    let html = std::fs::read_to_string(out.join("report.html")).expect("report.html");
+    let legend = html
+        .split("id=\"colours\"")
+        .nth(1)
+        .expect("report.html has no legend of the players' colours");
+    let legend = &legend[..legend.find("</p>").expect("the legend's end")];
+    let between = |text: &str, a: &str, b: &str| -> String {
+        let start = text.find(a).unwrap_or_else(|| panic!("no {a} in {text}")) + a.len();
+        text[start..start + text[start..].find(b).unwrap()].to_string()
+    };
+    let entries: Vec<(String, String)> = legend
+        .split("<span class=\"swatch\">")
+        .skip(1)
+        .map(|e| {
+            (
+                between(e, "</svg> ", "</span>"),
+                between(e, "fill=\"", "\""),
+            )
+        })
+        .collect();
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    assert_eq!(
+        entries.len(),
+        summary["players"].as_array().unwrap().len(),
+        "{legend}"
+    );
+    // A side legend's entry: the stroke of the swatch line just before the name's text.
+    let swatch = |svg: &str, name: &str| -> String {
+        let lines: Vec<&str> = svg.lines().collect();
+        let i = lines
+            .windows(2)
+            .position(|w| w[0].trim_start().starts_with("<text ") && w[1].trim() == name)
+            .unwrap_or_else(|| panic!("no legend entry {name}"));
+        let line = lines[..i]
+            .iter()
+            .rev()
+            .find(|l| l.trim_start().starts_with("<polyline ") && l.matches(',').count() == 2)
+            .unwrap_or_else(|| panic!("no swatch for {name}"));
+        between(line, "stroke=\"", "\"")
+    };
+    for stem in ["ladder", "convergence"] {
+        let svg = std::fs::read_to_string(out.join(format!("{stem}.svg"))).unwrap();
+        for (name, fill) in &entries {
+            assert_eq!(&swatch(&svg, name), fill, "{name} in {stem}.svg");
+        }
+    }
+    let mut fills: Vec<&String> = entries.iter().map(|e| &e.1).collect();
+    fills.sort();
+    fills.dedup();
+    assert_eq!(fills.len(), entries.len(), "{entries:?}");
+}

@@ -1410,3 +1410,145 @@ fn a_huge_tune_json_is_parsed_once_for_many_requests() {
     let peak = peak_rss_mib(server.0.id());
     assert!(peak < 500, "the server grew to {peak} MiB");
 }
+
+/// #47 point 5, on a calibration on the site's human scale as a browser shows it: the anchor
+/// list of the rating behind the scale (thirty loose anchors) was printed twice in a `<pre>`
+/// that ran off the page, the level's name was cut (`mancala-alphabeta L…`) in the table and
+/// ran off the figure, and the humans axis read `0,0,1,1,2,2,2,...`.
+#[test]
+fn a_calibration_page_on_the_human_scale_fits_the_window() {
+    if !have_browser("a_calibration_page_on_the_human_scale_fits_the_window") {
+        return;
+    }
+    let dir = Dir::new("serve-matchmaking");
+    let root = dir.join("results");
+    std::fs::create_dir_all(&root).unwrap();
+    let scale = site_scale(&dir);
+    let level = "mancala-alphabeta Level=normal";
+    let out = root.join("cal");
+    // A quick calibration (a wide tolerance, 24 games): the page, not the curve, is tested.
+    arena_ok(&[
+        "calibrate",
+        "--quiet",
+        "--bot",
+        &bot("alphabeta"),
+        "--bot-option",
+        "Level=normal",
+        "--knob",
+        "option.Noise=0.0..3.0",
+        "--targets",
+        "1100,1500",
+        "--reference-ratings",
+        &scale.join("ratings.csv").display().to_string(),
+        "--level-name",
+        level,
+        "--tolerance",
+        "300",
+        "--max-games",
+        "24",
+        "--max-pairs",
+        "1",
+        "--opening-plies",
+        "2",
+        "--concurrency",
+        "2",
+        "--seed",
+        "5",
+        "--out",
+        &out.display().to_string(),
+        "--reference-bot",
+        &format!("name=easy cmd={}", bot("random")),
+        "--reference-bot",
+        &format!("name=normal cmd={}", bot("greedy")),
+        "--reference-bot",
+        &format!(
+            "name=hard cmd={} option.Level=normal option.Noise=0",
+            bot("alphabeta")
+        ),
+    ]);
+    // One anchor of the list, as the rating's summary.json gives it.
+    let summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(scale.join("summary.json")).unwrap())
+            .unwrap();
+    let anchor = summary["anchor"].as_str().unwrap().to_string();
+    let one = anchor
+        .split(", ")
+        .nth(3)
+        .unwrap_or_else(|| panic!("a short anchor list: {anchor}"))
+        .to_string();
+
+    let (_server, addr) = serve(&root, "127.0.0.1:0");
+    let profile = dir.join("profile");
+    let driver = Driver::start(&profile);
+    driver.goto(&format!("http://{addr}/run?id=cal"));
+    driver.wait(
+        "return document.querySelector('#matchmaking svg') !== null",
+        "the matchmaking figure",
+    );
+    let page = driver.js(&format!(
+        "const mm = document.getElementById('matchmaking');
+         const text = document.body.innerText;
+         const wide = [...mm.querySelectorAll('p, pre, div, details, table')]
+             .filter(e => e.scrollWidth > e.clientWidth + 1)
+             .map(e => e.tagName + ' ' + e.scrollWidth + ' > ' + e.clientWidth);
+         const svg = mm.querySelector('svg').getBoundingClientRect();
+         const labels = [...mm.querySelectorAll('svg text')];
+         const name = labels.find(t => t.textContent.includes({level:?}));
+         const box = name ? name.getBoundingClientRect() : null;
+         const ticks = labels.filter(t => t.getAttribute('text-anchor') === 'end'
+                 && /^[-0-9.]+$/.test(t.textContent.trim()))
+             .map(t => t.textContent.trim());
+         return {{
+             anchors: text.split({one:?}).length - 1,
+             page: [document.documentElement.scrollWidth, window.innerWidth],
+             wide,
+             cut: text.includes('mancala-alphabeta L…'),
+             table: (mm.querySelector('table') || mm.querySelector('pre')).innerText,
+             name: box ? [box.left - svg.left, box.right - svg.left, svg.width] : null,
+             ticks,
+         }};"
+    ));
+    // a. The anchor list once, and nothing wider than its box or the window.
+    assert_eq!(page["anchors"], 1, "{one} on the page: {page}");
+    let (width, window) = (page["page"][0].as_f64(), page["page"][1].as_f64());
+    assert!(width <= window, "the page scrolls sideways: {page}");
+    assert_eq!(
+        page["wide"],
+        json!([]),
+        "elements wider than their box: {page}"
+    );
+    // b. The level's whole name in every row of the table and on the figure.
+    assert_eq!(page["cut"], false, "a cut name: {page}");
+    let table = page["table"].as_str().unwrap();
+    let rows: Vec<&str> = table.lines().filter(|l| l.contains('–')).collect();
+    assert!(rows.len() > 5, "{table}");
+    assert!(rows.iter().all(|r| r.contains(level)), "{table}");
+    let name = page["name"]
+        .as_array()
+        .expect("the level's label on the figure");
+    let (left, right, svg_width) = (
+        name[0].as_f64().unwrap(),
+        name[1].as_f64().unwrap(),
+        name[2].as_f64().unwrap(),
+    );
+    assert!(
+        left >= 0.0 && right <= svg_width,
+        "the level's label lies at {left:.0}..{right:.0} of 0..{svg_width:.0}"
+    );
+    // c. The humans axis: whole numbers, each once.
+    let ticks: Vec<&str> = page["ticks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    let mut distinct = ticks.clone();
+    distinct.dedup();
+    assert!(ticks.len() >= 3 && distinct == ticks, "{ticks:?}");
+    assert!(ticks.iter().all(|t| !t.contains('.')), "{ticks:?}");
+    assert!(
+        driver.console_errors().is_empty(),
+        "{:?}",
+        driver.console_errors()
+    );
+}

@@ -208,6 +208,17 @@ mod tests {
 
     /// The committed book agrees with the published value of Kalah(6,4): the first player wins
     /// by 8 with perfect play (Irving, Donkers and Uiterwijk, 2000).
+    /// Hard's book holds standard Kalah(6,4) values: under the pie rule or a low sow cap they
+    /// are not the game's, so no book serves those rules.
+    #[test]
+    fn no_book_under_rules_the_solver_does_not_model() {
+        assert!(Book::for_ruleset(&Ruleset::kalah(6, 4)).is_some());
+        for rules in ["kalah:pie=true", "kalah:sow_cap=20"] {
+            let r: Ruleset = rules.parse().unwrap();
+            assert!(Book::for_ruleset(&r).is_none(), "{rules}");
+        }
+    }
+
     #[test]
     fn the_start_of_kalah_6_4_is_worth_8() {
         let book = Book::kalah6();

@@ -142,6 +142,19 @@ mod tests {
 
     /// Along random Kalah(3,3) games, every move is proven (the database holds the whole
     /// game) and keeps the value plain minimax gives the position.
+    /// Hard's and the alpha-beta bots' endgame solver: none for rules the solver does not
+    /// model (the search then plays the real rules itself).
+    #[test]
+    fn no_exact_endgame_under_rules_the_solver_does_not_model() {
+        assert!(Exact::new(&"kalah:pits=3,seeds=3".parse().unwrap()).is_some());
+        for rules in [
+            "kalah:pits=3,seeds=3,pie=true",
+            "kalah:pits=3,seeds=3,sow_cap=5",
+        ] {
+            assert!(Exact::new(&rules.parse().unwrap()).is_none(), "{rules}");
+        }
+    }
+
     #[test]
     fn proven_moves_are_optimal_by_plain_minimax() {
         let ruleset: Ruleset = "kalah:pits=3,seeds=3".parse().unwrap();

@@ -148,16 +148,20 @@ impl Bot for SolverBot {
 
     fn think(&mut self, pos: &Position, search: &mut Search<'_>) -> Move {
         self.prepare(pos.ruleset());
-        let spec = BoardSpec::from_ruleset(&pos.ruleset());
-        let board = spec.as_ref().ok().and_then(|s| s.board_of(pos.board()));
+        // The position's solver board, or the sentence saying why the solver does not value
+        // it (a rule it does not model, `swap` legal, too many seeds).
+        let board =
+            BoardSpec::from_ruleset(&pos.ruleset()).and_then(|s| s.solver_board(pos.board()));
         if search.limits.depth.is_some() {
             // The exact search has no depth; a depth-limited `go` is alpha-beta's to answer.
             return self.fallback.think(pos, search);
         }
-        let (Some(solver), Some((b, diff))) = (self.solver.as_mut(), board) else {
+        let (Some(solver), &Ok((b, diff))) = (self.solver.as_mut(), &board) else {
             if !self.warned {
                 self.warned = true;
-                let why = spec.err().unwrap_or_else(|| "swap is legal here".into());
+                let why = board
+                    .err()
+                    .map_or_else(|| "no solver".into(), |e| e.to_string());
                 search.info(&Info {
                     string: Some(format!("solver: {why}; playing alpha-beta")),
                     ..Info::default()
@@ -266,6 +270,44 @@ mod tests {
                 "{text}"
             );
             pos.play(mv).unwrap();
+        }
+    }
+
+    /// Kalah under the pie rule: the solver's values leave the swap out, so the bot says so
+    /// and plays alpha-beta (which plays the real rules) from the first move.
+    #[test]
+    fn unmodelled_rules_fall_back_to_alphabeta_with_the_reason() {
+        for rules in [
+            "kalah:pits=4,seeds=2,pie=true",
+            "kalah:pits=4,seeds=2,sow_cap=1",
+        ] {
+            let ruleset: Ruleset = rules.parse().unwrap();
+            let mut bot = SolverBot {
+                tt_mib: 4,
+                db_seeds: Some(0),
+                db_cache: false,
+                ..SolverBot::default()
+            };
+            bot.new_game(ruleset, 1);
+            assert!(bot.solver.is_none(), "{rules}: a solver was opened");
+            let pos = Position::new(ruleset);
+            let stop = AtomicU64::new(0);
+            let mut out = Vec::new();
+            let limits = GoLimits {
+                movetime: Some(100),
+                ..GoLimits::default()
+            };
+            let mv = {
+                let mut search = Search::new(limits, &stop, &mut out);
+                bot.think(&pos, &mut search)
+            };
+            assert!(pos.is_legal(mv));
+            let text = String::from_utf8(out).unwrap();
+            assert!(
+                text.contains("solver: the solver does not model")
+                    && text.contains("playing alpha-beta"),
+                "{rules}: {text}"
+            );
         }
     }
 

@@ -180,12 +180,15 @@ pub fn run(args: &AnalyseArgs) -> anyhow::Result<()> {
     if judged.skipped_games > 0 {
         left_out.push(format!("{} non-Kalah games skipped", judged.skipped_games));
     }
+    for (why, n) in &judged.unmodelled {
+        left_out.push(format!("{n} games skipped: {why}"));
+    }
     if without_sows > 0 {
         left_out.push(format!("{without_sows} games without a sow left out"));
     }
     outln!(
         "{} games in {:.1}s, {} solver nodes{}; wrote {} and the other analysis*.csv files",
-        records.len() - judged.skipped_games,
+        records.len() - judged.skipped_games - judged.unmodelled.values().sum::<usize>(),
         started.elapsed().as_secs_f64(),
         judged.nodes,
         left_out

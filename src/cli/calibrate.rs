@@ -26,12 +26,12 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use mancala_arena::calibrate::matchmaking::{matchmaking, Level as MatchLevel};
-use mancala_arena::calibrate::{self, Calibration, Knob, Settings, Stop};
+use mancala_arena::calibrate::{self, Calibration, Knob, Settings};
 use mancala_arena::plan::game::GameSettings;
 use mancala_arena::plan::players::read_player;
 use mancala_arena::plan::pool::{elos_from_ratings, Reference, ReferencePlayer};
 use mancala_arena::report::calibration::{
-    matchmaking_text, table, write_curve, write_matchmaking_plot,
+    matchmaking_text, outcome, table, write_curve, write_matchmaking_plot,
 };
 use mancala_arena::run_folder::bands::GateTable;
 use mancala_arena::run_folder::calibration::{
@@ -687,10 +687,7 @@ fn calibrate_in(
         "\n{} calibration games in {} batches ({}); results in {} (bands.toml: the levels for `arena gate`)",
         cal.games,
         cal.steps.len(),
-        match cal.stop {
-            Some(Stop::Converged) => "every target converged",
-            _ => "budget reached: not every target converged",
-        },
+        outcome(&cal),
         dir.display()
     )?;
     Ok(())

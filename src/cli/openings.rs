@@ -17,7 +17,7 @@ use mancala_arena::openings::{
     self, default_db_seeds, describe, format_value, positions, value_all, Selection,
 };
 use mancala_arena::rules::Ruleset;
-use mancala_arena::solver::{db, open, setup_here, BoardSpec, Purpose, Solver};
+use mancala_arena::solver::{check_rules, db, open, setup_here, BoardSpec, Purpose, Solver};
 use mancala_arena::valuer::{Method, Valuer};
 
 use super::solver_console::SolverConsole;
@@ -149,6 +149,12 @@ pub fn run(args: &OpeningsArgs) -> Result<()> {
             args.plies,
             describe(method, db_seeds)
         );
+    }
+    // Kalah the solver does not value exactly: say why the values are estimates.
+    if let (false, Err(why)) = (args.quiet || args.search, check_rules(&rules)) {
+        if rules.kind() == mancala_arena::rules::GameKind::Kalah {
+            eprintln!("not exact: {why}; the values are the search's estimates");
+        }
     }
     let mut selection = Selection::new(args.count, lo, hi);
     let quiet = args.quiet;

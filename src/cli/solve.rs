@@ -165,9 +165,8 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<()> {
     let pos = root_position(args)?;
     let at_start = args.position.is_none() && args.moves.is_empty();
     let (spec, mut setup) = setup(args, &args.rules, at_start)?;
-    let Some((board, diff)) = spec.board_of(pos.board()) else {
-        bail!("nothing to solve: the game is over, or `swap` is legal (pie rule)");
-    };
+    // Before any work: a position the solver does not value is refused with the reason.
+    let (board, diff) = spec.solver_board(pos.board())?;
     if let Some(g) = args.guess {
         (setup.guess, setup.guess_from) = (g, "--guess");
     }
@@ -373,6 +372,8 @@ fn solve_shard(args: &SolveArgs, dir: PathBuf, shard: &str) -> anyhow::Result<()
                 hi,
                 nodes: n0 + solver.nodes - before,
                 secs: s0 + t.elapsed().as_secs_f64(),
+                // Stamped with the plan by `write_leaf`.
+                ..LeafResult::default()
             };
             plan.write_leaf(&r)?;
             solved += 1;

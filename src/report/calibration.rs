@@ -7,8 +7,35 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use super::plots::{write_figure, CalibrationPlot, MatchmakingPlot};
-use crate::calibrate::Calibration;
+use crate::calibrate::{Calibration, Stop};
 use crate::run_folder::calibration::MatchmakingFile;
+
+/// How a finished calibration ended, in the words the last printed line and the dashboard share.
+/// A target beyond the knob's reach counts as settled once it is confidently out of range, so
+/// "every target converged" alone read as every target met (issue 47's second pass): the
+/// targets out of range are counted apart.
+pub fn outcome(cal: &Calibration) -> String {
+    let n = cal.targets.len();
+    let out_of_range = cal.targets.iter().filter(|t| !t.reachable).count();
+    let open = cal
+        .targets
+        .iter()
+        .filter(|t| t.reachable && !t.converged)
+        .count();
+    let converged = n - out_of_range - open;
+    let mut s = match (cal.stop, out_of_range) {
+        (Some(Stop::Converged), 0) => "every target converged".to_string(),
+        (Some(Stop::Converged), _) => format!("{converged} of {n} targets converged"),
+        _ => format!("budget reached: {open} of {n} targets not converged"),
+    };
+    if out_of_range > 0 {
+        let _ = write!(
+            s,
+            ", {out_of_range} out of the knob's range (its nearest end is given)"
+        );
+    }
+    s
+}
 
 /// The printed table: the targets, then every evaluated knob value.
 pub fn table(cal: &Calibration) -> String {
@@ -85,65 +112,133 @@ pub fn write_matchmaking_plot(dir: &Path, file: &MatchmakingFile) -> std::io::Re
     write_figure(dir, &MatchmakingPlot::new(file))
 }
 
-/// The printed matchmaking table: per rating bracket its humans, the level and knob value a
-/// human at the centre scores 50 % against (or the nearest end, out of range, with the score
-/// there), the knob values consistent with that and the level's Elo; then each level's reach.
-pub fn matchmaking_text(file: &MatchmakingFile) -> String {
-    let knob = &file.knob;
-    let table = &file.table;
-    let pct = file.level * 100.0;
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "Matchmaking: {} humans rated in {}, in brackets of {:.0} Elo;\n{}.",
-        table.humans, file.humans_source, table.width, file.reference_source
+/// The two sources of a matchmaking table, a sentence each: where the humans' ratings and
+/// where the pool's Elos came from (each with its rating's anchor).
+pub fn matchmaking_sources(file: &MatchmakingFile) -> (String, String) {
+    let humans = format!(
+        "Matchmaking: {} humans rated in {}, in brackets of {:.0} Elo;",
+        file.table.humans, file.humans_source, file.table.width
     );
-    let _ = writeln!(
-        s,
-        "{:>11}  {:>6}  {:<20}  {:>8}  {:>17}  {:>12}  human scores",
-        "bracket",
-        "humans",
-        "level",
-        knob.name,
+    (humans, format!("{}.", file.reference_source))
+}
+
+/// The pool's source said without repeating the humans' one: when both are one rating (the
+/// usual case, `--reference-ratings` without `--humans`), its path and anchor list are said
+/// once on a page, as `the same rating` (a site's loose anchors run to hundreds of names, #47).
+pub fn reference_source_once(file: &MatchmakingFile) -> String {
+    let same = format!("reference Elos from {}", file.humans_source);
+    match file.reference_source.strip_prefix(&same) {
+        Some(rest) => format!("reference Elos from the same rating{rest}."),
+        None => format!("{}.", file.reference_source),
+    }
+}
+
+/// The matchmaking table's header and rows, one cell a column (the printed table and the
+/// dashboard's HTML table are made from them): per bracket its humans, the level (its whole
+/// name), the knob value a human at the centre scores 50 % against, the values consistent
+/// with that, the level's Elo, the human's score and whether the knob reached it.
+pub fn matchmaking_rows(file: &MatchmakingFile) -> (Vec<String>, Vec<Vec<String>>) {
+    let knob = &file.knob;
+    let pct = file.level * 100.0;
+    let header = vec![
+        "bracket".to_string(),
+        "humans".to_string(),
+        "level".to_string(),
+        knob.name.clone(),
         format!("{} at {pct:.0}%", knob.name),
         format!("Elo ±{pct:.0}%"),
-    );
-    for r in &table.rows {
-        let range = match (r.x_low, r.x_high) {
-            (Some(a), Some(b)) => format!("{}..{}", knob.format(a), knob.format(b)),
-            _ => "none".to_string(),
-        };
-        let _ = writeln!(
-            s,
-            "{:>11}  {:>6}  {:<20}  {:>8}  {:>17}  {:>12}  {:.0}%{}",
-            format!("{:.0}–{:.0}", r.lo, r.hi),
-            r.humans,
-            super::plots::short(&table.levels[r.level].name, 20),
-            knob.format(r.x),
-            range,
-            format!("{:.0} ± {:.0}", r.elo, r.half_width),
-            100.0 * r.human_score,
-            if r.reachable {
-                ""
-            } else {
-                "  out of range: the knob's nearest end"
-            }
-        );
+        "human scores".to_string(),
+    ];
+    let rows = file
+        .table
+        .rows
+        .iter()
+        .map(|r| {
+            let range = match (r.x_low, r.x_high) {
+                (Some(a), Some(b)) => format!("{}..{}", knob.format(a), knob.format(b)),
+                _ => "none".to_string(),
+            };
+            vec![
+                format!("{:.0}–{:.0}", r.lo, r.hi),
+                r.humans.to_string(),
+                file.table.levels[r.level].name.clone(),
+                knob.format(r.x),
+                range,
+                format!("{:.0} ± {:.0}", r.elo, r.half_width),
+                format!(
+                    "{:.0}%{}",
+                    100.0 * r.human_score,
+                    if r.reachable {
+                        ""
+                    } else {
+                        "  out of range: the knob's nearest end"
+                    }
+                ),
+            ]
+        })
+        .collect();
+    (header, rows)
+}
+
+/// Each level's reach, a sentence a level.
+pub fn matchmaking_reach(file: &MatchmakingFile) -> Vec<String> {
+    let knob = &file.knob;
+    let table = &file.table;
+    table
+        .levels
+        .iter()
+        .map(|l| {
+            format!(
+                "{} reaches Elo {:.0} to {:.0} over {} {}..{}: {} of {} humans ({:.0}%).",
+                l.name,
+                l.elo_min,
+                l.elo_max,
+                knob.name,
+                knob.format(knob.lo),
+                knob.format(knob.hi),
+                l.humans,
+                table.humans,
+                100.0 * l.share
+            )
+        })
+        .collect()
+}
+
+/// The printed matchmaking table (`matchmaking.txt`, the terminal): the sources, per rating
+/// bracket its humans, the level and knob value a human at the centre scores 50 % against (or
+/// the nearest end, out of range, with the score there), the knob values consistent with that
+/// and the level's Elo; then each level's reach. Columns are as wide as their widest cell:
+/// a level's name is never cut.
+pub fn matchmaking_text(file: &MatchmakingFile) -> String {
+    let (humans, reference) = matchmaking_sources(file);
+    let (header, rows) = matchmaking_rows(file);
+    let width = |c: usize| {
+        rows.iter()
+            .map(|r| r[c].chars().count())
+            .chain([header[c].chars().count()])
+            .max()
+            .unwrap_or(0)
+    };
+    // The level's column is left-aligned, the last one (the score and its note) unpadded.
+    let line = |cells: &[String]| -> String {
+        let mut l = String::new();
+        for (c, cell) in cells.iter().enumerate() {
+            let w = width(c);
+            let _ = match c {
+                2 => write!(l, "{cell:<w$}  "),
+                6 => write!(l, "{cell}"),
+                _ => write!(l, "{cell:>w$}  "),
+            };
+        }
+        l
+    };
+    let mut s = format!("{humans}\n{reference}\n");
+    let _ = writeln!(s, "{}", line(&header));
+    for r in &rows {
+        let _ = writeln!(s, "{}", line(r));
     }
-    for l in &table.levels {
-        let _ = writeln!(
-            s,
-            "{} reaches Elo {:.0} to {:.0} over {} {}..{}: {} of {} humans ({:.0}%).",
-            l.name,
-            l.elo_min,
-            l.elo_max,
-            knob.name,
-            knob.format(knob.lo),
-            knob.format(knob.hi),
-            l.humans,
-            table.humans,
-            100.0 * l.share
-        );
+    for reach in matchmaking_reach(file) {
+        let _ = writeln!(s, "{reach}");
     }
     s
 }

@@ -12,8 +12,8 @@ use anyhow::Result;
 
 use super::input::{Figure, ReportInput};
 use super::plots::{
-    render_png, render_svg, ConvergencePlot, LadderPlot, MatrixPlot, MistakesByRatingPlot, Plot,
-    PlotError, RatingsPlot, SprtPlot, ThinkTimePlot,
+    render_png, render_svg, ConvergencePlot, LadderPlot, MatrixPlot, MistakesByRatingPlot, Palette,
+    Plot, PlotError, RatingsPlot, SprtPlot, ThinkTimePlot,
 };
 use super::rate::{RateOptions, Rated};
 use super::viewer::ViewerGames;
@@ -233,7 +233,7 @@ fn write_documents(
             dir,
             "Mistakes against rating",
             "mistakes_by_rating",
-            MistakesByRatingPlot::new(&a.brackets),
+            MistakesByRatingPlot::new(&a.brackets).map(|p| p.with_palette(Palette::new(names))),
             opts,
             &mut out,
         ));

@@ -13,6 +13,7 @@
 use std::fmt::Write as _;
 
 use super::input::{command_line, ReportInput};
+use super::plots::Palette;
 use super::rate::interval_words;
 use super::tables::{
     brackets_table, game_mistakes_table, gate_table, gate_words, mistakes_table, pairwise_table,
@@ -42,6 +43,7 @@ figure { margin: 1.5em 0; } figcaption { color: #555; font-size: 0.9em; }
 svg { max-width: 100%; height: auto; }
 pre { background: #f6f6f6; padding: 1em; overflow-x: auto; font-size: 0.85em; }
 .warning { color: #a00; } .missing { color: #666; font-style: italic; }
+.swatch { white-space: nowrap; margin-right: 0.6em; } .swatch svg { vertical-align: -1px; }
 ";
 
 /// The first-mover advantage as a paragraph (`id="first-move"`); `arena serve`'s run page
@@ -117,6 +119,7 @@ pub fn render(input: &ReportInput<'_>) -> String {
         escape(&s.anchor)
     );
     h.push_str(&ratings_table(&s.ratings, &s.random_moves).html());
+    colours_legend(&mut h, &Palette::new(&s.players));
     h.push_str(&first_move_html(s));
     if let Some(m) = &s.margin {
         let _ = writeln!(
@@ -275,6 +278,25 @@ pub fn render(input: &ReportInput<'_>) -> String {
     }
     h.push_str("</section>\n</body>\n</html>\n");
     h
+}
+
+/// The players' colours, as every figure of the report draws them (`id="colours"`): one legend
+/// for the forest plot, the convergence, the ladder and the think times. The swatches are SVG
+/// (no inline style, which a Content-Security-Policy may refuse).
+fn colours_legend(h: &mut String, palette: &Palette) {
+    h.push_str("<p id=\"colours\">Colours in the figures: ");
+    for (name, c) in palette.entries() {
+        let _ = write!(
+            h,
+            "<span class=\"swatch\"><svg width=\"12\" height=\"12\" viewBox=\"0 0 12 12\" aria-hidden=\"true\">\
+             <rect width=\"12\" height=\"12\" fill=\"#{:02X}{:02X}{:02X}\"/></svg> {}</span> ",
+            c.0,
+            c.1,
+            c.2,
+            escape(name)
+        );
+    }
+    h.push_str("</p>\n");
 }
 
 /// A recorded command line run from the checkout's release build: `arena run ...` as

@@ -269,7 +269,7 @@ pub fn margin_table(m: &crate::run_folder::ratings::MarginSummary) -> Table {
 }
 
 /// The pairwise Elo difference (pentanomial if available) with its reported interval, e.g.
-/// `+120 [+45, +201]`. A sweep has no point and its interval no end on its side: `≥ +434` (all
+/// `+120 [+45, +201]`, `-338 [-∞, -71]` where the data bound one side only. A sweep has no point and its interval no end on its side: `≥ +434` (all
 /// won), `≤ -434` (all lost), the one rendering of an unbounded encounter (issue 45).
 pub fn pair_elo(p: &PairwiseRow) -> String {
     let finite = |x: Option<f64>| x.filter(|v| v.is_finite());
@@ -284,10 +284,15 @@ pub fn pair_elo(p: &PairwiseRow) -> String {
             let Some(point) = finite(p.elo_penta.or(p.elo)) else {
                 return "–".to_string();
             };
-            match (finite(p.elo_low), finite(p.elo_high)) {
-                (Some(low), Some(high)) => {
-                    format!("{} [{}, {}]", signed(point), signed(low), signed(high))
-                }
+            // An end the data cannot bound (no pair won, say) shows as -∞ / +∞, never dropped:
+            // a bare point would read as an estimate with no uncertainty.
+            match (p.elo_low, p.elo_high) {
+                (Some(low), Some(high)) => format!(
+                    "{} [{}, {}]",
+                    signed(point),
+                    finite(Some(low)).map_or("-∞".into(), signed),
+                    finite(Some(high)).map_or("+∞".into(), signed)
+                ),
                 _ => signed(point),
             }
         }
@@ -654,5 +659,20 @@ mod tests {
                 assert!(rendered.contains(&won), "{rendered}");
             }
         }
+    }
+
+    #[test]
+    fn an_interval_open_on_one_side_shows_its_open_end() {
+        // Issue 47's second pass: 1-0-7 in four pairs (3 LL, 1 DD/WL) has a point and an upper end
+        // but no lower one, and printed a bare `-338`, as if no interval had been computed.
+        let mut row = sweep_row(4, false);
+        row.score_pct = Some(12.5);
+        row.elo_penta = Some(-338.0);
+        row.elo_low = Some(f64::NEG_INFINITY);
+        row.elo_high = Some(-71.2);
+        assert_eq!(pair_elo(&row), "-338 [-∞, -71]");
+        row.elo_low = Some(-600.0);
+        row.elo_high = Some(f64::INFINITY);
+        assert_eq!(pair_elo(&row), "-338 [-600, +∞]");
     }
 }

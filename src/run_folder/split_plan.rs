@@ -4,7 +4,9 @@
 //! - `plan.json`: the rules, the root position, the depth and the guess; every step rebuilds
 //!   the same split from it, and checks it did by the root and the number of subproblems;
 //! - `leaves/N.json`: one per solved subproblem, written whole under a temporary name, so a
-//!   killed or requeued shard resumes where it stopped;
+//!   killed or requeued shard resumes where it stopped; each names its plan (every rule
+//!   option, the root, the depth and a hash of the plan), and a leaf of another plan or with a
+//!   value no position of its seeds can have is refused with its path;
 //! - `result.json`: the merge's.
 
 use std::path::{Path, PathBuf};
@@ -32,8 +34,10 @@ pub struct PlanFile {
     pub root: String,
 }
 
-/// `leaves/N.json`: a subproblem's proven bounds, from its mover's view.
-#[derive(Debug, Serialize, Deserialize)]
+/// `leaves/N.json`: a subproblem's proven bounds, from its mover's view, and the plan it
+/// belongs to (filled in by [`Plan::write_leaf`]; absent in leaves of older arenas, which are
+/// refused).
+#[derive(Debug, Default, Serialize, Deserialize)]
 pub struct LeafResult {
     pub leaf: usize,
     pub key: String,
@@ -41,6 +45,17 @@ pub struct LeafResult {
     pub hi: i32,
     pub nodes: u64,
     pub secs: f64,
+    /// The plan's rules with every option spelled out ([`full_rules`]).
+    #[serde(default)]
+    pub rules: Option<String>,
+    /// The plan's root position (docs/position.md).
+    #[serde(default)]
+    pub root: Option<String>,
+    #[serde(default)]
+    pub depth: Option<usize>,
+    /// [`Plan::hash`] of the plan.
+    #[serde(default)]
+    pub plan: Option<String>,
 }
 
 /// A split solve's folder, its plan read and its split rebuilt.
@@ -58,10 +73,44 @@ pub fn key_hex(b: &SBoard) -> String {
     format!("{:032x}", b.key())
 }
 
-/// The solver board of `pos` and its store difference so far.
+/// The solver board of `pos` and its store difference so far, or why the solver does not
+/// value it.
 pub fn board(spec: &BoardSpec, pos: &Position) -> anyhow::Result<(SBoard, i32)> {
-    spec.board_of(pos.board())
-        .context("nothing to solve: the game is over, or `swap` is legal (pie rule)")
+    Ok(spec.solver_board(pos.board())?)
+}
+
+/// `rules` with every option written out, defaults included: what a leaf names, so that no
+/// two rulesets (nor a change of a default) can be mistaken for each other.
+pub fn full_rules(rules: &Ruleset) -> String {
+    let options: Vec<String> = rules
+        .kind()
+        .keys()
+        .iter()
+        .map(|&key| {
+            let value = match key {
+                "pits" | "holes" => rules.pits().to_string(),
+                "seeds" => rules.seeds().to_string(),
+                "sow_cap" => rules.sow_cap().to_string(),
+                "lap_cap" => rules.lap_cap().to_string(),
+                "empty_capture" => rules.empty_capture().to_string(),
+                "sweep" => format!("{:?}", rules.sweep()).to_lowercase(),
+                "end_on_no_move" => rules.end_on_no_move().to_string(),
+                "pie" => rules.pie().to_string(),
+                "first_extra_turn" => rules.first_extra_turn().to_string(),
+                other => format!("?{other}"),
+            };
+            format!("{key}={value}")
+        })
+        .collect();
+    format!("{}:{}", rules.kind(), options.join(","))
+}
+
+/// FNV-1a, 64 bits: a hash that every build and platform computes alike (the std hasher does
+/// not promise that).
+fn fnv1a(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 impl Plan {
@@ -77,6 +126,7 @@ impl Plan {
     ) -> anyhow::Result<Plan> {
         let spec = BoardSpec::from_ruleset(&rules).map_err(anyhow::Error::msg)?;
         let (root, _) = board(&spec, &position)?;
+        Split::check_size(&spec, root, depth)?;
         let split = Split::new(&spec, root, depth, guess);
         if dir.join("plan.json").exists() {
             bail!(
@@ -122,6 +172,8 @@ impl Plan {
         let position = Position::from_state(rules, &file.position)
             .with_context(|| format!("{}: position", path.display()))?;
         let (root, _) = board(&spec, &position)?;
+        Split::check_size(&spec, root, file.depth)
+            .with_context(|| format!("{}: depth {}", path.display(), file.depth))?;
         let split = Split::new(&spec, root, file.depth, file.guess);
         if key_hex(&root) != file.root || split.leaves.len() != file.leaves {
             bail!(
@@ -147,6 +199,60 @@ impl Plan {
         &self.dir
     }
 
+    /// The plan's hash: its full rules, root position, depth, guess, subproblem count and
+    /// root board, hex.
+    pub fn hash(&self) -> String {
+        let f = &self.file;
+        format!(
+            "{:016x}",
+            fnv1a(&format!(
+                "{}\n{}\n{}\n{:?}\n{}\n{}",
+                full_rules(&self.rules),
+                f.position,
+                f.depth,
+                f.guess,
+                f.leaves,
+                f.root
+            ))
+        )
+    }
+
+    /// Why a leaf's stamp does not name this plan: what differs (`None`: it names this plan).
+    fn foreign(&self, r: &LeafResult) -> Option<String> {
+        let (Some(rules), Some(root), Some(depth), Some(plan)) =
+            (&r.rules, &r.root, r.depth, &r.plan)
+        else {
+            return Some(
+                "it names no plan (written by an older arena, or by hand); delete it and run \
+                 its shard again"
+                    .into(),
+            );
+        };
+        let mine = full_rules(&self.rules);
+        let mut differs = Vec::new();
+        if *rules != mine {
+            differs.push(format!("rules {rules}, this plan's {mine}"));
+        }
+        if *root != self.file.position {
+            differs.push(format!("root {root}, this plan's {}", self.file.position));
+        }
+        if depth != self.file.depth {
+            differs.push(format!("depth {depth}, this plan's {}", self.file.depth));
+        }
+        if differs.is_empty() && *plan != self.hash() {
+            differs.push(format!(
+                "plan hash {plan}, this plan's {} (another guess or arena)",
+                self.hash()
+            ));
+        }
+        (!differs.is_empty()).then(|| {
+            format!(
+                "it belongs to another plan: {}; delete it and run its shard again",
+                differs.join("; ")
+            )
+        })
+    }
+
     fn leaf_path(&self, i: usize) -> PathBuf {
         self.dir.join("leaves").join(format!("{i}.json"))
     }
@@ -160,6 +266,28 @@ impl Plan {
         };
         let r: LeafResult = serde_json::from_str(&text)
             .with_context(|| format!("{}: not a subproblem's result", path.display()))?;
+        if let Some(why) = self.foreign(&r) {
+            bail!("{}: {why}", path.display());
+        }
+        // Every value lies within the seeds in the pits, and (when every seed ends in a store:
+        // `sweep=owner`) has their parity.
+        let seeds = leaf.board.seeds();
+        if r.lo > r.hi || r.lo < -seeds || r.hi > seeds {
+            bail!(
+                "{}: subproblem {i}: [{}, {}] cannot be true: every value of a position with {seeds} seeds in the pits lies within [-{seeds}, {seeds}]",
+                path.display(),
+                r.lo,
+                r.hi
+            );
+        }
+        if self.spec.sweep && r.lo == r.hi && (r.lo - seeds) % 2 != 0 {
+            bail!(
+                "{}: subproblem {i}: exact value {} has the wrong parity: with {seeds} seeds in the pits every value is {}",
+                path.display(),
+                r.lo,
+                if seeds % 2 == 0 { "even" } else { "odd" }
+            );
+        }
         if r.leaf != i || r.key != key_hex(&leaf.board) || !Split::decided(leaf, (r.lo, r.hi)) {
             bail!(
                 "{}: does not answer subproblem {i} of this plan (position {}, window ({}, {}))",
@@ -172,9 +300,21 @@ impl Plan {
         Ok(Some(r))
     }
 
-    /// Stores a solved leaf's result.
+    /// Stores a solved leaf's result, stamped with this plan.
     pub fn write_leaf(&self, r: &LeafResult) -> anyhow::Result<()> {
-        write_json(&self.leaf_path(r.leaf), r)
+        let stamped = LeafResult {
+            rules: Some(full_rules(&self.rules)),
+            root: Some(self.file.position.clone()),
+            depth: Some(self.file.depth),
+            plan: Some(self.hash()),
+            leaf: r.leaf,
+            key: r.key.clone(),
+            lo: r.lo,
+            hi: r.hi,
+            nodes: r.nodes,
+            secs: r.secs,
+        };
+        write_json(&self.leaf_path(r.leaf), &stamped)
     }
 
     /// Every leaf's stored bounds so far.
@@ -223,9 +363,24 @@ mod tests {
             hi: leaf.board.seeds(),
             nodes: 1,
             secs: 0.0,
+            ..LeafResult::default()
         };
         again.write_leaf(&good).unwrap();
         assert_eq!(again.results().unwrap()[0], Some((good.lo, good.hi)));
+        let (good_lo, good_hi) = (good.lo, good.hi);
+        // Another position's result, then bounds no position of the leaf's seeds can have.
+        let other = LeafResult {
+            key: key_hex(&again.split.leaves[1].board),
+            lo: good.lo,
+            hi: good.hi,
+            ..LeafResult::default()
+        };
+        again.write_leaf(&other).unwrap();
+        let err = again.read_leaf(0).unwrap_err().to_string();
+        assert!(
+            err.contains("0.json: does not answer subproblem 0"),
+            "{err}"
+        );
         let bad = LeafResult {
             lo: -99,
             hi: 99,
@@ -234,9 +389,15 @@ mod tests {
         again.write_leaf(&bad).unwrap();
         let err = again.read_leaf(0).unwrap_err().to_string();
         assert!(
-            err.contains("0.json: does not answer subproblem 0"),
+            err.contains("0.json: subproblem 0: [-99, 99] cannot be true"),
             "{err}"
         );
+        // A leaf written by another plan (or an older arena, unstamped) is refused by name.
+        let unstamped = serde_json::json!({"leaf": 0, "key": key_hex(&leaf.board),
+            "lo": good_lo, "hi": good_hi, "nodes": 1, "secs": 0.0});
+        std::fs::write(dir.join("leaves/0.json"), unstamped.to_string()).unwrap();
+        let err = again.read_leaf(0).unwrap_err().to_string();
+        assert!(err.contains("0.json: it names no plan"), "{err}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -8,7 +8,8 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 use super::live::{Progress, RunSetup, RunState, RunView};
-use crate::calibrate::{Calibration, Stop};
+use crate::calibrate::Calibration;
+use crate::report::calibration::outcome;
 use crate::report::html::{first_move_html, inline_svg, pairwise_html};
 use crate::report::plots::{
     render_svg, CalibrationPlot, MatchmakingPlot, MatrixPlot, Plot, PlotError, RatingsPlot,
@@ -514,9 +515,8 @@ pub fn calibration_curve(cal: Option<&Result<Calibration, String>>) -> String {
         h,
         "<p>{} {} games in {}, {} measured{}.</p>",
         match cal.stop {
-            Some(Stop::Converged) => "Finished: every target converged,",
-            Some(Stop::Budget) => "Finished: the budget was reached before every target converged,",
-            None => "So far (redrawn after every step):",
+            Some(_) => format!("Finished: {},", escape(&outcome(cal))),
+            None => "So far (redrawn after every step):".to_string(),
         },
         cal.games,
         count(cal.steps.len(), "step", "steps"),
@@ -539,13 +539,42 @@ pub fn calibration_curve(cal: Option<&Result<Calibration, String>>) -> String {
 /// A calibration page's matchmaking section (a calibration on a human scale, once it has
 /// ended): the humans' histogram with the level's reach, and the table.
 pub fn calibration_matchmaking(file: &MatchmakingFile) -> String {
+    use crate::report::calibration::{
+        matchmaking_reach, matchmaking_rows, matchmaking_sources, reference_source_once,
+    };
     let mut h = String::from("<h2>Matchmaking</h2>\n");
     h.push_str(&figure(Ok(MatchmakingPlot::new(file))));
+    // The sources once, in a paragraph that wraps (a rating's anchor list is long), and the
+    // table as a table, whose level names wrap rather than run off the page (#47).
+    let (humans, _) = matchmaking_sources(file);
+    let reference = reference_source_once(file);
     let _ = writeln!(
         h,
-        "<pre>{}</pre>",
-        escape(&crate::report::calibration::matchmaking_text(file))
+        "<p class=\"sources\">{}<br>{}</p>",
+        escape(&humans),
+        escape(&reference)
     );
+    let (header, rows) = matchmaking_rows(file);
+    let cell = |tag: &str, c: usize, text: &str| {
+        let class = if c == 2 { " class=\"name\"" } else { "" };
+        format!("<{tag}{class}>{}</{tag}>", escape(text))
+    };
+    h.push_str("<table class=\"matchmaking\">\n<tr>");
+    for (c, t) in header.iter().enumerate() {
+        h.push_str(&cell("th", c, t));
+    }
+    h.push_str("</tr>\n");
+    for row in &rows {
+        h.push_str("<tr>");
+        for (c, t) in row.iter().enumerate() {
+            h.push_str(&cell("td", c, t));
+        }
+        h.push_str("</tr>\n");
+    }
+    h.push_str("</table>\n");
+    for reach in matchmaking_reach(file) {
+        let _ = writeln!(h, "<p>{}</p>", escape(&reach));
+    }
     h
 }
 

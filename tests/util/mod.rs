@@ -68,6 +68,13 @@ pub fn misbehave() -> String {
         .to_string()
 }
 
+/// The temporary folder of every `arena` the tests start (`TMPDIR`): inside the target folder,
+/// so that what the arena keeps there on purpose (check-bot's transcripts, named in its output)
+/// does not pile up in the system's temporary folder over many suite runs.
+pub fn arena_tmp() -> &'static str {
+    env!("CARGO_TARGET_TMPDIR")
+}
+
 /// Runs `arena ARGS...` and returns its output.
 pub fn arena(args: &[&str]) -> Output {
     arena_env(args, &[])
@@ -78,6 +85,7 @@ pub fn arena_env(args: &[&str], env: &[(&str, &Path)]) -> Output {
     bin_dir();
     Command::new(env!("CARGO_BIN_EXE_arena"))
         .args(args)
+        .env("TMPDIR", arena_tmp())
         .envs(env.iter().copied())
         .output()
         .expect("run arena")
@@ -305,4 +313,25 @@ pub fn run_words(out: &Path, extra: &[&str], bots: &[Vec<String>]) -> Vec<String
         words.extend(b.iter().cloned());
     }
     words
+}
+
+/// The site's scale: `arena rate site.pgn --loose-anchors loose.csv --prior 0` (Ordo's setting)
+/// of the shared anchors fixture, written into `dir/site-ratings` (well under a second).
+pub fn site_scale(dir: &Dir) -> PathBuf {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/ratings-anchors");
+    let out = dir.join("site-ratings");
+    arena_ok(&[
+        "rate",
+        &fixture.join("site.pgn").display().to_string(),
+        "--loose-anchors",
+        &fixture.join("loose.csv").display().to_string(),
+        "--prior",
+        "0",
+        "--bootstrap",
+        "0",
+        "--no-png",
+        "--out",
+        &out.display().to_string(),
+    ]);
+    out
 }

@@ -10,7 +10,7 @@
 //! numbering), the other bytes stay 0. Passing the turn swaps the two halves, i.e. rotates the
 //! `u128` key by 64 bits. The test module checks this board against the rules engine sow by sow.
 
-use mancala_rules::{Board, GameKind, Ruleset, Sweep};
+use mancala_rules::{Board, GameKind, Ruleset, Sweep, DEFAULT_SOW_CAP};
 
 /// The Kalah rules that matter to the solver (pits per side and the variants). Seeds per pit do
 /// not matter: the value of a position only depends on its pits.
@@ -33,27 +33,80 @@ pub fn plausible(spec: &BoardSpec, seeds: i32, value: i32) -> bool {
     value.abs() <= seeds && (!spec.sweep || (value - seeds) & 1 == 0)
 }
 
+/// The most seeds a position the solver values may hold in its pits: every value and bound
+/// lies in `[-seeds, +seeds]` and is kept in one signed byte (the TT, the value cache, the
+/// databases), so 127. Only Kalah(8,8) (128 seeds) has positions above it.
+pub const MAX_SEEDS: i32 = i8::MAX as i32;
+
+/// Why the solver refuses a ruleset or a position: a rule it does not model, named in a
+/// sentence. Why refuse: a value computed under other rules than the game's would be printed,
+/// cached and played as proven.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unsupported(pub String);
+
+impl std::fmt::Display for Unsupported {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Unsupported {}
+
+/// The one check every user of the solver goes through (via [`BoardSpec::from_ruleset`]):
+/// `Ok` when the solver's values are the game's under `r`, else the rule it does not model.
+pub fn check_rules(r: &Ruleset) -> Result<(), Unsupported> {
+    let no = |s: String| Err(Unsupported(s));
+    if r.kind() != GameKind::Kalah {
+        return no(format!(
+            "the solver only solves Kalah, not {} (bots fall back to alpha-beta)",
+            r.kind()
+        ));
+    }
+    if r.pits() > 8 {
+        return no("the solver supports at most 8 pits per side".into());
+    }
+    if r.pie() {
+        return no(format!(
+            "the solver does not model the pie rule (`pie=true` in {r}): the second player's \
+             swap after the first turn is not in its values"
+        ));
+    }
+    if r.sow_cap() < DEFAULT_SOW_CAP {
+        return no(format!(
+            "the solver does not model a sow cap below {DEFAULT_SOW_CAP} (`sow_cap={}` in {r}): \
+             its values assume the game ends by the rules, never by the cap",
+            r.sow_cap()
+        ));
+    }
+    Ok(())
+}
+
 impl BoardSpec {
-    /// The solver's view of a ruleset, or why it cannot solve it. The sow cap is ignored (Kalah
-    /// games are finite and far shorter than the default cap of 400 sows: every sow either puts
-    /// a seed into a store or moves seeds toward the mover's store), and the pie rule is handled
-    /// per position (a position where `swap` is legal is refused, see [`BoardSpec::board_of`]).
-    pub fn from_ruleset(r: &Ruleset) -> Result<BoardSpec, String> {
-        if r.kind() != GameKind::Kalah {
-            return Err(format!(
-                "the solver only solves Kalah, not {} (bots fall back to alpha-beta)",
-                r.kind()
-            ));
-        }
-        if r.pits() > 8 {
-            return Err("the solver supports at most 8 pits per side".into());
-        }
+    /// The solver's view of a ruleset, or the rule it does not model ([`check_rules`]). A sow
+    /// cap of 400 or more is taken as never reached (Kalah games are finite and, for the
+    /// supported sizes, far shorter), and the rule `first_extra_turn=false` is handled per
+    /// position ([`BoardSpec::board_of`]).
+    pub fn from_ruleset(r: &Ruleset) -> Result<BoardSpec, Unsupported> {
+        check_rules(r)?;
         Ok(BoardSpec {
             pits: r.pits(),
             empty_capture: r.empty_capture(),
             sweep: r.sweep() == Sweep::Owner,
             end_on_no_move: r.end_on_no_move(),
         })
+    }
+
+    /// Whether the solver values `b`: at most [`MAX_SEEDS`] seeds in its pits, else a sentence
+    /// saying why not.
+    pub fn check_board(b: &SBoard) -> Result<(), Unsupported> {
+        if b.seeds() > MAX_SEEDS {
+            return Err(Unsupported(format!(
+                "the solver values positions with at most {MAX_SEEDS} seeds in the pits (its \
+                 values are kept in one signed byte); this one has {}",
+                b.seeds()
+            )));
+        }
+        Ok(())
     }
 
     /// A short file-name-safe tag, used for database file names.
@@ -65,23 +118,43 @@ impl BoardSpec {
     }
 
     /// The solver board of a rules-engine board, with the store difference so far from the
-    /// mover's view. `None` when the game is over, `swap` is legal (pie rule) or the first sow
-    /// earns no extra turn (`first_extra_turn=false`): the solver only values ordinary positions.
+    /// mover's view. `None` when the game is over, `swap` is legal (pie rule), the first sow
+    /// earns no extra turn (`first_extra_turn=false`) or the pits hold more than
+    /// [`MAX_SEEDS`]: the solver only values ordinary positions ([`BoardSpec::solver_board`]
+    /// says why not).
     pub fn board_of(&self, b: &Board) -> Option<(SBoard, i32)> {
-        let side = b.to_move()?;
+        self.solver_board(b).ok()
+    }
+
+    /// [`BoardSpec::board_of`], or a sentence saying why the solver does not value `b`.
+    pub fn solver_board(&self, b: &Board) -> Result<(SBoard, i32), Unsupported> {
+        let no = |s: &str| Err(Unsupported(s.into()));
+        let Some(side) = b.to_move() else {
+            return no("nothing to solve: the game is over");
+        };
         if b.legal_moves().contains(&mancala_rules::Move::Swap) {
-            return None;
+            return no("the solver does not value a position where `swap` is legal (pie rule)");
         }
         // With `first_extra_turn=false` the game's first sow follows another rule than the
         // solver's; every later position is an ordinary one.
         if b.sows() == 0 && !b.ruleset().first_extra_turn() {
-            return None;
+            return no(
+                "the solver does not value the first sow under `first_extra_turn=false`; \
+                 play it and solve the position after it",
+            );
         }
+        let (board, diff) = self.pits_of(b, side);
+        BoardSpec::check_board(&board)?;
+        Ok((board, diff))
+    }
+
+    /// The pits of `b` from `side`'s view and its store difference, unchecked.
+    fn pits_of(&self, b: &Board, side: mancala_rules::Side) -> (SBoard, i32) {
         let mut c = [0u8; 16];
         c[..self.pits].copy_from_slice(b.pits(side));
         c[8..8 + self.pits].copy_from_slice(b.pits(side.other()));
         let diff = b.store(side) as i32 - b.store(side.other()) as i32;
-        Some((SBoard { c }, diff))
+        (SBoard { c }, diff)
     }
 
     /// The start position of Kalah(pits, seeds).
@@ -262,8 +335,9 @@ mod tests {
         for _ in 0..games {
             let mut pos = Position::new(ruleset);
             while !pos.is_over() {
-                let (sb, diff) = spec.board_of(pos.board()).unwrap();
+                // Unchecked: the sows of Kalah(8,8) hold 128 seeds, more than values may.
                 let mover = pos.to_move().unwrap();
+                let (sb, diff) = spec.pits_of(pos.board(), mover);
                 let moves = pos.legal_moves();
                 let mv = moves[rng.gen_range(0..moves.len())];
                 let Move::Pit(k) = mv else { unreachable!() };
@@ -275,7 +349,7 @@ mod tests {
                 if !sow.over {
                     let next = pos.to_move().unwrap();
                     assert_eq!(sow.extra, next == mover);
-                    let (nb, _) = spec.board_of(pos.board()).unwrap();
+                    let (nb, _) = spec.pits_of(pos.board(), next);
                     assert_eq!(sow.next, nb, "{rules}: pits after {mv}");
                 }
             }
@@ -297,6 +371,41 @@ mod tests {
         ] {
             cross_check(rules, 200);
         }
+    }
+
+    /// The one check every user of the solver goes through: rules it does not model are
+    /// refused with a sentence naming the rule, and so are positions whose values do not fit
+    /// its value type (Kalah(8,8) with all 128 seeds in the pits).
+    #[test]
+    fn unmodelled_rules_and_boards_are_refused_by_name() {
+        let refused = |rules: &str| {
+            let r: Ruleset = rules.parse().unwrap();
+            BoardSpec::from_ruleset(&r).unwrap_err().to_string()
+        };
+        assert!(refused("kalah:pits=4,seeds=2,pie=true").contains("pie rule (`pie=true`"));
+        assert!(refused("kalah:pits=4,seeds=2,sow_cap=1").contains("sow cap below 400"));
+        assert!(refused("oware").contains("only solves Kalah"));
+        for ok in [
+            "kalah:sow_cap=400",
+            "kalah:sow_cap=1000",
+            "kalah:pits=8,seeds=8",
+        ] {
+            let r: Ruleset = ok.parse().unwrap();
+            assert!(check_rules(&r).is_ok(), "{ok}");
+        }
+        let r = Ruleset::kalah(8, 8);
+        let spec = BoardSpec::from_ruleset(&r).unwrap();
+        let full = Board::new(r);
+        let why = spec.solver_board(&full).unwrap_err().to_string();
+        assert!(
+            why.contains("at most 127 seeds") && why.contains("has 128"),
+            "{why}"
+        );
+        assert!(spec.board_of(&full).is_none());
+        let mut c = [0u8; 16];
+        c[..8].fill(15);
+        c[8] = 7;
+        assert_eq!(BoardSpec::check_board(&SBoard { c }), Ok(()));
     }
 
     #[test]

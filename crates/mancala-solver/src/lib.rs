@@ -26,7 +26,7 @@ pub mod split;
 pub mod values;
 
 pub use auto::{Machine, Purpose, Setup};
-pub use board::{BoardSpec, SBoard, Sow};
+pub use board::{check_rules, BoardSpec, SBoard, Sow, Unsupported, MAX_SEEDS};
 pub use db::Db;
 pub use open::{open, Opening};
 pub use search::Solver;

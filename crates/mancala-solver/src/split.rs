@@ -242,6 +242,160 @@ impl Split {
     }
 }
 
+/// Most subproblems a split may have: each is a result file in the plan folder, and every step
+/// rebuilds the whole split and reads the folder's results.
+pub const MAX_LEAVES: u64 = 100_000;
+
+/// Most memory a split's tree may take (bytes): interior nodes at [`NODE_BYTES`], leaves at
+/// [`LEAF_BYTES`].
+pub const MAX_SPLIT_BYTES: u64 = 1 << 30;
+
+/// Bytes an interior node of the split holds: its edge list (a vector grown to 8 edges of 24
+/// bytes, with the allocator's header) and its slot in the node list.
+pub const NODE_BYTES: u64 = 256;
+
+/// Bytes a leaf holds: the [`Leaf`], its entry in the transposition index and their growth.
+pub const LEAF_BYTES: u64 = 100;
+
+/// The size of a split, counted before it is made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SplitSize {
+    /// Subproblems: distinct positions `depth` sows below the root.
+    pub leaves: u64,
+    /// Interior nodes: the paths shorter than `depth` (the split tree is not merged above its
+    /// leaves).
+    pub nodes: u64,
+}
+
+impl SplitSize {
+    /// Memory the split's tree takes (bytes, from [`NODE_BYTES`] and [`LEAF_BYTES`]).
+    pub fn bytes(&self) -> u64 {
+        self.nodes
+            .saturating_mul(NODE_BYTES)
+            .saturating_add(self.leaves.saturating_mul(LEAF_BYTES))
+    }
+
+    fn fits(&self) -> bool {
+        self.leaves <= MAX_LEAVES && self.bytes() <= MAX_SPLIT_BYTES
+    }
+}
+
+/// A split too large to make: what it would hold, and the largest depth that fits.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TooBig {
+    pub depth: usize,
+    /// The deepest level counted whole, and its size; the count stopped at the next level.
+    pub counted: usize,
+    pub size: SplitSize,
+    /// Whether the level `counted` was counted whole (else it stopped past [`MAX_LEAVES`]).
+    pub whole: bool,
+    /// The subproblems `depth` sows deep, extrapolated from the growth of the counted levels
+    /// (a lower bound when the count stopped at `depth` itself).
+    pub leaves_about: u64,
+    /// The largest depth whose split fits (0: the unsplit root).
+    pub fits: usize,
+}
+
+impl std::fmt::Display for TooBig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "--split {}: a split {} sows deep would have ",
+            self.depth, self.depth
+        )?;
+        if self.counted == self.depth {
+            if self.whole {
+                write!(f, "{} subproblems", self.size.leaves)?;
+            } else {
+                write!(f, "more than {MAX_LEAVES} subproblems")?;
+            }
+        } else {
+            let more = if self.whole { "" } else { "more than " };
+            let already = if self.whole {
+                self.size.leaves
+            } else {
+                MAX_LEAVES
+            };
+            write!(
+                f,
+                "about {:.1e} subproblems ({more}{already} already {} sows deep)",
+                self.leaves_about as f64, self.counted
+            )?;
+        }
+        write!(
+            f,
+            "; a plan holds at most {MAX_LEAVES} subproblems and {} MiB of split tree; \
+             the largest depth that fits is {}",
+            MAX_SPLIT_BYTES >> 20,
+            self.fits
+        )
+    }
+}
+
+impl std::error::Error for TooBig {}
+
+impl Split {
+    /// Counts the split of `root` `depth` sows deep without making it, level by level over
+    /// distinct positions with their number of paths (so in the memory of one level, itself
+    /// bounded by [`MAX_LEAVES`]), and refuses one that would not fit. Why: the tree grows
+    /// about sixfold a sow, and making a split of depth 12 took 3 GiB before saying anything.
+    pub fn check_size(spec: &BoardSpec, root: SBoard, depth: usize) -> Result<SplitSize, TooBig> {
+        let mut level: HashMap<u128, u64> = HashMap::from([(root.key(), 1)]);
+        let mut nodes = 0u64;
+        let mut fits = 0;
+        let mut counts: Vec<u64> = vec![1];
+        for d in 1..=depth {
+            // Every path to a position of the level above is an interior node of the tree.
+            nodes = nodes.saturating_add(level.values().sum::<u64>());
+            let mut next: HashMap<u128, u64> = HashMap::new();
+            let mut stopped = false;
+            'level: for (&key, &paths) in &level {
+                let b = SBoard::from_key(key);
+                for i in 0..spec.pits {
+                    if b.c[i] == 0 {
+                        continue;
+                    }
+                    let s = b.sow(spec, i);
+                    if s.over {
+                        continue;
+                    }
+                    let n = next.entry(s.next.key()).or_insert(0);
+                    *n = n.saturating_add(paths);
+                    if next.len() as u64 > MAX_LEAVES {
+                        stopped = true;
+                        break 'level;
+                    }
+                }
+            }
+            let size = SplitSize {
+                leaves: next.len() as u64,
+                nodes,
+            };
+            if stopped || !size.fits() {
+                // The growth of the last whole levels, carried on to `depth`.
+                let (last, before) = (size.leaves as f64, counts[counts.len() - 1] as f64);
+                let growth = (last / before.max(1.0)).max(1.0);
+                let about = last * growth.powi((depth - d) as i32);
+                return Err(TooBig {
+                    depth,
+                    counted: d,
+                    size,
+                    whole: !stopped,
+                    leaves_about: about.min(u64::MAX as f64) as u64,
+                    fits,
+                });
+            }
+            counts.push(size.leaves);
+            fits = d;
+            level = next;
+        }
+        Ok(SplitSize {
+            leaves: level.len() as u64,
+            nodes,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -306,6 +460,33 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// The count made before a split agrees with the split it counts, and a split too large
+    /// is refused with its size and the largest depth that fits (Kalah(6,4): 6, 35 and 185
+    /// subproblems at depths 1–3, docs/solved.md).
+    #[test]
+    fn a_split_is_counted_before_it_is_made() {
+        let sp = spec("kalah");
+        let root = sp.start(4);
+        for depth in 0..=4 {
+            let size = Split::check_size(&sp, root, depth).unwrap();
+            let split = Split::new(&sp, root, depth, Some(8));
+            assert_eq!(size.leaves, split.leaves.len() as u64, "depth {depth}");
+            assert_eq!(size.nodes, split.nodes.len() as u64, "depth {depth}");
+        }
+        let leaves = |d| Split::check_size(&sp, root, d).unwrap().leaves;
+        assert_eq!((leaves(1), leaves(2), leaves(3)), (6, 35, 185));
+        let err = Split::check_size(&sp, root, 12).unwrap_err();
+        assert!(err.fits >= 3 && err.fits < 12, "{err:?}");
+        assert!(Split::check_size(&sp, root, err.fits).is_ok());
+        assert!(err.leaves_about > MAX_LEAVES, "{err:?}");
+        let text = err.to_string();
+        assert!(
+            text.starts_with("--split 12: a split 12 sows deep would have about ")
+                && text.contains(&format!("the largest depth that fits is {}", err.fits)),
+            "{text}"
+        );
     }
 
     #[test]

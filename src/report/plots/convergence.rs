@@ -6,7 +6,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::{
-    colour, finite_range, font, padded, short, with_side_legend, Drawn, HouseStyle, Plot,
+    finite_range, font, padded, short, with_side_legend, Drawn, HouseStyle, Palette, Plot,
     PlotError, GREY,
 };
 use crate::rating::RatedGame;
@@ -132,9 +132,10 @@ impl Plot for ConvergencePlot {
         };
         let (lo, hi) = padded(lo, hi);
         let titled = area.titled("Rating convergence", font(24.0)).drawn()?;
-        let entries: Vec<(String, RGBColor)> = (self.names.iter().zip(&self.series).enumerate())
-            .filter(|(_, (_, series))| !series.is_empty())
-            .map(|(i, (name, _))| (short(name, 20), colour(i)))
+        let palette = Palette::new(&self.names);
+        let entries: Vec<(String, RGBColor)> = (self.names.iter().zip(&self.series))
+            .filter(|(_, series)| !series.is_empty())
+            .map(|(name, _)| (short(name, 20), palette.of(name)))
             .collect();
         let plot = with_side_legend(&titled, &entries)?;
         let mut chart = ChartBuilder::on(&plot)
@@ -158,11 +159,11 @@ impl Plot for ConvergencePlot {
             )))
             .drawn()?;
         let clip = |v: f64| v.clamp(lo, hi);
-        for (i, series) in self.series.iter().enumerate() {
+        for (name, series) in self.names.iter().zip(&self.series) {
             if series.is_empty() {
                 continue;
             }
-            let c = colour(i);
+            let c = palette.of(name);
             let mut band: Vec<(usize, f64)> =
                 series.iter().map(|p| (p.games, clip(p.high))).collect();
             band.extend(series.iter().rev().map(|p| (p.games, clip(p.low))));

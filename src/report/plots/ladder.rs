@@ -6,7 +6,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::{
-    colour, finite_range, font, padded, short, with_side_legend, Drawn, HouseStyle, Plot,
+    finite_range, font, padded, short, with_side_legend, Drawn, HouseStyle, Palette, Plot,
     PlotError, GREY,
 };
 use crate::rating::ladder::LadderTrack;
@@ -58,9 +58,10 @@ impl Plot for LadderPlot {
         let titled = area
             .titled(&format!("Site ladder (K = {})", self.k), font(24.0))
             .drawn()?;
-        let entries: Vec<(String, RGBColor)> = (self.names.iter().zip(&self.tracks).enumerate())
-            .filter(|(_, (_, track))| !track.is_empty())
-            .map(|(i, (name, _))| (short(name, 20), colour(i)))
+        let palette = Palette::new(&self.names);
+        let entries: Vec<(String, RGBColor)> = (self.names.iter().zip(&self.tracks))
+            .filter(|(_, track)| !track.is_empty())
+            .map(|(name, _)| (short(name, 20), palette.of(name)))
             .collect();
         let plot = with_side_legend(&titled, &entries)?;
         let mut chart = ChartBuilder::on(&plot)
@@ -83,11 +84,11 @@ impl Plot for LadderPlot {
                 GREY.stroke_width(1),
             )))
             .drawn()?;
-        for (i, track) in self.tracks.iter().enumerate() {
+        for (name, track) in self.names.iter().zip(&self.tracks) {
             if track.is_empty() {
                 continue;
             }
-            let c = colour(i);
+            let c = palette.of(name);
             chart
                 .draw_series(LineSeries::new(
                     track

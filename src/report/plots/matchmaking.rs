@@ -7,7 +7,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::{colour, font, Drawn, HouseStyle, Plot, PlotError, GREY};
+use super::{colour, font, whole_labels, Drawn, HouseStyle, Plot, PlotError, GREY};
 use crate::run_folder::calibration::MatchmakingFile;
 
 /// The figure's data.
@@ -92,6 +92,7 @@ impl Plot for MatchmakingPlot {
             .configure_mesh()
             .x_desc("Elo (the humans' scale)")
             .y_desc("humans")
+            .y_labels(whole_labels(top))
             .y_label_formatter(&|y| format!("{y:.0}"))
             .house_style()
             .draw()
@@ -114,15 +115,16 @@ impl Plot for MatchmakingPlot {
                     c.stroke_width(4),
                 )))
                 .drawn()?;
-            chart
-                .draw_series(std::iter::once(
-                    EmptyElement::at((*lo, y))
-                        + Text::new(
-                            format!("{name}: {:.0}% of humans", 100.0 * share),
-                            (4, -6),
-                            font(14.0).pos(Pos::new(HPos::Left, VPos::Bottom)),
-                        ),
-                ))
+            // The label starts at the span's left end unless it would run off the plot's right
+            // edge (a long level name over the top brackets, #47): then it ends there.
+            let label = format!("{name}: {:.0}% of humans", 100.0 * share);
+            let style = font(14.0).pos(Pos::new(HPos::Left, VPos::Bottom));
+            let (w, _) = area.estimate_text_size(&label, &style).drawn()?;
+            let (x, py) = chart.backend_coord(&(*lo, y));
+            let right = chart.plotting_area().get_pixel_range().0.end;
+            let (bx, by) = area.get_base_pixel();
+            let x = (x + 4).min(right - w as i32).max(bx);
+            area.draw(&Text::new(label, (x - bx, py - 6 - by), style))
                 .drawn()?;
         }
         let bar = colour(6);
@@ -202,5 +204,94 @@ mod tests {
         let svg = super::super::render_svg(&plot).unwrap();
         assert!(svg.contains("Levels over the site") && svg.contains("alphabeta: 67% of humans"));
         assert!(svg.contains("<rect"));
+    }
+
+    /// A plot like the site's: brackets of at most four humans and one level with a long name
+    /// reaching the top brackets.
+    fn site_like() -> MatchmakingPlot {
+        let counts = [1, 0, 1, 2, 0, 1, 2, 2, 4, 4, 1, 2, 2, 3, 1, 0, 1, 1, 1, 1];
+        MatchmakingPlot {
+            brackets: counts
+                .iter()
+                .enumerate()
+                .map(|(i, &n)| (700.0 + 50.0 * i as f64, 750.0 + 50.0 * i as f64, n))
+                .collect(),
+            levels: vec![(
+                "mancala-alphabeta Level=normal".to_string(),
+                1429.0,
+                1595.0,
+                0.07,
+            )],
+            targets: vec![1100.0, 1500.0],
+            humans: counts.iter().sum(),
+        }
+    }
+
+    /// The `<text>` elements of `svg`: (x, text-anchor, font size, text).
+    fn texts(svg: &str) -> Vec<(f64, String, f64, String)> {
+        let attr = |line: &str, name: &str| -> String {
+            let start = line.find(&format!(" {name}=\"")).expect(name) + name.len() + 3;
+            let rest = &line[start..];
+            rest[..rest.find('"').unwrap()].to_string()
+        };
+        let lines: Vec<&str> = svg.lines().collect();
+        lines
+            .windows(2)
+            .filter(|w| w[0].trim_start().starts_with("<text "))
+            .map(|w| {
+                (
+                    attr(w[0], "x").parse().unwrap(),
+                    attr(w[0], "text-anchor"),
+                    attr(w[0], "font-size").parse().unwrap(),
+                    w[1].trim().to_string(),
+                )
+            })
+            .collect()
+    }
+
+    /// #47: the humans axis read `0,0,1,1,2,2,2,3,4,4,4` (half steps printed without
+    /// decimals); a count axis has whole, distinct ticks.
+    #[test]
+    fn the_humans_axis_has_whole_distinct_ticks() {
+        let svg = super::super::render_svg(&site_like()).unwrap();
+        // The y axis's labels are the right-aligned numbers.
+        let ticks: Vec<String> = texts(&svg)
+            .into_iter()
+            .filter(|t| t.1 == "end" && t.3.parse::<f64>().is_ok())
+            .map(|t| t.3)
+            .collect();
+        assert!(ticks.len() >= 3, "{ticks:?}");
+        let mut distinct = ticks.clone();
+        distinct.sort();
+        distinct.dedup();
+        assert_eq!(distinct.len(), ticks.len(), "repeated ticks: {ticks:?}");
+        for t in &ticks {
+            let v: f64 = t.parse().unwrap();
+            assert!(v.fract() == 0.0 && !t.contains('.'), "not whole: {ticks:?}");
+        }
+    }
+
+    /// #47: a long level name ran off the figure's right edge; its label is whole and inside.
+    #[test]
+    fn a_long_level_name_is_drawn_whole_inside_the_figure() {
+        let plot = site_like();
+        let (width, _) = plot.size();
+        let svg = super::super::render_svg(&plot).unwrap();
+        let (x, anchor, size, text) = texts(&svg)
+            .into_iter()
+            .find(|t| t.3.contains("mancala-alphabeta"))
+            .expect("the level's label");
+        assert!(text.starts_with("mancala-alphabeta Level=normal"), "{text}");
+        // DejaVu Sans averages well under 0.62 em a character.
+        let w = 0.62 * size * text.chars().count() as f64;
+        let (left, right) = match anchor.as_str() {
+            "start" => (x, x + w),
+            "end" => (x - w, x),
+            _ => (x - w / 2.0, x + w / 2.0),
+        };
+        assert!(
+            left >= 0.0 && right <= f64::from(width),
+            "`{text}` spans {left:.0}..{right:.0} of 0..{width}"
+        );
     }
 }

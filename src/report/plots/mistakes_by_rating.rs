@@ -7,7 +7,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::{colour, font, padded, short, Drawn, HouseStyle, Plot, PlotError, GREY};
+use super::{font, padded, short, Drawn, HouseStyle, Palette, Plot, PlotError, GREY};
 use crate::run_folder::analysis::BracketRow;
 
 /// The rows of `analysis-brackets.csv` that have proven sows.
@@ -15,6 +15,9 @@ use crate::run_folder::analysis::BracketRow;
 pub struct MistakesByRatingPlot {
     pub brackets: Vec<BracketRow>,
     pub levels: Vec<BracketRow>,
+    /// The levels' colours: the run's, where the levels are a folder's players
+    /// ([`MistakesByRatingPlot::with_palette`]), else from the levels' names.
+    pub palette: Palette,
 }
 
 impl MistakesByRatingPlot {
@@ -27,7 +30,18 @@ impl MistakesByRatingPlot {
                 "no rated player has a proven sow (no Elo tags, or no ratings)".into(),
             ));
         }
-        Ok(MistakesByRatingPlot { brackets, levels })
+        let palette = Palette::new(levels.iter().map(|l| l.group.as_str()));
+        Ok(MistakesByRatingPlot {
+            brackets,
+            levels,
+            palette,
+        })
+    }
+
+    /// Colours the levels as every other figure of the run colours its players.
+    pub fn with_palette(mut self, palette: Palette) -> Self {
+        self.palette = palette;
+        self
     }
 
     /// One panel: `y` of each row against its rating.
@@ -81,13 +95,17 @@ impl MistakesByRatingPlot {
                     .drawn()?;
             }
         }
+        let level_colour = |r: &BracketRow| self.palette.of(&r.group);
         for (rows, colour_of) in [
-            (&self.brackets, &(|_| GREY) as &dyn Fn(usize) -> RGBColor),
-            (&self.levels, &colour),
+            (
+                &self.brackets,
+                &(|_: &BracketRow| GREY) as &dyn Fn(&BracketRow) -> RGBColor,
+            ),
+            (&self.levels, &level_colour),
         ] {
-            for (i, r) in rows.iter().enumerate() {
+            for r in rows.iter() {
                 let (v, lo, hi) = y(r);
-                let c = colour_of(i);
+                let c = colour_of(r);
                 chart
                     .draw_series(std::iter::once(PathElement::new(
                         vec![(r.rating, lo), (r.rating, hi)],

@@ -178,6 +178,56 @@ pub fn colour(i: usize) -> RGBColor {
     PALETTE[i % PALETTE.len()]
 }
 
+/// One colour per player for every figure of a run (#47): the player's place in the run's
+/// player list sorted by name. The forest plot lists players best first, the ladder and the
+/// convergence in the run's order, the think times only those with times: colouring by place
+/// in each figure's own list gave one player several colours.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Palette {
+    sorted: Vec<String>,
+}
+
+impl Palette {
+    /// The palette of a run whose players are `players` (in any order).
+    pub fn new<S: AsRef<str>>(players: impl IntoIterator<Item = S>) -> Palette {
+        let mut sorted: Vec<String> = players
+            .into_iter()
+            .map(|p| p.as_ref().to_string())
+            .collect();
+        sorted.sort();
+        sorted.dedup();
+        Palette { sorted }
+    }
+
+    /// Every player with its colour, by name.
+    pub fn entries(&self) -> impl Iterator<Item = (&str, RGBColor)> {
+        self.sorted
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.as_str(), colour(i)))
+    }
+
+    /// `name`'s colour; grey for a name that is not one of the run's players.
+    pub fn of(&self, name: &str) -> RGBColor {
+        match self.sorted.binary_search_by(|n| n.as_str().cmp(name)) {
+            Ok(i) => colour(i),
+            Err(_) => GREY,
+        }
+    }
+}
+
+/// How many labels an axis of whole numbers (counts) from 0 to `top` asks plotters for: no
+/// more than the whole numbers on it, so that its steps (1, 2 or 5 × 10^k) are whole and no
+/// two labels round to one number (#47: the humans axis read `0,0,1,1,2,2,2,3,4,4,4`).
+pub(crate) fn whole_labels(top: f64) -> usize {
+    let whole = if top.is_finite() && top > 0.0 {
+        top.floor() as usize
+    } else {
+        0
+    };
+    (whole + 1).clamp(2, 10)
+}
+
 /// Grey for reference lines.
 pub const GREY: RGBColor = RGBColor(0x88, 0x88, 0x88);
 
@@ -330,6 +380,149 @@ pub(crate) mod tests {
                 "legend entry {name} at x = {x} is not right of the lines' ends (x = {rightmost})"
             );
         }
+    }
+
+    /// The value of attribute `name` on an SVG element's line.
+    fn attr(line: &str, name: &str) -> Option<String> {
+        let start = line.find(&format!(" {name}=\""))? + name.len() + 3;
+        let rest = &line[start..];
+        Some(rest[..rest.find('"')?].to_string())
+    }
+
+    /// The `<text>` line whose text is `name` (plotters writes the tag, the text and `</text>`
+    /// on three lines).
+    fn label<'a>(lines: &[&'a str], name: &str) -> (usize, &'a str) {
+        lines
+            .windows(2)
+            .enumerate()
+            .find(|(_, w)| w[0].trim_start().starts_with("<text ") && w[1].trim() == name)
+            .map(|(i, w)| (i, w[0]))
+            .unwrap_or_else(|| panic!("no label {name}"))
+    }
+
+    /// `name`'s colour in a figure with a side legend: the stroke of the swatch (a two-point
+    /// line) just before its entry.
+    pub(crate) fn legend_colour(svg: &str, name: &str) -> String {
+        let lines: Vec<&str> = svg.lines().collect();
+        let (i, _) = label(&lines, name);
+        lines[..i]
+            .iter()
+            .rev()
+            .find(|l| {
+                l.trim_start().starts_with("<polyline ")
+                    && attr(l, "points").is_some_and(|p| p.split_whitespace().count() == 2)
+            })
+            .and_then(|l| attr(l, "stroke"))
+            .unwrap_or_else(|| panic!("no swatch for {name}"))
+    }
+
+    /// `name`'s colour in a figure with a row per player: the fill of the `tag` element (a
+    /// ratings dot, a think-time box) nearest to the row's label.
+    pub(crate) fn row_colour(svg: &str, name: &str, tag: &str) -> String {
+        let lines: Vec<&str> = svg.lines().collect();
+        let (_, text) = label(&lines, name);
+        let y: f64 = attr(text, "y").and_then(|v| v.parse().ok()).expect("y");
+        let centre = |l: &str| -> Option<f64> {
+            match tag {
+                "circle" => attr(l, "cy")?.parse().ok(),
+                _ => Some(
+                    attr(l, "y")?.parse::<f64>().ok()?
+                        + attr(l, "height")?.parse::<f64>().ok()? / 2.0,
+                ),
+            }
+        };
+        lines
+            .iter()
+            .filter(|l| l.trim_start().starts_with(&format!("<{tag} ")))
+            .filter(|l| attr(l, "fill").is_some_and(|f| f != "#000000" && f != "#FFFFFF"))
+            .filter_map(|l| Some(((centre(l)? - y).abs(), attr(l, "fill")?)))
+            .min_by(|a, b| a.0.total_cmp(&b.0))
+            .map(|(_, fill)| fill)
+            .unwrap_or_else(|| panic!("no {tag} beside {name}"))
+    }
+
+    /// #47: a player had one colour in the forest plot (by rank) and another in the ladder,
+    /// the convergence and the think-time figures (by place in the run's list, or among the
+    /// players with times). One colour per player for the whole run now.
+    #[test]
+    fn a_player_has_one_colour_in_every_figure_of_a_run() {
+        // The run's order, not sorted by name; ratings best-first; `zeta` has no think time.
+        let names: Vec<String> = ["zeta", "alpha", "mid"].map(String::from).to_vec();
+        let bar = |name: &str, elo: f64| ratings::RatingBar {
+            name: name.into(),
+            elo,
+            low: elo - 50.0,
+            high: elo + 50.0,
+            games: 20,
+            unbounded: false,
+        };
+        let ratings = RatingsPlot {
+            bars: vec![
+                bar("mid", 1300.0),
+                bar("zeta", 1200.0),
+                bar("alpha", 1100.0),
+            ],
+            reference: 1200.0,
+            reference_label: "pool mean 1200".into(),
+            level: 0.95,
+            source: "test".into(),
+            games: 30,
+            palette: Palette::new(&names),
+        };
+        let ladder = LadderPlot {
+            names: names.clone(),
+            tracks: vec![
+                (0..20).map(|g| 1200.0 + 5.0 * g as f64).collect(),
+                (0..20).map(|g| 1200.0 - 5.0 * g as f64).collect(),
+                (0..20).map(|g| 1200.0 + g as f64).collect(),
+            ],
+            k: 16.0,
+        };
+        let point = |games: usize, elo: f64| convergence::Point {
+            games,
+            elo,
+            low: elo - 40.0,
+            high: elo + 40.0,
+        };
+        let convergence = ConvergencePlot {
+            names: names.clone(),
+            series: vec![
+                vec![point(10, 1210.0), point(20, 1200.0)],
+                vec![point(10, 1090.0), point(20, 1100.0)],
+                vec![point(10, 1290.0), point(20, 1300.0)],
+            ],
+            total_games: 20,
+            level: 0.95,
+        };
+        let think = ThinkTimePlot::new(&names, &[vec![], vec![5, 6, 7, 8], vec![9, 10, 11]])
+            .expect("think times");
+        let ratings = render_svg(&ratings).unwrap();
+        let ladder = render_svg(&ladder).unwrap();
+        let convergence = render_svg(&convergence).unwrap();
+        let think = render_svg(&think).unwrap();
+        let mut seen = std::collections::BTreeSet::new();
+        for name in ["alpha", "mid", "zeta"] {
+            let in_ratings = row_colour(&ratings, name, "circle");
+            assert_eq!(
+                in_ratings,
+                legend_colour(&ladder, name),
+                "{name}: ratings vs ladder"
+            );
+            assert_eq!(
+                in_ratings,
+                legend_colour(&convergence, name),
+                "{name}: ratings vs convergence"
+            );
+            if name != "zeta" {
+                assert_eq!(
+                    in_ratings,
+                    row_colour(&think, name, "rect"),
+                    "{name}: think time"
+                );
+            }
+            seen.insert(in_ratings);
+        }
+        assert_eq!(seen.len(), 3, "three players, three colours: {seen:?}");
     }
 
     #[test]

@@ -5,7 +5,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::{colour, finite_range, font, padded, short, Drawn, HouseStyle, Plot, PlotError, GREY};
+use super::{finite_range, font, padded, short, Drawn, HouseStyle, Palette, Plot, PlotError, GREY};
 use crate::run_folder::ratings::Summary;
 
 /// One player's row of the forest plot.
@@ -32,6 +32,8 @@ pub struct RatingsPlot {
     /// Where the intervals come from, in words ([`Summary::interval_source`]).
     pub source: String,
     pub games: usize,
+    /// The run's colours (every figure of the run colours a player alike).
+    pub palette: Palette,
 }
 
 impl RatingsPlot {
@@ -63,6 +65,7 @@ impl RatingsPlot {
             level: summary.level,
             source: summary.interval_source(),
             games: summary.games,
+            palette: Palette::new(&summary.players),
         })
     }
 }
@@ -152,7 +155,7 @@ impl Plot for RatingsPlot {
                 continue;
             }
             let y = SegmentValue::CenterOf(n - 1 - i);
-            let c = colour(i);
+            let c = self.palette.of(&bar.name);
             chart
                 .draw_series(std::iter::once(PathElement::new(
                     vec![(bar.low, y.clone()), (bar.high, y.clone())],

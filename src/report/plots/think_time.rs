@@ -10,7 +10,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::{colour, font, padded, short, Drawn, HouseStyle, Plot, PlotError};
+use super::{font, padded, short, Drawn, HouseStyle, Palette, Plot, PlotError};
 use crate::run_folder::games::GameRecord;
 
 /// Think times per player, in `names` order, from every record (games between players not in
@@ -124,6 +124,8 @@ pub struct PlayerTimes {
 #[derive(Clone, Debug, PartialEq)]
 pub struct ThinkTimePlot {
     pub players: Vec<PlayerTimes>,
+    /// The run's colours, from all its players (not only those with times).
+    pub palette: Palette,
 }
 
 impl ThinkTimePlot {
@@ -184,7 +186,10 @@ impl ThinkTimePlot {
                 "no think times: games.jsonl has no sow after an opening".into(),
             ));
         }
-        Ok(ThinkTimePlot { players })
+        Ok(ThinkTimePlot {
+            players,
+            palette: Palette::new(names),
+        })
     }
 }
 
@@ -252,7 +257,7 @@ impl Plot for ThinkTimePlot {
         for (i, p) in self.players.iter().enumerate() {
             let row = n - 1 - i;
             let s = &p.stats;
-            let c = colour(i);
+            let c = self.palette.of(&p.name);
             let centre = SegmentValue::CenterOf(row);
             // Box: the middle 50% of the row's height band, drawn in pixels around the centre.
             let (x_q1, y) = plot_area.map_coordinate(&(s.q1, centre.clone()));
