@@ -194,6 +194,17 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<()> {
         ""
     };
     outln!("solved    value {value:+} in {value_secs:.3}s, {value_nodes} nodes{from}{next}")?;
+    if !mancala_arena::solver::board::plausible(&spec, board.seeds(), value) {
+        bail!(
+            "the value {value:+} cannot be true of a position with {} seeds in play{}: not printed",
+            board.seeds(),
+            if cached {
+                " (it came from the value cache)"
+            } else {
+                ""
+            }
+        );
+    }
     let best = if setup.all_best {
         solver
             .best_moves(&board, value, &mut |_| false)
@@ -211,10 +222,17 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
     writeln!(out, "rules     {}", args.rules)?;
     writeln!(out, "to move   {side}  (store difference so far {diff:+})")?;
-    writeln!(
-        out,
-        "value     {value:+}  (seeds the mover gains from here with perfect play)"
-    )?;
+    if cached {
+        writeln!(
+            out,
+            "value     {value:+}  (from the value cache: proven before; --no-value-cache proves it again)"
+        )?;
+    } else {
+        writeln!(
+            out,
+            "value     {value:+}  (seeds the mover gains from here with perfect play)"
+        )?;
+    }
     writeln!(
         out,
         "margin    {:+}  (final store difference, mover's view)",
@@ -237,7 +255,38 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<()> {
         solver.db_hits,
         solver.tt_bytes() >> 20
     )?;
-    Ok(())
+    drop(out);
+    files_written(&solver)
+}
+
+/// The end of a solve: what the solver's files came to. A database whose entries failed the
+/// value check is named (the value was searched around them and not cached); a database or a
+/// value cache that could not be written is an error naming it (a non-zero exit, after the
+/// answer).
+fn files_written(solver: &Solver) -> anyhow::Result<()> {
+    let mut failed = Vec::new();
+    if let Some(db) = solver.db() {
+        if db.bad_reads() > 0 {
+            eprintln!(
+                "database {}: {} entries cannot be true (damaged in place?): searched instead,                  and the value not cached; delete the file to have it rebuilt",
+                db.path().map_or("(in memory)".into(), |p| p.display().to_string()),
+                db.bad_reads()
+            );
+        }
+        if let Some(why) = &db.not_kept {
+            failed.push(format!("database {why}"));
+        }
+    }
+    if let Some(values) = solver.values() {
+        if let Err(e) = values.flush() {
+            failed.push(format!("value cache not written: {e}"));
+        }
+    }
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        bail!("{}", failed.join("; "))
+    }
 }
 
 /// `--split DEPTH --plan DIR`: writes the plan.

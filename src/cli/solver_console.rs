@@ -43,7 +43,7 @@ impl SolverConsole {
                         .unwrap_or_default(),
                     duration(secs),
                     dir.map(|d| format!(
-                        "; kept in {} for next time (an interrupted build goes on where it stopped)",
+                        "; written to {} as it goes (an interrupted build goes on where it stopped)",
                         d.display()
                     ))
                     .unwrap_or_default()
@@ -75,16 +75,27 @@ impl SolverConsole {
                 if let Some(bar) = self.bar.lock().expect("console lock").take() {
                     bar.finish_and_clear();
                 }
+                for why in &db.refused {
+                    eprintln!("{why} (the table is built again)");
+                }
                 if !db.loaded {
                     eprintln!("database built in {:.1}s", db.build_time.as_secs_f64());
                 }
+                if let Some(why) = &db.not_kept {
+                    eprintln!("database {why}");
+                }
             }
             Opening::Values(Ok(values)) => {
-                let damaged = if values.damaged > 0 {
-                    format!(" ({} damaged records skipped)", values.damaged)
-                } else {
-                    String::new()
-                };
+                let mut damaged = String::new();
+                if values.damaged > 0 {
+                    damaged += &format!(" ({} damaged records skipped)", values.damaged);
+                }
+                if values.impossible > 0 {
+                    damaged += &format!(
+                        " ({} records of impossible values refused: edited or damaged)",
+                        values.impossible
+                    );
+                }
                 eprintln!(
                     "values    {} proven positions from {}{damaged}",
                     values.loaded,

@@ -23,6 +23,16 @@ pub struct BoardSpec {
     pub end_on_no_move: bool,
 }
 
+/// Whether `value` can be the exact value (mover's future gain) of a position with `seeds` seeds
+/// in the pits under `spec`: the mover cannot gain more than every seed in play, nor lose more;
+/// and with `sweep=owner` every one of them ends in a store, so the two gains add up to `seeds`
+/// and their difference has its parity. Every value read from a file (database entry, value
+/// cache) and every search result is held to it.
+#[inline(always)]
+pub fn plausible(spec: &BoardSpec, seeds: i32, value: i32) -> bool {
+    value.abs() <= seeds && (!spec.sweep || (value - seeds) & 1 == 0)
+}
+
 /// The most seeds a position the solver values may hold in its pits: every value and bound
 /// lies in `[-seeds, +seeds]` and is kept in one signed byte (the TT, the value cache, the
 /// databases), so 127. Only Kalah(8,8) (128 seeds) has positions above it.

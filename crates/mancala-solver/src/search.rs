@@ -384,10 +384,15 @@ impl Solver {
         if let Some(known) = cached.as_ref().and_then(|c| c.get(b)) {
             return Some(known.value);
         }
+        let bad_before = self.db.as_ref().map_or(0, |d| d.bad_reads());
         let v = self
             .bounds(b, guess, abort)
             .and_then(|(lo, hi)| (lo == hi).then_some(lo))?;
-        if let Some(c) = cached {
+        // Never keep a value found while the database served entries that cannot be true
+        // (they were bypassed, but the file is damaged), nor one that cannot be true itself.
+        let sound = self.db.as_ref().map_or(0, |d| d.bad_reads()) == bad_before
+            && crate::board::plausible(&self.spec, b.seeds(), v);
+        if let Some(c) = cached.filter(|_| sound) {
             // The proof's root move, checked (cheap: the TT holds its bound), goes with it.
             let best = self.checked_tt_move(b, v, abort);
             c.insert(b, Known { value: v, best });

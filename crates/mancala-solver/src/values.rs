@@ -13,18 +13,24 @@
 //! processes sharing it do not interleave inside a record. A damaged record (a flipped byte, a
 //! torn tail after a crash) fails its check and is skipped and counted, never trusted; a torn
 //! tail is cut off before the next append so that later records stay aligned. A file with
-//! another header (another format) is refused, and left alone.
+//! another header (another format) is refused, and left alone; so is anything but a regular
+//! file (a FIFO, a device, a link to `/dev/zero`). A record whose value cannot be true of its
+//! position ([`crate::board::plausible`]) is refused and counted. The file is read in pieces,
+//! into 18 bytes a position; a new file is written under a temporary name and linked into
+//! place, an append that fails is cut back (see [`ValueCache::flush`]).
 //! Positions within the database are not stored (the database answers them).
 
 use std::collections::HashMap;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use super::board::{BoardSpec, SBoard};
+use super::board::{plausible, BoardSpec, SBoard};
 
 const RECORD: usize = 22;
 const NO_MOVE: u8 = u8::MAX;
+/// Records read at a time: the file is read in pieces of this many, never whole.
+const PIECE: usize = 1 << 15;
 
 /// Exact values by position (one ruleset), with the file they persist to.
 pub struct ValueCache {
@@ -36,10 +42,25 @@ pub struct ValueCache {
     pub loaded: usize,
     /// Records of the file skipped as damaged (torn tail, bad check byte).
     pub damaged: usize,
+    /// Records whose check passed but whose value cannot be true of their position (beyond
+    /// the seeds in play, the wrong parity, a best pit that is empty): refused, never served.
+    pub impossible: usize,
+}
+
+/// A record read from the file, as kept: 18 bytes (the file's 22 without the check), so that
+/// the cache takes about the file's size in memory, not several times it.
+#[derive(Clone, Copy)]
+struct Stored {
+    key: [u8; 16],
+    value: i8,
+    best: u8,
 }
 
 #[derive(Default)]
 struct Inner {
+    /// The file's records, sorted by key (binary search).
+    stored: Vec<Stored>,
+    /// Proven here since the file was read.
     values: HashMap<u128, Known>,
     /// Proven since the last flush, to append.
     fresh: Vec<(u128, Known)>,
@@ -75,23 +96,76 @@ fn record(key: u128, known: Known) -> [u8; RECORD] {
     r
 }
 
+/// `e` with the path in front, and `disk full` spelled out for the errors a full disk or a file
+/// size limit give.
+fn with_path(path: &Path, e: std::io::Error) -> std::io::Error {
+    let full = matches!(e.raw_os_error(), Some(27 | 28 | 122));
+    std::io::Error::new(
+        e.kind(),
+        format!(
+            "{}: {e}{}",
+            path.display(),
+            if full {
+                " (disk full or file size limit)"
+            } else {
+                ""
+            }
+        ),
+    )
+}
+
 impl ValueCache {
     /// The file name for `spec`'s values.
     pub fn file_name(spec: &BoardSpec) -> String {
         format!("{}-values.bin", spec.tag())
     }
 
-    /// The cache of `spec` in folder `dir`, read from its file if there is one. An unreadable
-    /// file is an error; damaged records are only counted.
+    /// The cache of `spec` in folder `dir`, read from its file if there is one, in pieces. An
+    /// unreadable file, or one that is not a regular file (a FIFO, a device, a folder, a
+    /// symlink to one), is an error naming it; damaged and impossible records are only
+    /// counted. An empty file (left by a version that could be stopped before its header) is
+    /// no file.
     pub fn open(spec: &BoardSpec, dir: &Path) -> std::io::Result<ValueCache> {
+        use std::os::unix::fs::OpenOptionsExt;
         let path = dir.join(ValueCache::file_name(spec));
         let header = header(spec);
-        let bytes = match std::fs::read(&path) {
-            Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => header.clone().into_bytes(),
-            Err(e) => return Err(e),
+        let mut cache = ValueCache {
+            spec: *spec,
+            path: path.clone(),
+            inner: Mutex::new(Inner::default()),
+            loaded: 0,
+            damaged: 0,
+            impossible: 0,
         };
-        let Some(body) = bytes.strip_prefix(header.as_bytes()) else {
+        let not_regular = || {
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!(
+                    "{}: not a regular file (a FIFO, device, folder or a link to one): refused",
+                    path.display()
+                ),
+            )
+        };
+        match std::fs::metadata(&path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(cache),
+            Err(e) => return Err(with_path(&path, e)),
+            Ok(m) if !m.is_file() => return Err(not_regular()),
+            Ok(m) if m.len() == 0 => return Ok(cache),
+            Ok(_) => {}
+        }
+        // Non-blocking: a FIFO put there between the check and the open must not hang us.
+        let mut file = std::fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
+            .open(&path)
+            .map_err(|e| with_path(&path, e))?;
+        let meta = file.metadata().map_err(|e| with_path(&path, e))?;
+        if !meta.is_file() {
+            return Err(not_regular());
+        }
+        let mut head = vec![0u8; header.len()];
+        let got = read_full(&mut file, &mut head).map_err(|e| with_path(&path, e))?;
+        if got < head.len() || head != header.as_bytes() {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::InvalidData,
                 format!(
@@ -100,37 +174,55 @@ impl ValueCache {
                     header.trim_end()
                 ),
             ));
-        };
-        let mut inner = Inner::default();
-        let (mut loaded, mut damaged) = (0, 0);
-        let mut records = body.chunks_exact(RECORD);
-        for r in &mut records {
-            let key = u128::from_le_bytes(r[..16].try_into().expect("16 bytes"));
-            if r[18..] == check(&r[..18]) {
-                let known = Known {
-                    value: r[16] as i8 as i32,
-                    best: (r[17] != NO_MOVE).then_some(r[17] as usize),
-                };
-                inner.values.insert(key, known);
-                loaded += 1;
-            } else {
-                damaged += 1;
+        }
+        let body = meta.len() as usize - header.len();
+        let mut stored = Vec::with_capacity(body / RECORD);
+        let mut piece = vec![0u8; PIECE * RECORD];
+        loop {
+            let got = read_full(&mut file, &mut piece).map_err(|e| with_path(&path, e))?;
+            let mut records = piece[..got].chunks_exact(RECORD);
+            for r in &mut records {
+                if r[18..] != check(&r[..18]) {
+                    cache.damaged += 1;
+                    continue;
+                }
+                let key: [u8; 16] = r[..16].try_into().expect("16 bytes");
+                let b = SBoard { c: key };
+                let (value, best) = (r[16] as i8, r[17]);
+                let best_ok = best == NO_MOVE
+                    || (usize::from(best) < spec.pits && b.c[usize::from(best)] != 0);
+                if !plausible(spec, b.seeds(), i32::from(value)) || !best_ok {
+                    cache.impossible += 1;
+                    continue;
+                }
+                stored.push(Stored { key, value, best });
+                cache.loaded += 1;
+            }
+            if got < piece.len() {
+                cache.damaged += usize::from(!records.remainder().is_empty());
+                break;
             }
         }
-        damaged += usize::from(!records.remainder().is_empty());
-        Ok(ValueCache {
-            spec: *spec,
-            path,
-            inner: Mutex::new(inner),
-            loaded,
-            damaged,
-        })
+        stored.sort_unstable_by_key(|s| s.key);
+        // A position proven by two processes at once is recorded twice, with one value.
+        stored.dedup_by_key(|s| s.key);
+        stored.shrink_to_fit();
+        cache.inner.get_mut().expect("value cache lock").stored = stored;
+        Ok(cache)
     }
 
     /// What is proven of `b`, if anything.
     pub fn get(&self, b: &SBoard) -> Option<Known> {
         let inner = self.inner.lock().expect("value cache lock");
-        inner.values.get(&b.key()).copied()
+        if let Some(k) = inner.values.get(&b.key()) {
+            return Some(*k);
+        }
+        let at = inner.stored.binary_search_by_key(&b.c, |s| s.key).ok()?;
+        let s = inner.stored[at];
+        Some(Known {
+            value: i32::from(s.value),
+            best: (s.best != NO_MOVE).then_some(usize::from(s.best)),
+        })
     }
 
     /// Remembers what is proven of `b` (kept for the next [`ValueCache::flush`]).
@@ -139,6 +231,9 @@ impl ValueCache {
             i8::try_from(known.value).is_ok(),
             "a Kalah value fits in i8"
         );
+        if self.get(b).is_some() {
+            return;
+        }
         let mut inner = self.inner.lock().expect("value cache lock");
         if inner.values.insert(b.key(), known).is_none() {
             inner.fresh.push((b.key(), known));
@@ -147,7 +242,8 @@ impl ValueCache {
 
     /// Positions known.
     pub fn len(&self) -> usize {
-        self.inner.lock().expect("value cache lock").values.len()
+        let inner = self.inner.lock().expect("value cache lock");
+        inner.stored.len() + inner.values.len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -155,10 +251,13 @@ impl ValueCache {
     }
 
     /// Appends the values proven since the last flush to the file (creating its folder);
-    /// how many were written.
+    /// how many were written. A new file is written whole under a temporary name, synced and
+    /// linked into place (never over another process's file: then the records are appended
+    /// to it); an append is made under the file's lock and cut back to where it started if it
+    /// fails. So a full disk leaves neither an empty nor a half-written file: the error names
+    /// the file, and what was not written is dropped (it only costs the next run a search).
     pub fn flush(&self) -> std::io::Result<usize> {
         let path = &self.path;
-        let header = header(&self.spec);
         let fresh = std::mem::take(&mut self.inner.lock().expect("value cache lock").fresh);
         if fresh.is_empty() {
             return Ok(0);
@@ -168,22 +267,75 @@ impl ValueCache {
             buf.extend_from_slice(&record(key, known));
         }
         if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)?;
+            std::fs::create_dir_all(parent).map_err(|e| with_path(parent, e))?;
         }
-        let mut file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)?;
-        let len = file.metadata()?.len() as usize;
-        if len == 0 {
-            file.write_all(header.as_bytes())?;
-        } else if len >= header.len() && (len - header.len()) % RECORD != 0 {
-            // A torn tail (a crash in the middle of a write): cut it so that what follows stays
-            // aligned.
-            file.set_len((len - (len - header.len()) % RECORD) as u64)?;
+        let exists = std::fs::metadata(path).is_ok_and(|m| m.len() > 0);
+        if !exists && self.create(&buf)? {
+            return Ok(fresh.len());
         }
-        file.write_all(&buf)?;
+        self.append(&buf)?;
         Ok(fresh.len())
+    }
+
+    /// A new file holding the header and `records`, unless one appeared meanwhile (`false`).
+    fn create(&self, records: &[u8]) -> std::io::Result<bool> {
+        let path = &self.path;
+        let tmp = path.with_extension(format!("bin.tmp{}", std::process::id()));
+        let written = (|| {
+            let mut file = std::fs::File::create(&tmp)?;
+            file.write_all(header(&self.spec).as_bytes())?;
+            file.write_all(records)?;
+            file.sync_all()
+        })();
+        if let Err(e) = written {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(with_path(path, e));
+        }
+        // An empty file (an older version's) is replaced; a file with content is appended to.
+        if std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() == 0) {
+            let _ = std::fs::remove_file(path);
+        }
+        let linked = std::fs::hard_link(&tmp, path);
+        let _ = std::fs::remove_file(&tmp);
+        match linked {
+            Ok(()) => Ok(true),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
+            Err(e) => Err(with_path(path, e)),
+        }
+    }
+
+    /// `records` appended to the file, under its lock; cut back on failure.
+    fn append(&self, records: &[u8]) -> std::io::Result<()> {
+        let path = &self.path;
+        let header = header(&self.spec);
+        let file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(path)
+            .map_err(|e| with_path(path, e))?;
+        if !file.metadata().map_err(|e| with_path(path, e))?.is_file() {
+            return Err(with_path(
+                path,
+                std::io::Error::other("not a regular file: refused"),
+            ));
+        }
+        rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive)
+            .map_err(|e| with_path(path, e.into()))?;
+        let result = (|| {
+            let len = file.metadata()?.len() as usize;
+            let mut keep = len;
+            if len >= header.len() && (len - header.len()) % RECORD != 0 {
+                // A torn tail (a crash in the middle of a write): cut it so that what follows
+                // stays aligned.
+                keep = len - (len - header.len()) % RECORD;
+                file.set_len(keep as u64)?;
+            }
+            if let Err(e) = (&file).write_all(records) {
+                let _ = file.set_len(keep as u64);
+                return Err(e);
+            }
+            Ok(())
+        })();
+        result.map_err(|e| with_path(path, e))
     }
 
     /// Where the values persist.
@@ -196,6 +348,20 @@ impl ValueCache {
     pub fn open_default(spec: &BoardSpec) -> Option<ValueCache> {
         ValueCache::open(spec, &crate::db::default_dir()?).ok()
     }
+}
+
+/// Reads into `buf` until it is full or the file ends; how many bytes were read.
+fn read_full(file: &mut std::fs::File, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut got = 0;
+    while got < buf.len() {
+        match file.read(&mut buf[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(got)
 }
 
 /// What was proven and not yet flushed is written when the last user lets go (best effort: a
@@ -222,7 +388,7 @@ mod tests {
     fn board(n: u8) -> SBoard {
         let mut b = SBoard::default();
         b.c[0] = n;
-        b.c[7] = 3;
+        b.c[8] = 10;
         b
     }
 
@@ -233,7 +399,7 @@ mod tests {
         let spec = spec();
         let cache = ValueCache::open(&spec, &dir).unwrap();
         assert!(cache.is_empty());
-        let (five, minus_seven) = (known(5, Some(3)), known(-7, None));
+        let (five, minus_seven) = (known(5, Some(0)), known(-6, None));
         cache.insert(&board(1), five);
         cache.insert(&board(2), minus_seven);
         cache.insert(&board(1), five); // already known: not written twice
@@ -266,6 +432,17 @@ mod tests {
         assert_eq!(flipped.get(&board(1)), None);
         assert_eq!(flipped.get(&board(2)), Some(minus_seven));
         assert_eq!(flipped.damaged, 1);
+        // A record of a value its position cannot have (odd with 12 seeds), its check
+        // recomputed as a hand edit would: refused and counted, not served.
+        let mut bytes = std::fs::read(&path).unwrap();
+        let second = header(&spec).len() + RECORD;
+        bytes[second + 16] = 7;
+        let c = check(&bytes[second..second + 18]);
+        bytes[second + 18..second + RECORD].copy_from_slice(&c);
+        std::fs::write(&path, &bytes).unwrap();
+        let edited = ValueCache::open(&spec, &dir).unwrap();
+        assert_eq!(edited.get(&board(2)), None);
+        assert_eq!(edited.impossible, 1);
         // Another format's file is refused with its path, not misread.
         std::fs::write(&path, b"something else\n").unwrap();
         let err = ValueCache::open(&spec, &dir).err().unwrap().to_string();

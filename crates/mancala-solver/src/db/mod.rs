@@ -15,8 +15,11 @@
 //!
 //! Caching: [`Db::load_or_build`] keeps a built database in a file named after the rules and K
 //! under [`default_dir`] (`$MANCALA_SOLVER_DB`, else `$XDG_CACHE_HOME/mancala-arena/solver`,
-//! else `~/.cache/mancala-arena/solver`). The file is the raw table behind a one-line header; a
-//! file of the wrong size or header is rebuilt. The values do not depend on seeds per pit.
+//! else `~/.cache/mancala-arena/solver`). The file is the raw table behind a one-line header
+//! naming the rules, K, the size and each level's CRC-32; a file of the wrong size or header, or
+//! whose levels fail their checksums, is named ([`Db::refused`]) and rebuilt, and every entry
+//! read is held to the bounds of its position ([`Db::get`]). The values do not depend on seeds
+//! per pit.
 //!
 //! A cached file is served by a read-only memory map, not read: the levels are slices of the
 //! mapping, so opening a 5 GiB table costs no copy, pages come in as the search touches them,
@@ -36,6 +39,7 @@ mod build;
 #[cfg(test)]
 mod reference;
 mod rows;
+pub mod sigbus;
 
 /// The entry of a finished position (never looked up).
 const UNKNOWN: i8 = i8::MIN;
@@ -53,11 +57,23 @@ pub struct Db {
     pub build_time: Duration,
     /// Whether it came from the cache file (then it is mapped, not read).
     pub loaded: bool,
+    /// Cache files refused on the way, each named with why (a checksum that fails, an older
+    /// format, a wrong size): the table was rebuilt or built in memory instead.
+    pub refused: Vec<String>,
+    /// Why the table just built is not in the cache folder (a full disk, say), naming the file.
+    pub not_kept: Option<String>,
+    /// The cache file the first levels are mapped from.
+    path: Option<PathBuf>,
+    /// Entries read that cannot be true (see [`Db::get`]): bypassed, and counted so that a
+    /// value found meanwhile is not kept as proven.
+    bad_reads: AtomicU64,
 }
 
 /// Where the levels live: the first `mapped` in a cache file's mapping (none for a table
 /// built from nothing), the rest in tables in memory (being built, or just built).
 struct Levels {
+    /// Names the file on a SIGBUS in the map (dropped before it).
+    watch: Option<sigbus::Watch>,
     map: Option<memmap2::Mmap>,
     /// Level `k < mapped` is `map[starts[k]..starts[k + 1]]`.
     starts: Vec<usize>,
@@ -69,6 +85,7 @@ impl Levels {
     /// Level 0 alone (no position to value).
     fn empty() -> Levels {
         Levels {
+            watch: None,
             map: None,
             starts: Vec::new(),
             mapped: 0,
@@ -111,6 +128,7 @@ impl Levels {
             })
             .collect();
         self.owned.splice(0..0, copies);
+        self.watch = None;
         (self.map, self.mapped) = (None, 0);
         self.starts.clear();
     }
@@ -159,6 +177,10 @@ impl Db {
             binom: binomials(),
             build_time: Duration::ZERO,
             loaded: false,
+            refused: Vec::new(),
+            not_kept: None,
+            path: None,
+            bad_reads: AtomicU64::new(0),
         }
     }
 
@@ -231,7 +253,9 @@ impl Db {
     }
 
     /// The exact value of a (not finished) position with `seeds` seeds in the pits, if the
-    /// database covers it.
+    /// database covers it. An entry that cannot be true ([`crate::board::plausible`]: beyond
+    /// the seeds in play, or of the wrong parity) is not served but counted
+    /// ([`Db::bad_reads`]): the search then values the position itself.
     #[inline]
     pub fn get(&self, b: &SBoard, seeds: i32) -> Option<i32> {
         let k = seeds as usize;
@@ -239,7 +263,25 @@ impl Db {
             return None;
         }
         let v = self.levels.get(k)[self.rank(b, k)];
-        (v != UNKNOWN).then_some(v as i32)
+        if v == UNKNOWN {
+            return None;
+        }
+        let v = i32::from(v);
+        if !crate::board::plausible(&self.spec, seeds, v) {
+            self.bad_reads.fetch_add(1, Relaxed);
+            return None;
+        }
+        Some(v)
+    }
+
+    /// How many entries read so far could not be true (and were bypassed): a damaged table.
+    pub fn bad_reads(&self) -> u64 {
+        self.bad_reads.load(Relaxed)
+    }
+
+    /// The cache file the table is (or its first levels are) mapped from, if any.
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref().filter(|_| self.levels.map.is_some())
     }
 
     /// Starts loading `b`'s entry into the cache (`seeds` must be covered).
@@ -300,7 +342,8 @@ impl Db {
     /// [`Db::load_or_build`] on `threads` threads with a build progress callback (see
     /// [`Db::extend`]). A cached file of a larger K serves too (its first levels are this
     /// database), and a build starts from the largest smaller one cached, or resumes an
-    /// interrupted build of this K (see [`Db::build_into`]).
+    /// interrupted build of this K (see [`Db::build_into`]). Files refused on the way are named
+    /// in [`Db::refused`]; a table that could not be written, in [`Db::not_kept`].
     pub fn load_or_build_with(
         spec: BoardSpec,
         max_seeds: usize,
@@ -312,34 +355,77 @@ impl Db {
             return Db::empty(spec).extend(max_seeds, threads, progress);
         };
         let started = Instant::now();
-        if let Some(mut db) = Db::load_cached(dir, spec, max_seeds) {
+        let mut refused = Vec::new();
+        if let Some(mut db) = Db::load_cached(dir, spec, max_seeds, &mut refused) {
             db.build_time = started.elapsed();
+            db.refused = refused;
             return db;
         }
-        match Db::build_into(dir, spec, max_seeds, threads, progress) {
+        let mut db = match Db::build_into(dir, spec, max_seeds, threads, progress, &mut refused) {
             Ok(db) => db,
             // The folder cannot be written: build in memory, from what it holds.
-            Err(_) => Db::largest_below(dir, spec, max_seeds)
-                .unwrap_or_else(|| Db::empty(spec))
-                .extend(max_seeds, threads, progress),
-        }
+            Err(e) => {
+                let mut db = Db::largest_below(dir, spec, max_seeds, &mut refused)
+                    .unwrap_or_else(|| Db::empty(spec))
+                    .extend(max_seeds, threads, progress);
+                db.not_kept = Some(Db::not_kept(dir, &spec, max_seeds, &e));
+                db
+            }
+        };
+        refused.dedup();
+        db.refused = refused;
+        db
     }
 
-    /// The first `max_seeds` levels of a good cached file of that K or larger, mapped.
-    fn load_cached(dir: &Path, spec: BoardSpec, max_seeds: usize) -> Option<Db> {
+    /// Why the table of `max_seeds` is not kept in `dir`: the file and the error (`disk full`
+    /// spelled out for the errors a full disk or a file size limit give).
+    fn not_kept(dir: &Path, spec: &BoardSpec, max_seeds: usize, e: &std::io::Error) -> String {
+        let full = matches!(e.raw_os_error(), Some(27 | 28 | 122));
+        format!(
+            "{} not kept: {e}{}; the table was built in memory for this run only",
+            dir.join(Db::file_name(spec, max_seeds)).display(),
+            if full {
+                " (disk full or file size limit)"
+            } else {
+                ""
+            }
+        )
+    }
+
+    /// The first `max_seeds` levels of a good cached file of that K or larger, mapped; the
+    /// files refused on the way are added to `refused`.
+    fn load_cached(
+        dir: &Path,
+        spec: BoardSpec,
+        max_seeds: usize,
+        refused: &mut Vec<String>,
+    ) -> Option<Db> {
         cached_seeds(spec, dir)
             .into_iter()
             .filter(|&k| k >= max_seeds)
-            .find_map(|k| Db::load(dir, spec, k, max_seeds))
+            .find_map(|k| {
+                Db::load(dir, spec, k, max_seeds)
+                    .map_err(|e| refused.extend(e))
+                    .ok()
+            })
     }
 
     /// The largest good cached file smaller than `max_seeds`, mapped, as a base to extend.
-    fn largest_below(dir: &Path, spec: BoardSpec, max_seeds: usize) -> Option<Db> {
+    fn largest_below(
+        dir: &Path,
+        spec: BoardSpec,
+        max_seeds: usize,
+        refused: &mut Vec<String>,
+    ) -> Option<Db> {
         cached_seeds(spec, dir)
             .into_iter()
             .rev()
             .filter(|&k| k < max_seeds)
-            .find_map(|k| Db::load(dir, spec, k, k))
+            .find_map(|k| {
+                Db::load(dir, spec, k, k)
+                    .map_err(|e| refused.extend(e))
+                    .ok()
+            })
             .map(|db| Db {
                 loaded: false,
                 ..db
@@ -352,32 +438,61 @@ impl Db {
     }
 
     /// Builds the levels up to `max_seeds` into the cache folder, resumably: the cache file is
-    /// written as `NAME.partial` (the final header, then each level as soon as it is built) and
-    /// renamed to `NAME` when complete. An interrupted build leaves the partial file with its
-    /// complete levels, and the next build of this K goes on from the last of them (or from a
-    /// larger cached smaller file, if there is one). A lock on the partial file makes a second
-    /// process wait for the first and then map its file.
+    /// written as `NAME.partial` (the header with its checksums still blank, then each level as
+    /// soon as it is built), its checksums filled in and checked against the file when
+    /// complete, then synced and renamed to `NAME`. An interrupted build leaves the partial file
+    /// with its complete levels, and the next build of this K goes on from the last of them (or
+    /// from a larger cached smaller file, if there is one). A lock on the partial file makes a
+    /// second process wait for the first and then map its file. A write that fails (a full
+    /// disk) removes the partial file: the table is returned with [`Db::not_kept`] saying why.
     fn build_into(
         dir: &Path,
         spec: BoardSpec,
         max_seeds: usize,
         threads: usize,
         progress: &(dyn Fn(u64, u64) + Sync),
+        refused: &mut Vec<String>,
     ) -> std::io::Result<Db> {
-        use std::io::{Seek, Write};
         std::fs::create_dir_all(dir)?;
         let path = dir.join(Db::partial_name(&spec, max_seeds));
-        let mut file = std::fs::OpenOptions::new()
+        let file = std::fs::OpenOptions::new()
             .read(true)
             .write(true)
             .create(true)
             .truncate(false)
             .open(&path)?;
+        let result = Db::build_into_file(
+            file, &path, dir, spec, max_seeds, threads, progress, refused,
+        );
+        if let Err(e) = &result {
+            // Nothing half-written left to mislead the next run (it builds again).
+            let _ = std::fs::remove_file(&path);
+            return Err(std::io::Error::new(
+                e.kind(),
+                format!("writing {}: {e}", path.display()),
+            ));
+        }
+        result
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn build_into_file(
+        mut file: std::fs::File,
+        path: &Path,
+        dir: &Path,
+        spec: BoardSpec,
+        max_seeds: usize,
+        threads: usize,
+        progress: &(dyn Fn(u64, u64) + Sync),
+        refused: &mut Vec<String>,
+    ) -> std::io::Result<Db> {
+        use std::io::{Seek, Write};
+        use std::os::unix::fs::FileExt;
         rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive)?;
-        if let Some(db) = Db::load_cached(dir, spec, max_seeds) {
+        if let Some(db) = Db::load_cached(dir, spec, max_seeds, &mut Vec::new()) {
             return Ok(db); // built by the process we waited for
         }
-        let header = Db::header(&spec, max_seeds);
+        let header = Db::header(&spec, max_seeds, None);
         let len = file.metadata()?.len() as usize;
         let mut head = vec![0u8; header.len().min(len)];
         std::io::Read::read_exact(&mut file, &mut head)?;
@@ -389,10 +504,12 @@ impl Db {
                     .find(|&j| header.len() + db_entries(spec.pits, j) <= len)
             })
             .flatten();
-        let below = cached_seeds(spec, dir)
-            .into_iter()
-            .rev()
-            .find(|&k| k < max_seeds && Db::load(dir, spec, k, k).is_some());
+        let below = cached_seeds(spec, dir).into_iter().rev().find(|&k| {
+            k < max_seeds
+                && Db::load(dir, spec, k, k)
+                    .map_err(|e| refused.extend(e))
+                    .is_ok()
+        });
         let have = match resumed {
             Some(j) if below.map_or(true, |k| j >= k) => j,
             _ => {
@@ -403,7 +520,9 @@ impl Db {
                 match below {
                     Some(k) => {
                         let mut base = std::fs::File::open(dir.join(Db::file_name(&spec, k)))?;
-                        base.seek(std::io::SeekFrom::Start(Db::header(&spec, k).len() as u64))?;
+                        base.seek(std::io::SeekFrom::Start(
+                            Db::header(&spec, k, None).len() as u64
+                        ))?;
                         std::io::copy(&mut base, &mut file)?;
                         k
                     }
@@ -417,7 +536,7 @@ impl Db {
         let complete = header.len() + db_entries(spec.pits, have);
         file.set_len(complete as u64)?;
         file.seek(std::io::SeekFrom::Start(complete as u64))?;
-        let base = Db::map(&file, &header, spec, have)
+        let base = Db::map(&file, path, (&header, header.len()), spec, have)
             .ok_or_else(|| std::io::Error::other("the partial database file cannot be mapped"))?;
         let mut failed = None;
         let db = base.extend_with(max_seeds, threads, progress, &mut |level| {
@@ -425,71 +544,174 @@ impl Db {
                 failed = file.write_all(bytemuck::cast_slice(level)).err();
             }
         });
-        let db = Db {
+        let mut db = Db {
             loaded: false,
             ..db
         };
-        match failed {
-            Some(_) => {
-                // A full disk, say: keep the table, not a file that would be rebuilt anyway.
-                let _ = std::fs::remove_file(&path);
-            }
-            None => {
+        let kept = match failed {
+            Some(e) => Err(e),
+            None => (|| {
+                // The checksums of the levels as built (a base's as read from its file, which
+                // was checked when opened), then the file read back against them.
+                let crcs = db.checksums();
+                file.write_all_at(Db::header(&spec, max_seeds, Some(&crcs)).as_bytes(), 0)?;
                 file.sync_all()?;
-                std::fs::rename(&path, dir.join(Db::file_name(&spec, max_seeds)))?;
-            }
+                if let Err(e) = Db::open_file(&file, path, spec, max_seeds, max_seeds) {
+                    return Err(std::io::Error::other(e.unwrap_or_default()));
+                }
+                std::fs::rename(path, dir.join(Db::file_name(&spec, max_seeds)))?;
+                // The rename itself on disk (a crash then finds the file or the partial one).
+                std::fs::File::open(dir)?.sync_all()
+            })(),
+        };
+        if let Err(e) = kept {
+            let _ = std::fs::remove_file(path);
+            let e = std::io::Error::new(e.kind(), format!("writing {}: {e}", path.display()));
+            db.not_kept = Some(Db::not_kept(dir, &spec, max_seeds, &e));
         }
         // The mapping keeps the file open, and with it the lock: let the waiting go now.
         rustix::fs::flock(&file, rustix::fs::FlockOperation::Unlock)?;
         Ok(db)
     }
 
-    fn header(spec: &BoardSpec, max_seeds: usize) -> String {
-        format!("mancala-arena solver db v1 {} k{max_seeds}\n", spec.tag())
+    /// The CRC-32 of each level.
+    fn checksums(&self) -> Vec<u32> {
+        (0..self.levels.count())
+            .map(|k| crc32fast::hash(bytemuck::cast_slice(self.level(k))))
+            .collect()
+    }
+
+    /// The fixed start of a database file of these rules and K (format, rules, K, size).
+    fn header_start(spec: &BoardSpec, max_seeds: usize) -> String {
+        format!(
+            "mancala-arena solver db v2 {} k{max_seeds} entries {} crc32 ",
+            spec.tag(),
+            db_entries(spec.pits, max_seeds)
+        )
+    }
+
+    /// A database file's first line: [`Db::header_start`], then the CRC-32 of each level in
+    /// hex, comma-separated; `--------` for each while a build writes the file (same length).
+    fn header(spec: &BoardSpec, max_seeds: usize, crcs: Option<&[u32]>) -> String {
+        let sums: Vec<String> = (0..=max_seeds)
+            .map(|k| crcs.map_or("--------".into(), |c| format!("{:08x}", c[k])))
+            .collect();
+        format!("{}{}\n", Db::header_start(spec, max_seeds), sums.join(","))
     }
 
     /// Levels `0..=max_seeds` of the cache file of K = `file_seeds` in `dir`, mapped, if that
-    /// file has the right header and size.
-    fn load(dir: &Path, spec: BoardSpec, file_seeds: usize, max_seeds: usize) -> Option<Db> {
+    /// file has the right header and size and the levels their checksums. `Err(None)`: there
+    /// is no such file; `Err(Some(why))`: it is refused, and why, naming it.
+    fn load(
+        dir: &Path,
+        spec: BoardSpec,
+        file_seeds: usize,
+        max_seeds: usize,
+    ) -> Result<Db, Option<String>> {
         let path = dir.join(Db::file_name(&spec, file_seeds));
-        let header = Db::header(&spec, file_seeds);
-        let file = std::fs::File::open(&path).ok()?;
-        let len = file.metadata().ok()?.len();
-        if len != (header.len() + db_entries(spec.pits, file_seeds)) as u64 {
-            return None;
-        }
-        let mut db = Db::map(&file, &header, spec, max_seeds)?;
+        let file = std::fs::File::open(&path).map_err(|_| None)?;
+        let mut db = Db::open_file(&file, &path, spec, file_seeds, max_seeds)?;
         db.loaded = true;
-        Some(db)
+        Ok(db)
     }
 
-    /// Levels `0..=max_seeds` of `file` (which starts with `header`), mapped.
-    fn map(file: &std::fs::File, header: &str, spec: BoardSpec, max_seeds: usize) -> Option<Db> {
+    /// [`Db::load`] of the open `file` at `path`.
+    fn open_file(
+        file: &std::fs::File,
+        path: &Path,
+        spec: BoardSpec,
+        file_seeds: usize,
+        max_seeds: usize,
+    ) -> Result<Db, Option<String>> {
+        let refuse = |why: String| Some(format!("database {}: {why}: refused", path.display()));
+        let meta = file.metadata().map_err(|e| refuse(e.to_string()))?;
+        if !meta.is_file() {
+            return Err(refuse("not a regular file".into()));
+        }
+        let start = Db::header_start(&spec, file_seeds);
+        let header_len = Db::header(&spec, file_seeds, None).len();
+        let len = (header_len + db_entries(spec.pits, file_seeds)) as u64;
+        let mut head = vec![0u8; start.len().min(meta.len() as usize)];
+        std::os::unix::fs::FileExt::read_exact_at(file, &mut head, 0)
+            .map_err(|e| refuse(e.to_string()))?;
+        if head.starts_with(b"mancala-arena solver db v1 ") {
+            return Err(refuse(
+                "an older format without checksums (rebuilt in the new one)".into(),
+            ));
+        }
+        if head != start.as_bytes() {
+            return Err(refuse(format!(
+                "its first line is not {:?} (another format, other rules, or damaged)",
+                start.trim_end()
+            )));
+        }
+        if meta.len() != len {
+            return Err(refuse(format!(
+                "{} bytes where a database of {file_seeds} seeds has {len} (cut short or grown)",
+                meta.len()
+            )));
+        }
+        let db = Db::map(file, path, (&start, header_len), spec, max_seeds)
+            .ok_or_else(|| refuse("cannot be mapped".into()))?;
+        let map = db.levels.map.as_ref().expect("just mapped");
+        let line = &map[start.len()..db.levels.starts[0] - 1];
+        let crcs: Vec<Option<u32>> = line
+            .split(|&b| b == b',')
+            .map(|h| u32::from_str_radix(std::str::from_utf8(h).ok()?, 16).ok())
+            .collect();
+        if crcs.len() != file_seeds + 1 || crcs.iter().any(Option::is_none) {
+            return Err(refuse(
+                "its header holds no checksums (an unfinished build?)".into(),
+            ));
+        }
+        for (k, &crc) in crcs.iter().enumerate().take(max_seeds + 1) {
+            if Some(crc32fast::hash(bytemuck::cast_slice(db.level(k)))) != crc {
+                return Err(refuse(format!(
+                    "the checksum of level {k} (positions with {k} seeds) fails: the file is damaged"
+                )));
+            }
+        }
+        Ok(db)
+    }
+
+    /// Levels `0..=max_seeds` of `file` (at `path`; it starts with `start`, its header is
+    /// `header_len` bytes), mapped, and watched for SIGBUS ([`sigbus`]).
+    fn map(
+        file: &std::fs::File,
+        path: &Path,
+        (start, header_len): (&str, usize),
+        spec: BoardSpec,
+        max_seeds: usize,
+    ) -> Option<Db> {
         // SAFETY: the mapping is read-only, and nothing changes the mapped bytes of a cache
         // file: a finished file is only ever replaced by rename, which leaves this mapping on
         // the old file's pages, and a partial file is only appended to, past what is mapped,
-        // by the one process holding its lock. (Another program truncating or writing the
-        // file by hand would break that; the cache folder is this program's.)
+        // by the one process holding its lock. (Another program truncating the file is
+        // caught by `sigbus`, which names it; one writing it in place, by the value checks of
+        // `get`.)
         let map = unsafe { memmap2::Mmap::map(file) }.ok()?;
-        if !map.starts_with(header.as_bytes()) {
+        if !map.starts_with(start.as_bytes()) || map.get(header_len - 1) != Some(&b'\n') {
             return None;
         }
         let mut db = Db::empty(spec);
         let m = 2 * spec.pits;
-        let mut starts = vec![header.len()];
+        let mut starts = vec![header_len];
         for k in 0..=max_seeds {
             starts.push(starts[k] + db.binom[k + m - 1][m - 1] as usize);
         }
         if *starts.last()? > map.len() {
             return None;
         }
+        let watch = sigbus::watch(&map, path);
         db.levels = Levels {
+            watch: Some(watch),
             map: Some(map),
             starts,
             mapped: max_seeds + 1,
             owned: Vec::new(),
         };
         db.max_seeds = max_seeds;
+        db.path = Some(path.to_path_buf());
         Some(db)
     }
 
@@ -503,7 +725,8 @@ impl Db {
         }
         let tmp = path.with_extension(format!("tmp{}", std::process::id()));
         let mut file = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(&tmp)?);
-        file.write_all(Db::header(&self.spec, self.max_seeds).as_bytes())?;
+        let crcs = self.checksums();
+        file.write_all(Db::header(&self.spec, self.max_seeds, Some(&crcs)).as_bytes())?;
         for k in 0..self.levels.count() {
             file.write_all(bytemuck::cast_slice(self.level(k)))?;
         }
@@ -518,7 +741,7 @@ pub fn partial_seeds(spec: BoardSpec, dir: &Path, max_seeds: usize) -> Option<us
     use std::io::Read;
     let mut file = std::fs::File::open(dir.join(Db::partial_name(&spec, max_seeds))).ok()?;
     let len = file.metadata().ok()?.len() as usize;
-    let header = Db::header(&spec, max_seeds);
+    let header = Db::header(&spec, max_seeds, None);
     let mut head = vec![0u8; header.len()];
     file.read_exact(&mut head).ok()?;
     (head == header.as_bytes())
@@ -755,7 +978,7 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let want = Db::build_with_threads(spec, 10, 2);
         // What a build of K = 10 killed while writing level 8 leaves behind.
-        let mut bytes = Db::header(&spec, 10).into_bytes();
+        let mut bytes = Db::header(&spec, 10, None).into_bytes();
         for k in 0..=7 {
             bytes.extend(bytemuck::cast_slice::<i8, u8>(want.level(k)));
         }
@@ -802,11 +1025,11 @@ mod tests {
         let path = dir.join(Db::file_name(&spec, 6));
         let bytes = std::fs::read(&path).unwrap();
         std::fs::write(&path, &bytes[..bytes.len() - 1]).unwrap();
-        assert!(Db::load(&dir, spec, 6, 6).is_none(), "short file");
+        assert!(Db::load(&dir, spec, 6, 6).is_err(), "short file");
         let mut other = bytes.clone();
         other[0] ^= 1;
         std::fs::write(&path, &other).unwrap();
-        assert!(Db::load(&dir, spec, 6, 6).is_none(), "wrong header");
+        assert!(Db::load(&dir, spec, 6, 6).is_err(), "wrong header");
         let rebuilt = Db::load_or_build(spec, 6, Some(&dir));
         assert!(!rebuilt.loaded);
         same_levels(&good, &rebuilt);
