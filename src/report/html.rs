@@ -151,7 +151,7 @@ pub fn render(input: &ReportInput<'_>) -> String {
              <span id=\"sprt-estimate\">{}</span>. LLR {:+.3}, \
              bounds [{:.3}, {:.3}]; H0 {} Elo, H1 {} Elo ({} model), α = {}, β = {}; \
              pentanomial counts {:?}.</p>{}\n</section>",
-            escape(sprt.status.result.verdict()),
+            escape(sprt.status.result.verdict(sprt.elo0, sprt.elo1)),
             sprt.pairs,
             escape(&sprt.estimate_words()),
             sprt.status.llr,

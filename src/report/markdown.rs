@@ -31,7 +31,7 @@ pub fn render(input: &ReportInput<'_>) -> String {
             m,
             "**SPRT: {}** after {} pairs. {}. (LLR {:+.3}, bounds [{:.3}, {:.3}]; H0 {} / H1 {} \
              Elo, {}, α = {}, β = {}).{}\n",
-            sprt.status.result.verdict(),
+            sprt.status.result.verdict(sprt.elo0, sprt.elo1),
             sprt.pairs,
             escape(&sprt.estimate_words()),
             sprt.status.llr,

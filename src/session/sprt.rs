@@ -86,6 +86,9 @@ pub struct PairDone<'a> {
 /// How an SPRT ended: the counts, the decision, and the one estimate every output gives (with
 /// the margin model, the link it used and its check on the run's pairs).
 pub struct SprtEnd {
+    /// The hypotheses' bounds, which the verdict's words follow.
+    pub elo0: f64,
+    pub elo1: f64,
     pub penta: PentaCounts,
     pub status: SprtStatus,
     pub estimate: Option<EloEstimate>,
@@ -114,8 +117,8 @@ impl SprtEnd {
     /// The exit code and the verdict in words.
     pub fn verdict(&self) -> (u8, &'static str) {
         match self.status.result {
-            SprtResult::AcceptH1 => (EXIT_H1, "H1 accepted: the test bot is stronger"),
-            SprtResult::AcceptH0 => (EXIT_H0, "H0 accepted: the test bot is not stronger"),
+            r @ SprtResult::AcceptH1 => (EXIT_H1, r.verdict(self.elo0, self.elo1)),
+            r @ SprtResult::AcceptH0 => (EXIT_H0, r.verdict(self.elo0, self.elo1)),
             SprtResult::Continue => (
                 EXIT_INCONCLUSIVE,
                 "inconclusive: the maximum number of pairs was reached",
@@ -330,6 +333,8 @@ pub fn play(
     .write(&dir)?;
     let finished = session.finish(outcome, &Finish::sequential_test(report));
     Ok(SprtEnd {
+        elo0: test.elo0,
+        elo1: test.elo1,
         penta,
         status,
         estimate,
@@ -460,6 +465,8 @@ mod tests {
         assert_eq!(status.result, SprtResult::AcceptH0);
         assert!(status.llr <= status.lower, "{status:?}");
         let end = SprtEnd {
+            elo0: -5.0,
+            elo1: 0.0,
             penta,
             status,
             estimate: None,

@@ -65,10 +65,16 @@ pub struct SprtStatus {
 }
 
 impl SprtResult {
-    /// The decision in words, for a regression test between a base and a test bot.
-    pub fn verdict(self) -> &'static str {
+    /// The decision in words, for a regression test between a base and a test bot testing H0
+    /// "`elo0` better" against H1 "`elo1` better". The words follow the bounds: accepting H1 of
+    /// a non-regression test (`elo0 < elo1 <= 0`) says the test bot is not weaker, not that it is
+    /// stronger (a new user read "stronger" for an unchanged build), and accepting its H0 is a
+    /// regression.
+    pub fn verdict(self, elo0: f64, elo1: f64) -> &'static str {
         match self {
-            SprtResult::AcceptH1 => "H1 accepted: the test bot is stronger",
+            SprtResult::AcceptH1 if elo1 > 0.0 => "H1 accepted: the test bot is stronger",
+            SprtResult::AcceptH1 => "H1 accepted: no regression, the test bot is not weaker",
+            SprtResult::AcceptH0 if elo0 < 0.0 => "H0 accepted: regression, the test bot is weaker",
             SprtResult::AcceptH0 => "H0 accepted: the test bot is not stronger",
             SprtResult::Continue => "inconclusive: no bound was reached",
         }
@@ -482,6 +488,27 @@ pub fn llr_normal_approx(s0: f64, s1: f64, counts: &[f64]) -> f64 {
 #[cfg(test)]
 mod pair_tracker_tests {
     use super::*;
+
+    #[test]
+    fn the_verdict_words_follow_the_hypotheses() {
+        // A gain test (0, 5) and a non-regression test (-20, 0), as fishtest words them.
+        assert_eq!(
+            SprtResult::AcceptH1.verdict(0.0, 5.0),
+            "H1 accepted: the test bot is stronger"
+        );
+        assert_eq!(
+            SprtResult::AcceptH0.verdict(0.0, 5.0),
+            "H0 accepted: the test bot is not stronger"
+        );
+        assert_eq!(
+            SprtResult::AcceptH1.verdict(-20.0, 0.0),
+            "H1 accepted: no regression, the test bot is not weaker"
+        );
+        assert_eq!(
+            SprtResult::AcceptH0.verdict(-20.0, 0.0),
+            "H0 accepted: regression, the test bot is weaker"
+        );
+    }
 
     #[test]
     fn model_names_are_the_file_words() {

@@ -36,7 +36,7 @@ impl Plot for SprtPlot {
         match &self.info {
             Some(i) => format!(
                 "Log-likelihood ratio after each game pair (H0: {} Elo, H1: {} Elo, {} model, α = {}, β = {}). {}.",
-                i.elo0, i.elo1, i.model, i.alpha, i.beta, i.status.result.verdict()
+                i.elo0, i.elo1, i.model, i.alpha, i.beta, i.status.result.verdict(i.elo0, i.elo1)
             ),
             None => "Log-likelihood ratio after each game pair, with the bounds.".to_string(),
         }
