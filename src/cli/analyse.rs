@@ -138,7 +138,10 @@ pub fn run(args: &AnalyseArgs) -> anyhow::Result<()> {
     }
     if let Some(path) = &args.ratings {
         let file = RatingsFile::read(path)?;
-        eprintln!("levels' ratings from {}", file.source());
+        eprintln!(
+            "levels' ratings from {}",
+            mancala_arena::report::calibration::terminal_source(&file.source())
+        );
         levels.extend(file.players);
     }
     let started = Instant::now();

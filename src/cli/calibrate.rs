@@ -31,7 +31,7 @@ use mancala_arena::plan::game::GameSettings;
 use mancala_arena::plan::players::read_player;
 use mancala_arena::plan::pool::{elos_from_ratings, Reference, ReferencePlayer};
 use mancala_arena::report::calibration::{
-    matchmaking_text, outcome, table, write_curve, write_matchmaking_plot,
+    matchmaking_text, outcome, table, terminal_source, write_curve, write_matchmaking_plot,
 };
 use mancala_arena::run_folder::bands::GateTable;
 use mancala_arena::run_folder::calibration::{
@@ -564,11 +564,12 @@ fn calibrate_in(
             .map(|(r, e)| format!("{}={e:.0}", r.name))
             .collect();
         eprintln!(
-            "calibrating {} over {}..{} against {} ({source}); results in {}",
+            "calibrating {} over {}..{} against {} ({}); results in {}",
             knob.name,
             knob.format(knob.lo),
             knob.format(knob.hi),
             list.join(", "),
+            terminal_source(&source),
             dir.display()
         );
         let targets = settings.targets.len();
@@ -668,7 +669,7 @@ fn calibrate_in(
     .map_err(anyhow::Error::msg)?;
     write_outputs(setup, output, &game, &refs, &cal, dir, &source)?;
     out!("{}", table(&cal))?;
-    outln!("{source}")?;
+    outln!("{}", terminal_source(&source))?;
     if let Some(path) = &args.curve {
         let req = super::calibrate_curve::CurveRequest {
             path,
@@ -677,11 +678,11 @@ fn calibrate_in(
             no_plots: output.no_plots,
         };
         let made = super::calibrate_curve::write_curve(&req, &cal, &game, &source, dir)?;
-        out!("\n{made}")?;
+        out!("\n{}", terminal_source(&made))?;
     }
     if let Some(humans) = &setup.humans {
         let made = write_matchmaking(setup, output, &cal, humans, &source, dir)?;
-        out!("\n{made}")?;
+        out!("\n{}", terminal_source(&made))?;
     }
     outln!(
         "\n{} calibration games in {} batches ({}); results in {} (bands.toml: the levels for `arena gate`)",

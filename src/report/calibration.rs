@@ -37,6 +37,33 @@ pub fn outcome(cal: &Calibration) -> String {
     s
 }
 
+/// A source line as the terminal shows it: an anchor set of more than four players is counted,
+/// not listed. A rating of a site's humans pins each of them, and its list (thirty players,
+/// about 1,000 characters) was printed four times around one calibration (issue 47's second
+/// pass); the files and the dashboard keep the whole line.
+pub fn terminal_source(source: &str) -> String {
+    const KEY: &str = "(anchor: ";
+    let mut out = String::new();
+    let mut rest = source;
+    while let Some(at) = rest.find(KEY) {
+        let list_start = at + KEY.len();
+        let list_len = rest[list_start..]
+            .find([';', ')'])
+            .unwrap_or(rest.len() - list_start);
+        let list = &rest[list_start..list_start + list_len];
+        let pinned = list.matches(" = ").count();
+        out.push_str(&rest[..list_start]);
+        if pinned > 4 {
+            let _ = write!(out, "{pinned} players, each in the rating's summary.json");
+        } else {
+            out.push_str(list);
+        }
+        rest = &rest[list_start + list_len..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// The printed table: the targets, then every evaluated knob value.
 pub fn table(cal: &Calibration) -> String {
     let pct = cal.settings.level * 100.0;
@@ -241,4 +268,33 @@ pub fn matchmaking_text(file: &MatchmakingFile) -> String {
         let _ = writeln!(s, "{reach}");
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::terminal_source;
+
+    #[test]
+    fn a_long_anchor_list_is_counted_on_the_terminal() {
+        let list: Vec<String> = (0..30)
+            .map(|i| format!("human{i:02} = {} ± 60", 1000 + i))
+            .collect();
+        let long = format!(
+            "reference Elos from site/ratings.csv (anchor: loose {}; 1200 games)",
+            list.join(", ")
+        );
+        assert_eq!(
+            terminal_source(&long),
+            "reference Elos from site/ratings.csv (anchor: 30 players, each in the rating's \
+             summary.json; 1200 games)"
+        );
+        let twice = format!(
+            "{long}\nMatchmaking: ... (anchor: loose {})",
+            list.join(", ")
+        );
+        assert_eq!(terminal_source(&twice).matches("30 players").count(), 2);
+        let short = "reference Elos from r/ratings.csv (anchor: easy = 1000, hard = 1600)";
+        assert_eq!(terminal_source(short), short);
+        assert_eq!(terminal_source("no anchor here"), "no anchor here");
+    }
 }
