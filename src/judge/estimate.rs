@@ -27,25 +27,18 @@ pub fn estimate_game(
     let row = &rec.row;
     let mut valuer = Valuer::new(Method::Estimate { depth }, None, ESTIMATE_TT_MIB);
     let (mut pos, mut game) = start_game(rec, Some(depth))?;
-    // The value of a position from `side`'s view: the search's, or the final margin.
-    let mut value_for = |pos: &Position, side: Side| -> f64 {
+    // The value of a position from `side`'s view: the search's, or the final margin. `None`
+    // when the search gave none: the sow is then left unjudged, never valued at 0.
+    let mut value_for = |pos: &Position, side: Side| -> Option<f64> {
         match pos.to_move() {
             Some(mover) => {
-                let v = valuer.margin(pos).unwrap_or(0.0);
-                if mover == side {
-                    v
-                } else {
-                    -v
-                }
+                let v = valuer.margin(pos)?;
+                Some(if mover == side { v } else { -v })
             }
             None => {
                 let b = pos.board();
                 let margin = f64::from(b.store(Side::South)) - f64::from(b.store(Side::North));
-                if side == Side::South {
-                    margin
-                } else {
-                    -margin
-                }
+                Some(if side == Side::South { margin } else { -margin })
             }
         }
     };
@@ -56,34 +49,36 @@ pub fn estimate_game(
         let mover = ply.checked_sub(skip).map(|i| rec.movers[i]);
         let started = std::time::Instant::now();
         let here = match (mover, side) {
-            (Some(_), Some(side)) => Some(before.take().unwrap_or_else(|| value_for(&pos, side))),
+            (Some(_), Some(side)) => Some(before.take().or_else(|| value_for(&pos, side))),
             _ => None,
         };
         let position = pos.to_state_string();
         let seeds = pos.board().row_sum(Side::South) + pos.board().row_sum(Side::North);
         pos.play(mv)
             .with_context(|| format!("game {}: move {}", row.game_id, ply + 1))?;
-        let (Some(mover), Some(side), Some(v), Move::Pit(k)) = (mover, side, here, mv) else {
+        let (Some(mover), Some(side), Some(here), Move::Pit(k)) = (mover, side, here, mv) else {
             before = None;
             continue;
         };
         let after = value_for(&pos, side);
         // The next position's value for its own mover, for the next sow.
-        before = pos
-            .to_move()
-            .map(|next| if next == side { after } else { -after });
-        times.0.push((started.elapsed(), true));
+        before = after.and_then(|after| {
+            pos.to_move()
+                .map(|next| if next == side { after } else { -after })
+        });
+        let verdict = here.zip(after).map(|(v, after)| Verdict {
+            value: v.round() as i32,
+            loss: (v - after).round().max(0.0) as i32,
+            best: None,
+        });
+        times.0.push((started.elapsed(), verdict.is_some()));
         game.sows.push(JudgedSow {
             ply,
             mover,
             pit: k,
             seeds,
             position,
-            verdict: Some(Verdict {
-                value: v.round() as i32,
-                loss: (v - after).round().max(0.0) as i32,
-                best: None,
-            }),
+            verdict,
         });
     }
     Ok(game)
