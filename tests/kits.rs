@@ -606,6 +606,7 @@ fn the_bot_guide_runs_as_written() {
         cmd.arg("-c")
             .arg(script.replace("target/release/arena", arena_bin))
             .current_dir(dir.path())
+            .env("TMPDIR", arena_tmp())
             .env_remove("PYTHONPATH");
         if kit_on_path {
             cmd.env("PYTHONPATH", &kit);
