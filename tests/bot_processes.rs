@@ -126,16 +126,7 @@ fn kgp_leaker(mode: &str) -> Vec<String> {
 fn a_stranger_on_a_kgp_port_is_refused_and_an_agent_that_never_connects_is_a_crash() {
     let dir = Dir::new("kgp-stranger");
     // The agent leaks its port and exits without connecting.
-    let (leak, states) = (dir.join("leak-exit"), dir.join("states-exit"));
-    let stranger = Stranger::watch(leak.clone(), states.clone());
-    let out = dir.join("exit");
-    let words = run_words(
-        &out,
-        &["--pairs", "1", "--movetime", "1000", "--concurrency", "1"],
-        &[kgp_leaker("leak-exit"), random_bot()],
-    );
-    let (o, killed) = arena_killed_after(&words, &[("KGP_LEAK", &leak)], Duration::from_secs(120));
-    drop(stranger);
+    let (o, killed, _, states) = run_with_stranger(&dir, "exit");
     let err = text(&o.stderr);
     assert!(!killed, "the run hung: {err}");
     let states_sent = std::fs::read_to_string(&states).unwrap_or_default();
@@ -147,16 +138,7 @@ fn a_stranger_on_a_kgp_port_is_refused_and_an_agent_that_never_connects_is_a_cra
     );
 
     // The agent leaks its port, waits for the stranger to connect, then connects itself.
-    let (leak, states) = (dir.join("leak-late"), dir.join("states-late"));
-    let stranger = Stranger::watch(leak.clone(), states.clone());
-    let out = dir.join("late");
-    let words = run_words(
-        &out,
-        &["--pairs", "1", "--movetime", "1000", "--concurrency", "1"],
-        &[kgp_leaker("leak-late"), random_bot()],
-    );
-    let (o, killed) = arena_killed_after(&words, &[("KGP_LEAK", &leak)], Duration::from_secs(120));
-    drop(stranger);
+    let (o, killed, out, states) = run_with_stranger(&dir, "late");
     let err = text(&o.stderr);
     assert!(!killed && o.status.success(), "{err}");
     let states_sent = std::fs::read_to_string(&states).unwrap_or_default();
@@ -168,6 +150,32 @@ fn a_stranger_on_a_kgp_port_is_refused_and_an_agent_that_never_connects_is_a_cra
     for g in &games {
         assert_ne!(g["forfeit"], "agent", "{g:?}");
     }
+}
+
+/// One game pair of a KGP agent that leaks its port (the `KGP_LEAK` file) against random,
+/// with a stranger watching for the leak; the run's output, whether it had to be killed, its
+/// folder and the file of the states sent to the stranger. `tag` names the files.
+fn run_with_stranger(
+    dir: &Dir,
+    tag: &str,
+) -> (
+    std::process::Output,
+    bool,
+    std::path::PathBuf,
+    std::path::PathBuf,
+) {
+    let leak = dir.join(&format!("leak-{tag}"));
+    let states = dir.join(&format!("states-{tag}"));
+    let stranger = Stranger::watch(leak.clone(), states.clone());
+    let out = dir.join(tag);
+    let words = run_words(
+        &out,
+        &["--pairs", "1", "--movetime", "1000", "--concurrency", "1"],
+        &[kgp_leaker(&format!("leak-{tag}")), random_bot()],
+    );
+    let (o, killed) = arena_killed_after(&words, &[("KGP_LEAK", &leak)], Duration::from_secs(120));
+    drop(stranger);
+    (o, killed, out, states)
 }
 
 /// A per-move player; `clock`: its `time_by` (on `cpu` a Python start slowed by a busy

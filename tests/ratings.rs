@@ -780,17 +780,7 @@ fn pgn_lines_are_read_each_in_its_encoding_and_a_mix_is_named() {
     let file = dir.join("mixed.pgn");
     std::fs::write(&file, &mixed).unwrap();
     let out = dir.join("mixed");
-    let o = arena(&[
-        "rate",
-        file.to_str().unwrap(),
-        "--bootstrap",
-        "0",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    let err = text(&o.stderr);
-    assert!(o.status.success(), "{err}");
-    assert_eq!(rated_names(&out), ["Anna", "Jürgen Müller"], "{err}");
+    let err = rate_anna_and_jurgen(&file, &out);
     // The warning names the file, the lines read as Latin-1 and a line that was UTF-8.
     assert!(
         err.contains(&format!("{}: lines 2", file.display())),
@@ -804,17 +794,7 @@ fn pgn_lines_are_read_each_in_its_encoding_and_a_mix_is_named() {
     let file = dir.join("bom.pgn");
     std::fs::write(&file, &bom).unwrap();
     let out = dir.join("bom");
-    let o = arena(&[
-        "rate",
-        file.to_str().unwrap(),
-        "--bootstrap",
-        "0",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    let err = text(&o.stderr);
-    assert!(o.status.success(), "{err}");
-    assert_eq!(rated_names(&out), ["Anna", "Jürgen Müller"], "{err}");
+    let err = rate_anna_and_jurgen(&file, &out);
     assert!(err.contains("byte-order mark"), "{err}");
 }
 
@@ -858,4 +838,21 @@ fn a_huge_movetext_line_is_refused_in_bounded_memory() {
             "{command} peaked at {peak_kib} KiB: {err}"
         );
     }
+}
+
+/// `arena rate FILE --out OUT` of the encoding tests: it succeeds and rates exactly Anna and
+/// Jürgen Müller (each spelled once); returns its stderr.
+fn rate_anna_and_jurgen(file: &Path, out: &Path) -> String {
+    let o = arena(&[
+        "rate",
+        file.to_str().unwrap(),
+        "--bootstrap",
+        "0",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let err = text(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    assert_eq!(rated_names(out), ["Anna", "Jürgen Müller"], "{err}");
+    err
 }

@@ -37,7 +37,8 @@ pub fn outcome(cal: &Calibration) -> String {
     s
 }
 
-/// A source line as the terminal shows it: an anchor set of more than four players is counted,
+/// A source line as the terminal shows it: an anchor set of more than
+/// [`TERMINAL_ANCHORS`](super::rate::TERMINAL_ANCHORS) players is counted (as `arena rate` counts it),
 /// not listed. A rating of a site's humans pins each of them, and its list (thirty players,
 /// about 1,000 characters) was printed four times around one calibration (issue 47's second
 /// pass); the files and the dashboard keep the whole line.
@@ -53,7 +54,7 @@ pub fn terminal_source(source: &str) -> String {
         let list = &rest[list_start..list_start + list_len];
         let pinned = list.matches(" = ").count();
         out.push_str(&rest[..list_start]);
-        if pinned > 4 {
+        if pinned > super::rate::TERMINAL_ANCHORS {
             let _ = write!(out, "{pinned} players, each in the rating's summary.json");
         } else {
             out.push_str(list);

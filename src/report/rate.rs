@@ -395,7 +395,7 @@ pub const TERMINAL_PLAYERS: usize = 20;
 pub const TERMINAL_ENCOUNTERS: usize = 20;
 
 /// The most anchors the terminal's first line names; with more, it counts them.
-const TERMINAL_ANCHORS: usize = 4;
+pub(crate) const TERMINAL_ANCHORS: usize = 4;
 
 /// The terminal table: ratings with intervals (the best [`TERMINAL_PLAYERS`]), the first-mover
 /// advantage, the pairwise table (up to [`TERMINAL_ENCOUNTERS`] encounters); each part that is
