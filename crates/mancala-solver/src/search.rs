@@ -261,6 +261,9 @@ const EXTRA_TURN_RANK: i32 = 3 * 4096;
 /// Upper bound of moves (pits) per side.
 const MAXP: usize = 8;
 
+/// [`Solver::prefetch`]'s answer for a child the database does not cover.
+const NOT_IN_DB: usize = usize::MAX;
+
 impl Solver {
     /// A solver for `spec` with a TT of `tt_mib` MiB and an optional database (for the same
     /// spec).
@@ -656,16 +659,31 @@ impl Solver {
             .is_some_and(|table| table[slot].load(Relaxed) == fp)
     }
 
-    /// Starts loading where `b`'s value lives: its database entry or its TT bucket.
+    /// Starts loading where `b`'s value lives: its database entry or its TT bucket. Returns the
+    /// entry's index in the database ([`NOT_IN_DB`] when the TT holds it), for
+    /// [`Solver::exact_at`].
     #[inline(always)]
-    fn prefetch(&self, b: &SBoard, seeds: i32) {
+    fn prefetch(&self, b: &SBoard, seeds: i32) -> usize {
         if seeds <= self.db_seeds {
             if let Some(db) = &self.db {
-                db.prefetch(b, seeds);
-                return;
+                let at = db.index(b, seeds);
+                db.prefetch_at(seeds, at);
+                return at;
             }
         }
         self.tt.prefetch(b.key());
+        NOT_IN_DB
+    }
+
+    /// [`Solver::exact_of`] of a child whose database index [`Solver::prefetch`] gave.
+    #[inline(always)]
+    fn exact_at(&mut self, seeds: i32, at: usize) -> Option<i32> {
+        if at == NOT_IN_DB {
+            return None;
+        }
+        let db = self.db.as_ref()?;
+        self.db_hits += 1;
+        db.get_at(seeds, at)
     }
 
     #[inline(always)]
@@ -747,13 +765,14 @@ impl Solver {
         let n = self.spec.pits;
         let mut sows = [Sow::default(); MAXP];
         let mut kid_seeds = [0i32; MAXP];
+        let mut kid_at = [NOT_IN_DB; MAXP];
         for i in 0..n {
             if b.c[i] != 0 {
                 let s = b.sow(&self.spec, i);
                 if !s.over {
                     let cs = s.next.seeds();
                     kid_seeds[i] = cs;
-                    self.prefetch(&s.next, cs);
+                    kid_at[i] = self.prefetch(&s.next, cs);
                 }
                 sows[i] = s;
             }
@@ -776,7 +795,7 @@ impl Solver {
                 (s.gain, s.gain)
             } else {
                 let cs = kid_seeds[i];
-                let (cl, ch) = match self.exact_of(&s.next, cs) {
+                let (cl, ch) = match self.exact_at(cs, kid_at[i]) {
                     Some(v) => (v, v),
                     None => match self.tt.probe(s.next.key()) {
                         Some(e)

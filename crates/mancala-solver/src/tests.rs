@@ -294,3 +294,44 @@ fn threads_give_the_same_values() {
         }
     }
 }
+
+/// Random positions of Kalah(4,3) (random games, each position along them): the search with a
+/// small database (its children's entries read by index) and a tiny TT (so replacement runs),
+/// on one and two threads, from a deliberately wrong first guess, gives every position the
+/// value of the whole-game database (K = 24 covers every position of the game; built by the
+/// block builder, which `db::tests` checks against the position-by-position recursion).
+#[test]
+fn random_positions_match_the_whole_game_database() {
+    let sp = spec("kalah:pits=4,seeds=3");
+    let full = Db::build(sp, 24);
+    let small = Some(Arc::new(Db::build(sp, 8)));
+    let mut rng = 0x2545_F491_4F6C_DD1Du64;
+    let mut next = move || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng
+    };
+    let mut checked = 0;
+    for game in 0..12 {
+        let mut b = sp.start(3);
+        while b.mover_can_move() {
+            let seeds = b.seeds();
+            let want = full
+                .get(&b, seeds)
+                .expect("the whole-game database covers it");
+            let mut s = Solver::new(sp, 1, small.clone());
+            s.set_threads(1 + game % 2);
+            let guess = (next() % 13) as i32 - 6;
+            assert_eq!(s.solve(&b, guess, &mut never), Some(want), "game {game}");
+            checked += 1;
+            let moves: Vec<usize> = (0..sp.pits).filter(|&i| b.c[i] != 0).collect();
+            let sow = b.sow(&sp, moves[next() as usize % moves.len()]);
+            if sow.over {
+                break;
+            }
+            b = sow.next;
+        }
+    }
+    assert!(checked > 100, "{checked} positions");
+}

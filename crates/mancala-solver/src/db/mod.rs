@@ -262,7 +262,26 @@ impl Db {
         if k > self.max_seeds {
             return None;
         }
-        let v = self.levels.get(k)[self.rank(b, k)];
+        self.get_at(seeds, self.rank(b, k))
+    }
+
+    /// The index of `b`'s entry in its level (`seeds` must be covered), for
+    /// [`Db::prefetch_at`] and [`Db::get_at`]: the search computes it once per child
+    /// instead of once for the prefetch and again for the read (the rank is a loop over every
+    /// pit, a sizeable part of a node's work).
+    #[inline]
+    pub fn index(&self, b: &SBoard, seeds: i32) -> usize {
+        self.rank(b, seeds as usize)
+    }
+
+    /// [`Db::get`] of the position at `index` ([`Db::index`]) of level `seeds`.
+    #[inline]
+    pub fn get_at(&self, seeds: i32, index: usize) -> Option<i32> {
+        let k = seeds as usize;
+        if k > self.max_seeds {
+            return None;
+        }
+        let v = self.levels.get(k)[index];
         if v == UNKNOWN {
             return None;
         }
@@ -287,8 +306,13 @@ impl Db {
     /// Starts loading `b`'s entry into the cache (`seeds` must be covered).
     #[inline]
     pub fn prefetch(&self, b: &SBoard, seeds: i32) {
-        let k = seeds as usize;
-        super::prefetch_line(&self.levels.get(k)[self.rank(b, k)]);
+        self.prefetch_at(seeds, self.index(b, seeds));
+    }
+
+    /// [`Db::prefetch`] of the position at `index` ([`Db::index`]) of level `seeds`.
+    #[inline]
+    pub fn prefetch_at(&self, seeds: i32, index: usize) {
+        super::prefetch_line(&self.levels.get(seeds as usize)[index]);
     }
 
     /// Largest number of seeds in the pits the database covers.
