@@ -19,8 +19,9 @@
 //!   only reading, and larger tables cut the search further.
 //! - **The bot** builds at most [`BOT_DB_ENTRIES`] entries (a second), but loads any larger
 //!   cached file up to the same limit as `arena solve`.
-//! - **TT**: the rest of the share, but 1 GiB for games of at most 48 seeds (Kalah(6,4) needs
-//!   about 12 M nodes; zeroing 6 GiB would cost more than the search).
+//! - **TT**: 1 GiB for `arena solve` ([`SOLVE_TT_MIB`]: a larger table costs more CPU per node
+//!   in page walks than it saves in nodes); for `arena analyse` the rest of the share, but 1 GiB
+//!   for games of at most 48 seeds.
 //! - **First guess**: the published value for a known start position ([`KNOWN`]): MTD(f)
 //!   then proves it in two null-window passes; any guess gives the same exact value.
 //! - **A cached table is mapped** (shared, nothing to read), but `arena solve` of a game of
@@ -98,6 +99,13 @@ pub const DB_SHARE_PERCENT: u64 = 45;
 /// [`Setup::db_in_memory`]): a larger one stays mapped (a private copy of 10 GiB beside a TT
 /// is what gets a process killed on a shared machine).
 pub const COPY_SHARE_PERCENT: u64 = 25;
+
+/// Largest TT `arena solve` gets by default (1 GiB, a table of 768 MiB). Why not the rest of
+/// the memory share: the search waits mostly on page walks, not on computing, and a larger
+/// table is more pages to translate. On the largest Kalah(6,5) positions of the fixed set each
+/// fourfold of table cost about a quarter more CPU per node for under 2 % fewer nodes
+/// (docs/solved.md, "Where a node's time goes").
+pub const SOLVE_TT_MIB: usize = 1024;
 
 /// Largest database the bot builds at `newgame` (about a second on one core, well inside the
 /// ready timeout of 10 s).
@@ -199,6 +207,7 @@ pub fn choose(
     let rest_mib = (share.saturating_sub(db_bytes) >> 20) as usize;
     let tt_mib = match purpose {
         Purpose::Bot => 256,
+        Purpose::Solve => rest_mib.min(SOLVE_TT_MIB),
         _ if total <= 48 => rest_mib.min(1024),
         _ => rest_mib,
     }
@@ -402,9 +411,13 @@ mod tests {
         let s = pick("kalah:seeds=5", 24, &[], Purpose::Solve);
         assert_eq!(s.db_seeds, 30);
         assert_eq!(s.db_source, DbSource::Build { from: None });
-        // The TT gets the rest of the 60 % share: 14.4 GiB − 11,058,116,888 bytes.
+        // The TT: 1 GiB, not the rest of the 60 % share (14.4 GiB − 11,058,116,888 bytes, 3.8
+        // GiB): more of it costs more CPU per node than it saves nodes.
+        assert_eq!(s.tt_mib, 1024);
+        // Analysing games keeps the rest of the share.
         let share = 24 * GIB / 100 * 60;
-        assert_eq!(s.tt_mib, ((share - 11_058_116_888) >> 20) as usize);
+        let a = pick("kalah:seeds=5", 24, &[], Purpose::Analyse);
+        assert_eq!(a.tt_mib, ((share - 11_058_116_888) >> 20) as usize);
         assert_eq!((s.threads, s.guess, s.all_best), (2, 10, false));
         // A table of more than a quarter of the memory stays mapped, not copied.
         assert!(!s.db_in_memory);
