@@ -103,7 +103,8 @@ pub const COPY_SHARE_PERCENT: u64 = 25;
 /// Largest TT `arena solve` gets by default (1 GiB, a table of 768 MiB). Why not the rest of
 /// the memory share: the search waits mostly on page walks, not on computing, and a larger
 /// table is more pages to translate. On the largest Kalah(6,5) positions of the fixed set each
-/// fourfold of table cost about a quarter more CPU per node for under 2 % fewer nodes
+/// fourfold of table cost about a quarter more CPU per node for under 2 % fewer nodes; on the
+/// Kalah(6,5) start 3 GiB against 768 MiB saved 12 % of the nodes and cost 12 % more CPU
 /// (docs/solved.md, "Where a node's time goes").
 pub const SOLVE_TT_MIB: usize = 1024;
 
