@@ -110,8 +110,8 @@ fn dot(a: &[f64], b: &[f64]) -> f64 {
 
 /// The inverse of the SPD matrix `a` (`n × n`, row-major), or `None` if `a` is not numerically
 /// positive definite: Cholesky `a = L Lᵀ`, `U = L⁻ᵀ` by rows, `a⁻¹ = U Uᵀ`, every inner loop a
-/// contiguous [`dot`] (`n³/3 + n³/6 + n³/6` multiply-adds). For large pools; the small ones keep
-/// [`cholesky_inverse`]'s arithmetic.
+/// contiguous [`dot`] (`n³/6` multiply-adds for each of the three). For large pools; the small
+/// ones keep [`cholesky_inverse`]'s arithmetic.
 pub(crate) fn spd_inverse(a: &[f64], n: usize) -> Option<Vec<f64>> {
     let mut l = vec![0.0; n * n];
     for i in 0..n {

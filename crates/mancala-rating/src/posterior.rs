@@ -19,7 +19,14 @@
 //!
 //! The sampler works in coordinates whitened by the Cholesky factor of the posterior's curvature
 //! at the fitted point (`q = q̂ + L⁻ᵀ z`), so that collective directions (two groups joined by one
-//! thin bridge, a gauntlet's hub) mix as fast as single players. Four chains, each with its own
+//! thin bridge, a gauntlet's hub) mix as fast as single players. From [`DIAGONAL_FROM`] free
+//! parameters on, that factor (dim² per leapfrog step, dim³ to set up) gives way to a diagonal
+//! metric in extended coordinates (every player a coordinate, a Gaussian on each group's mean:
+//! `fit::Extended`), the curvature's diagonal at the fitted point, and a step costs one pass
+//! over the cells. A large pool's curvature is a sparse graph Laplacian; where its players meet
+//! many opponents (a site) the diagonal follows it, where one thin bridge joins two large
+//! groups it mixes that direction slowly and R-hat says so. The metric changes the speed, not
+//! the posterior (a test draws both on one pool). Four chains, each with its own
 //! warm-up that tunes the step size; the chains are the same whatever the number of threads.
 //! Divergent transitions (an energy error above 1000) and a potential scale reduction above 1.05
 //! are counted and reported.
