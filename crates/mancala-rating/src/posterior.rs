@@ -1056,6 +1056,32 @@ mod tests {
     }
 
     #[test]
+    fn a_pool_past_the_diagonal_threshold_settles_and_holds_the_truth() {
+        // 200 players, 3 pairs each: `posterior` itself takes the diagonal metric here.
+        let players = 200;
+        let (truth, games) = known_pool(players, 3, 17);
+        let table = GameTable::new(players, &games).unwrap();
+        let config = FitConfig::default();
+        let point = fit(&table, &config).unwrap();
+        assert!(Model::new(&table, &config).layout.dim() >= DIAGONAL_FROM);
+        let mut rng = ChaCha8Rng::seed_from_u64(4);
+        let (summary, d) = posterior(&table, &point, &config, 1000, 0.95, 2, &mut rng).unwrap();
+        assert_eq!(d.divergent, 0, "{d:?}");
+        assert!(d.r_hat < 1.05, "{d:?}");
+        assert!((0.6..0.95).contains(&d.acceptance), "{d:?}");
+        let mean = truth.iter().sum::<f64>() / players as f64;
+        let held = (0..players)
+            .filter(|&i| {
+                let t = 1200.0 + truth[i] - mean;
+                summary.ratings[i].low <= t && t <= summary.ratings[i].high
+            })
+            .count();
+        // 95 % intervals: 190 expected; the ratings share the pool's mean, so the count varies
+        // more than a binomial's ±3, but not down to 180.
+        assert!(held >= 180, "{held} of {players} intervals hold the truth");
+    }
+
+    #[test]
     fn the_diagonal_metric_s_draws_do_not_depend_on_the_threads() {
         let (_, games) = known_pool(10, 2, 3);
         let table = GameTable::new(10, &games).unwrap();
