@@ -13,7 +13,7 @@ use std::time::Instant;
 use anyhow::{anyhow, bail};
 use clap::Args;
 use mancala_arena::rules::{Move, Position, Ruleset};
-use mancala_arena::run_folder::split_plan::{board, key_hex, LeafResult, Plan};
+use mancala_arena::run_folder::split_plan::{board, key_hex, LeafResult, Plan, Progress};
 use mancala_arena::solver::auto::Setup;
 use mancala_arena::solver::{db, open, setup_here, BoardSpec, Purpose, Solver};
 
@@ -342,10 +342,13 @@ fn solve_shard(args: &SolveArgs, dir: PathBuf, shard: &str) -> anyhow::Result<()
     let mut solved = 0;
     // Nodes and seconds of each subproblem's unfinished rounds, added to its result.
     let mut spent = std::collections::HashMap::<usize, (u64, f64)>::new();
+    let mut progress = Progress::new(&plan)?;
     loop {
         let mut open = 0;
+        progress.read(&plan, true)?;
         for &i in &mine {
-            if !split.needed(&plan.results()?)[i] {
+            progress.read(&plan, false)?;
+            if !progress.needed(&plan, i) {
                 continue;
             }
             open += 1;
@@ -376,6 +379,7 @@ fn solve_shard(args: &SolveArgs, dir: PathBuf, shard: &str) -> anyhow::Result<()
                 ..LeafResult::default()
             };
             plan.write_leaf(&r)?;
+            progress.record(i, (lo, hi));
             solved += 1;
             outln!(
                 "leaf      {i}  seeds {}  window ({}, {})  -> [{lo}, {hi}]  {} nodes  {:.2}s  (budget {budget})",
@@ -391,8 +395,11 @@ fn solve_shard(args: &SolveArgs, dir: PathBuf, shard: &str) -> anyhow::Result<()
         }
         budget = budget.saturating_mul(4);
     }
-    let results = plan.results()?;
-    let skipped = mine.iter().filter(|&&i| results[i].is_none()).count();
+    progress.read(&plan, true)?;
+    let skipped = mine
+        .iter()
+        .filter(|&&i| progress.results()[i].is_none())
+        .count();
     outln!(
         "done      {solved} solved here, {skipped} not needed; {} nodes in {:.1}s",
         solver.nodes,
