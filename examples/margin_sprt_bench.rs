@@ -19,7 +19,9 @@ use std::path::Path;
 use anyhow::{Context, Result};
 
 use mancala_arena::rating::margin::sim::{many, wilson, Resample, Summary, Test};
-use mancala_arena::rating::margin::{check, EloKind, MarginPair, MarginSprt, MarginTally};
+use mancala_arena::rating::margin::{
+    check, EloKind, LinkShape, MarginPair, MarginSprt, MarginTally,
+};
 use mancala_arena::rating::score_to_elo;
 use mancala_arena::rating::sprt::{Sprt, SprtModel};
 use mancala_arena::run_folder::games::read_games;
@@ -48,13 +50,22 @@ fn main() -> Result<()> {
             .collect();
         pairs.extend(mirrored);
     }
-    let mut pool = MarginTally::new(clip);
+    // The link's shape (`LINK=normal` or `kurtosis`, default the test's).
+    let shape = match std::env::var("LINK").as_deref() {
+        Ok("normal") => LinkShape::Normal,
+        Ok("kurtosis") => LinkShape::Kurtosis,
+        Ok(other) => anyhow::bail!("LINK={other}: normal or kurtosis"),
+        Err(_) => LinkShape::default(),
+    };
+    // `MODELS=margin` runs the margin test only (the pentanomial's runs do not change with it).
+    let only_margin = std::env::var("MODELS").is_ok_and(|m| m == "margin");
+    let mut pool = MarginTally::new(clip).with_shape(shape);
     for &p in &pairs {
         pool.add(p);
     }
     let link = pool.link().context("fewer than two pairs")?;
     println!(
-        "{}: {} pairs{}; the pool's score {:.4} (Elo {:+.1}); link: a {:+.2} seeds, sd {:.2} seeds, {:.1} Elo per seed",
+        "{}: {} pairs{}; the pool's score {:.4} (Elo {:+.1}); link: a {:+.2} seeds, sd {:.2} seeds, excess kurtosis {:+.3}, {:.1} Elo per seed",
         dir.display(),
         pairs.len(),
         if symmetric { " (mirrored)" } else { "" },
@@ -62,6 +73,7 @@ fn main() -> Result<()> {
         score_to_elo(pool.score()),
         link.advantage,
         link.sd,
+        link.kurtosis,
         link.elo_per_seed()
     );
     if let Some(c) = check(&pool) {
@@ -76,7 +88,9 @@ fn main() -> Result<()> {
         (
             "margin",
             Test::Margin(
-                MarginSprt::new(elo0, elo1, 0.05, 0.05, EloKind::Logistic, max)?.with_clip(clip),
+                MarginSprt::new(elo0, elo1, 0.05, 0.05, EloKind::Logistic, max)?
+                    .with_clip(clip)
+                    .with_shape(shape),
             ),
         ),
         (
@@ -86,6 +100,9 @@ fn main() -> Result<()> {
     ];
     let mut means = Vec::new();
     for (name, test) in tests {
+        if only_margin && name != "margin" {
+            continue;
+        }
         let mut source = Resample {
             pairs: pairs.clone(),
         };
@@ -106,9 +123,8 @@ fn main() -> Result<()> {
         );
         means.push(s.mean_pairs());
     }
-    println!(
-        "margin / pentanomial mean pairs: {:.3}",
-        means[0] / means[1]
-    );
+    if let [margin, penta] = means[..] {
+        println!("margin / pentanomial mean pairs: {:.3}", margin / penta);
+    }
     Ok(())
 }

@@ -380,4 +380,49 @@ fn the_loss_profile_counts_the_seeds_lost_per_sow() {
         "{}",
         text(&o.stderr)
     );
+    // A level with no people at its rating (the bot's tags moved to 1550) is named and left
+    // out; the other level (p3, 1370, beside p0–p2) is still compared and drawn.
+    let moved = dir.join("moved.pgn");
+    let (mut white, mut black) = (String::new(), String::new());
+    let mut lines = Vec::new();
+    for l in pgn.lines() {
+        if let Some(name) = l.strip_prefix("[White \"") {
+            white = name.trim_end_matches("\"]").to_string();
+        } else if let Some(name) = l.strip_prefix("[Black \"") {
+            black = name.trim_end_matches("\"]").to_string();
+        }
+        lines.push(match l.split(' ').next() {
+            Some("[WhiteElo") if white == "bot" => "[WhiteElo \"1550\"]".to_string(),
+            Some("[BlackElo") if black == "bot" => "[BlackElo \"1550\"]".to_string(),
+            _ => l.to_string(),
+        });
+    }
+    std::fs::write(&moved, lines.join("\n") + "\n").unwrap();
+    let out = dir.join("moved");
+    let o = arena_env(
+        &[
+            "analyse",
+            &moved.display().to_string(),
+            "--out",
+            &out.display().to_string(),
+            "--level",
+            "bot",
+            "--level",
+            "p3",
+            "--profile",
+            "bot,p3",
+            "--db-seeds",
+            "12",
+            "--no-report",
+        ],
+        &[("XDG_CACHE_HOME", dir.path())],
+    );
+    let stdout = succeeded(&["analyse", "--profile", "bot,p3"], o.clone());
+    assert!(
+        text(&o.stderr).contains("--profile `bot`: no people rated 1500–1600"),
+        "{}",
+        text(&o.stderr)
+    );
+    assert!(stdout.contains("people 1300–1400"), "{stdout}");
+    assert!(out.join("mistake-profile.svg").exists() && out.join("mistake-profile.png").exists());
 }

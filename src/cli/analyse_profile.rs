@@ -26,7 +26,13 @@ pub fn write(
     if profile.is_empty() {
         return Ok(());
     }
-    let comparisons = compare(&groups, profile, width).map_err(anyhow::Error::msg)?;
+    let (comparisons, left_out) = compare(&groups, profile, width).map_err(anyhow::Error::msg)?;
+    if comparisons.is_empty() {
+        anyhow::bail!("{}", left_out.join("\n"));
+    }
+    for why in &left_out {
+        eprintln!("{why}: left out of the comparison");
+    }
     print(&comparisons)?;
     let plot = LossProfilePlot::new(&comparisons).map_err(anyhow::Error::msg)?;
     for missing in write_figure(dir, &plot)? {

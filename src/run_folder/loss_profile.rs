@@ -245,35 +245,39 @@ pub struct Comparison {
 }
 
 /// For each level named in `names` (in that order), the bracket of people whose range holds its
-/// rating; an error names a level that is not in the games, or one with no people at its rating.
-pub fn compare(groups: &[Group], names: &[String], width: f64) -> Result<Vec<Comparison>, String> {
-    names
-        .iter()
-        .map(|name| {
-            let level = groups
-                .iter()
-                .find(|g| g.kind == "player" && &g.name == name)
-                .ok_or_else(|| {
-                    format!("--profile `{name}`: no level of that name with a rating in the games")
-                })?;
-            let lo = (level.rating / width).floor() * width;
-            let people = groups
-                .iter()
-                .find(|g| g.kind == "bracket" && (g.rating - (lo + width / 2.0)).abs() < 1e-6)
-                .ok_or_else(|| {
-                    format!(
-                        "--profile `{name}`: no people rated {lo:.0}–{:.0} (its rating {:.0}) in the games",
-                        lo + width,
-                        level.rating
-                    )
-                })?;
-            Ok(Comparison {
+/// rating. A level with no people at its rating is left out, with a sentence saying so in the
+/// second list (the others are still compared); a name that is no level of the games is an error.
+pub fn compare(
+    groups: &[Group],
+    names: &[String],
+    width: f64,
+) -> Result<(Vec<Comparison>, Vec<String>), String> {
+    let (mut compared, mut left_out) = (Vec::new(), Vec::new());
+    for name in names {
+        let level = groups
+            .iter()
+            .find(|g| g.kind == "player" && &g.name == name)
+            .ok_or_else(|| {
+                format!("--profile `{name}`: no level of that name with a rating in the games")
+            })?;
+        let lo = (level.rating / width).floor() * width;
+        let people = groups
+            .iter()
+            .find(|g| g.kind == "bracket" && (g.rating - (lo + width / 2.0)).abs() < 1e-6);
+        match people {
+            Some(people) => compared.push(Comparison {
                 level: level.clone(),
                 people: people.clone(),
                 distance: distance(&level.profile, &people.profile),
-            })
-        })
-        .collect()
+            }),
+            None => left_out.push(format!(
+                "--profile `{name}`: no people rated {lo:.0}–{:.0} (its rating {:.0}) in the games",
+                lo + width,
+                level.rating
+            )),
+        }
+    }
+    Ok((compared, left_out))
 }
 
 #[cfg(test)]
@@ -351,7 +355,8 @@ mod tests {
         assert_eq!(bot.profile.bins, [2, 0, 0, 1, 0, 0]);
         assert!((bot.profile.mean_loss() - 2.0).abs() < 1e-12);
         // Shares 1/3,1/3,0,0,1/3,0 against 2/3,0,0,1/3,0,0: ½(1/3 + 1/3 + 1/3 + 1/3) = 2/3.
-        let c = compare(&g, &["bot".to_string()], 100.0).unwrap();
+        let (c, left_out) = compare(&g, &["bot".to_string()], 100.0).unwrap();
+        assert!(left_out.is_empty());
         assert!((c[0].distance - 2.0 / 3.0).abs() < 1e-12);
         assert_eq!(c[0].people.name, "1400–1500");
         let row = people.row();
@@ -359,8 +364,8 @@ mod tests {
         assert!(compare(&g, &["nobody".to_string()], 100.0)
             .unwrap_err()
             .contains("no level"));
-        assert!(compare(&g, &["bot".to_string()], 50.0)
-            .unwrap_err()
-            .contains("no people rated 1450–1500"));
+        let (c, left_out) = compare(&g, &["bot".to_string()], 50.0).unwrap();
+        assert!(c.is_empty());
+        assert!(left_out[0].contains("no people rated 1450–1500"));
     }
 }

@@ -145,6 +145,17 @@ impl Design {
             level_pairs: (12, 12),
             human_pairs: (4, 4),
         });
+        // The site at the size where the posterior's sampler takes its diagonal metric
+        // (`posterior::DIAGONAL_FROM`): 163 players, most with a handful of games.
+        let mut large = site.clone();
+        large.name = "site: 3 levels, 160 humans, 1-4 + 0-3 pairs";
+        large.players = 163;
+        large.site = Some(SiteShape {
+            levels: 3,
+            humans: 160,
+            level_pairs: (1, 4),
+            human_pairs: (0, 3),
+        });
         vec![
             Design::new("round robin, 8 players, 60 pairs", 8, round_robin(8, 60)),
             draws,
@@ -155,6 +166,7 @@ impl Design {
             small,
             site,
             anchored,
+            large,
         ]
     }
 

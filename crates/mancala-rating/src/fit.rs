@@ -43,7 +43,9 @@
 //! `p_D = ν·√(p_W·p_L)` with `p_W = p − p_D/2`, `p_L = 1 − p − p_D/2`, and ν makes the expected
 //! number of draws equal the observed one. Between equals `p_D = ν/(2 + ν)`.
 
-use super::linalg::{cholesky, cholesky_solve, cholesky_solve_t, congruence, transpose};
+use super::linalg::{
+    cholesky, cholesky_solve, cholesky_solve_t, congruence, spd_inverse, transpose,
+};
 use super::{check_level, normal_quantile, GameTable, RatingError, ELO_SCALE};
 use serde::Serialize;
 use std::collections::{HashMap, HashSet};
@@ -671,6 +673,34 @@ impl Layout {
     }
 }
 
+/// The posterior sampler's coordinates for large pools: in each group without an anchor, its
+/// held player gets a coordinate too (after the free parameters), so that every player of the
+/// group is a coordinate of its own and the free parameters are differences
+/// (`q_k = φ_k − φ_held`). The likelihood sees only the differences; the sampler puts a Gaussian
+/// on each such group's mean, which leaves the distribution of `q` as it is and makes the
+/// posterior's curvature close to its diagonal (with a held player, every free parameter shares
+/// the held player's uncertainty, a direction a diagonal metric cannot follow).
+#[derive(Clone)]
+pub(crate) struct Extended {
+    /// Number of coordinates: the free parameters and one held player per group with a slot.
+    pub(crate) dim: usize,
+    /// Per free parameter: the coordinate of its group's held player (`None` in an anchored
+    /// group and for the advantage).
+    pub(crate) held_of: Vec<Option<usize>>,
+    /// Per player: its coordinate, its fixed value (a fixed anchor), or none (no games).
+    pub(crate) player: Vec<Coordinate>,
+    /// Per group with a slot: the coordinates of its players.
+    pub(crate) groups: Vec<Vec<usize>>,
+}
+
+/// Where a player's rating is in [`Extended`] coordinates.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Coordinate {
+    Free(usize),
+    Fixed(f64),
+    None,
+}
+
 /// One ordered cell for the fit: games (virtual draws included) and the first mover's points.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct FitCell {
@@ -805,6 +835,11 @@ impl Objective {
         }
     }
 
+    /// A cell's information weight at `x` (`−∂²/∂x²` of its contribution, in expectation).
+    pub(crate) fn information(self, c: &FitCell, x: f64) -> f64 {
+        self.cell(c, x, false).2
+    }
+
     /// A cell's contribution at `x`: (value if `value`, derivative in `x`, information weight).
     fn cell(self, c: &FitCell, x: f64, value: bool) -> (f64, f64, f64) {
         match self {
@@ -865,10 +900,10 @@ fn golden_min(f: impl Fn(f64) -> f64, mut a: f64, mut b: f64, tol: f64, max_iter
 }
 
 /// Prior standard deviation of the advantage, in raw units (1000 Elo).
-const ADV_PRIOR_SD: f64 = 1000.0 * ELO_SCALE;
+pub(crate) const ADV_PRIOR_SD: f64 = 1000.0 * ELO_SCALE;
 
 /// `ln(1 + e^x)` without overflow.
-fn softplus(x: f64) -> f64 {
+pub(crate) fn softplus(x: f64) -> f64 {
     if x > 0.0 {
         x + (-x).exp().ln_1p()
     } else {
@@ -1099,6 +1134,104 @@ impl Layout {
                 w * u.iter().map(|x| x * x).sum::<f64>()
             })
             .collect()
+    }
+
+    /// The information of the real games at `q` (the matrix of [`Layout::leverages`] and of the
+    /// posterior's magnitude adjustment): the weights `n p (1 − p)` per cell of `table` and the
+    /// inverse of `Σ_c w_c a_c a_cᵀ` plus a ridge of 1e-9 (`None` if it is not positive
+    /// definite). One `O(dim³)` inverse serves every cell's `aᵀ I⁻¹ a` at `O(1)` each, where a
+    /// forward substitution per cell costs `O(dim²)`: for large pools only (the small ones keep
+    /// [`Layout::leverages`]' arithmetic to the bit).
+    pub(crate) fn information_inverse(
+        &self,
+        table: &GameTable,
+        q: &[f64],
+    ) -> (Vec<f64>, Option<Vec<f64>>) {
+        let m = self.dim;
+        let weights: Vec<f64> = table
+            .cells()
+            .iter()
+            .map(|c| {
+                let p = expected(self.x(q, c.first, c.second));
+                c.counts.iter().sum::<u64>() as f64 * p * (1.0 - p)
+            })
+            .collect();
+        let mut info = self.weighted_outer_sum(table, &weights);
+        for k in 0..m {
+            info[k * m + k] += 1e-9;
+        }
+        let inverse = spd_inverse(&info, m);
+        (weights, inverse)
+    }
+
+    /// `aᵀ V a` for the cell `first` against `second` (`a = ∂x/∂q`, `V` row-major `dim²`).
+    pub(crate) fn quadratic(&self, v: &[f64], first: usize, second: usize) -> f64 {
+        let m = self.dim;
+        let a = self.grad_x(first, second);
+        let mut sum = 0.0;
+        for &(u, su) in &a {
+            let Some(u) = u else { continue };
+            for &(w, sw) in &a {
+                if let Some(w) = w {
+                    sum += su * sw * v[u * m + w];
+                }
+            }
+        }
+        sum
+    }
+
+    /// The loose anchors' penalties: `(free index, target raw value, precision)`.
+    pub(crate) fn penalties(&self) -> &[(usize, f64, f64)] {
+        &self.penalties
+    }
+
+    /// Free index of the advantage, if fitted.
+    pub(crate) fn advantage(&self) -> Option<usize> {
+        self.adv
+    }
+
+    /// The extended coordinates of [`Extended`].
+    pub(crate) fn extended(&self) -> Extended {
+        let m = self.dim;
+        let mut has_free = vec![false; self.groups];
+        for i in 0..self.n {
+            if self.var[i].is_some() {
+                has_free[self.group[i]] = true;
+            }
+        }
+        // A slot for each group without an anchor that has free players: its held player.
+        let mut slot = vec![None; self.groups];
+        let mut members: Vec<Vec<usize>> = Vec::new();
+        for i in 0..self.n {
+            let g = self.group[i];
+            if self.var[i].is_none() && !self.anchored[g] && has_free[g] && slot[g].is_none() {
+                slot[g] = Some(members.len());
+                members.push(vec![m + members.len()]);
+            }
+        }
+        let mut held_of = vec![None; m];
+        let mut player = vec![Coordinate::None; self.n];
+        for (i, coordinate) in player.iter_mut().enumerate() {
+            let g = self.group[i];
+            *coordinate = match (self.var[i], slot[g]) {
+                (Some(k), s) => {
+                    if let Some(s) = s {
+                        held_of[k] = Some(m + s);
+                        members[s].push(k);
+                    }
+                    Coordinate::Free(k)
+                }
+                (None, Some(s)) => Coordinate::Free(m + s),
+                (None, None) if self.anchored[g] => Coordinate::Fixed(self.held[i]),
+                (None, None) => Coordinate::None,
+            };
+        }
+        Extended {
+            dim: m + members.len(),
+            held_of,
+            player,
+            groups: members,
+        }
     }
 
     /// `J`: the empirical variance of the score residuals of the real games at `q`, the two
@@ -1427,14 +1560,38 @@ impl Model {
     /// draws or, where more, the cell's leverage at the raw point `raw` (Jeffreys' prior,
     /// `½ ln det I`, whose gradient is that of `h_c` virtual draws on each cell `c`, `h_c` the
     /// cell's share of the information; `posterior`'s docs say why).
-    pub(crate) fn for_intervals(table: &GameTable, config: &FitConfig, raw: &[f64]) -> Model {
+    ///
+    /// From `inverse_from` free parameters on the leverages come from the inverse information
+    /// ([`Layout::information_inverse`]), which is returned for the magnitude adjustment too;
+    /// below, by a forward substitution per cell (the small pools' arithmetic) and `None`.
+    pub(crate) fn for_intervals(
+        table: &GameTable,
+        config: &FitConfig,
+        raw: &[f64],
+        inverse_from: usize,
+    ) -> (Model, Option<Vec<f64>>) {
         let mut model = Model::new(table, config);
         model.plain = false;
-        let hats = model.layout.leverages(table, &model.layout.free(raw));
+        let q = model.layout.free(raw);
+        let (hats, inverse) = if model.layout.dim() >= inverse_from {
+            let (weights, inverse) = model.layout.information_inverse(table, &q);
+            let hats = match &inverse {
+                Some(v) => table
+                    .cells()
+                    .iter()
+                    .zip(&weights)
+                    .map(|(c, w)| w * model.layout.quadratic(v, c.first, c.second))
+                    .collect(),
+                None => vec![0.0; table.cells().len()],
+            };
+            (hats, inverse)
+        } else {
+            (model.layout.leverages(table, &q), None)
+        };
         for (v, h) in model.prior.per_cell.iter_mut().zip(hats) {
             *v = v.max(h);
         }
-        model
+        (model, inverse)
     }
 
     /// The prior's virtual draws.

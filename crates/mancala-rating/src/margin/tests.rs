@@ -192,6 +192,7 @@ fn error_rates_in_simulation_are_at_most_nominal() {
         advantage: 0.0,
         delta: 0.0,
         sd,
+        kurtosis: 0.0,
         step: 2.0,
         clip: f64::INFINITY,
         pairs: 0,
@@ -215,6 +216,15 @@ fn error_rates_in_simulation_are_at_most_nominal() {
     let h0 = at(0.0, &margin);
     let h1 = at(delta20, &margin);
     assert!((h0.h1 as f64 / runs as f64) <= limit, "α {h0:?}");
+    // The kurtosis-shaped link on the same identical bots: its hypotheses are other mean
+    // sums, its α the same.
+    let shaped = Test::Margin(
+        MarginSprt::new(0.0, 20.0, 0.05, 0.05, EloKind::Logistic, 48.0)
+            .unwrap()
+            .with_shape(LinkShape::Kurtosis),
+    );
+    let shaped0 = at(0.0, &shaped);
+    assert!((shaped0.h1 as f64 / runs as f64) <= limit, "α {shaped0:?}");
     assert!((h1.h0 as f64 / runs as f64) <= limit, "β {:?}", h1.h0);
     let penta0 = at(0.0, &penta);
     // Margins on this model need about 2/π of the pentanomial's pairs (the sign test's
@@ -249,5 +259,105 @@ fn a_run_stops_at_the_first_pair_past_a_bound() {
         t.add(source.pair(&mut rng));
         let s = sprt.status(&t).status;
         assert_eq!(s.result != SprtResult::Continue, k == r.pairs, "pair {k}");
+    }
+}
+
+#[test]
+fn the_kurtosis_link_measures_the_residuals_fourth_moment() {
+    // By hand from the residuals (not the power sums): margins around their colour's mean,
+    // pooled, the lattice's uniform on (−1, 1) added: var = Σr²/(2N − 2) + 4/12 and
+    // m₄ = Σr⁴/(2N) + 6·(Σr²/(2N − 2))·4/12 + 16/80.
+    let pairs = [
+        (10.0, -4.0),
+        (2.0, 0.0),
+        (-6.0, 8.0),
+        (4.0, -2.0),
+        (0.0, 0.0),
+        (2.0, -2.0),
+        (30.0, 2.0),
+        (0.0, -24.0),
+    ];
+    let n = pairs.len() as f64;
+    let mean1 = pairs.iter().map(|p| p.0).sum::<f64>() / n;
+    let mean2 = pairs.iter().map(|p| p.1).sum::<f64>() / n;
+    let resid: Vec<f64> = pairs
+        .iter()
+        .flat_map(|p| [p.0 - mean1, p.1 - mean2])
+        .collect();
+    let m2 = resid.iter().map(|r| r * r).sum::<f64>() / (2.0 * n - 2.0);
+    let m4 = resid.iter().map(|r| r.powi(4)).sum::<f64>() / (2.0 * n);
+    let var = m2 + 4.0 / 12.0;
+    let kurtosis = (m4 + 6.0 * m2 * 4.0 / 12.0 + 16.0 / 80.0) / (var * var) - 3.0;
+    assert!(kurtosis > 0.0 && kurtosis < KURTOSIS_RANGE.1, "{kurtosis}");
+    let mut t = MarginTally::new(f64::INFINITY).with_shape(LinkShape::Kurtosis);
+    for &(first, second) in &pairs {
+        t.add(MarginPair { first, second });
+    }
+    let link = t.link().unwrap();
+    assert!(
+        (link.kurtosis - kurtosis).abs() < 1e-9,
+        "{} vs {kurtosis}",
+        link.kurtosis
+    );
+    assert!((link.sd - var.sqrt()).abs() < 1e-12);
+    // The normal shape measures none; a shape outside the range is clamped to it.
+    assert_eq!(tally(&pairs).link().unwrap().kurtosis, 0.0);
+    let mut flat = MarginTally::new(f64::INFINITY).with_shape(LinkShape::Kurtosis);
+    for &(first, second) in &[(20.0, -20.0), (-20.0, 20.0), (20.0, 20.0), (-20.0, -20.0)] {
+        flat.add(MarginPair { first, second });
+    }
+    assert_eq!(flat.link().unwrap().kurtosis, KURTOSIS_RANGE.0);
+}
+
+#[test]
+fn the_kurtosis_link_is_the_gram_charlier_density_integrated() {
+    // Score, slope and clipped mean against a numerical integral of the density
+    // φ(z)(1 + κ/24·(z⁴ − 6z² + 3)) written out here.
+    for kurtosis in [-0.5, 0.0, 1.2] {
+        let link = Link {
+            advantage: 1.5,
+            delta: 0.0,
+            sd: 11.0,
+            kurtosis,
+            step: 2.0,
+            clip: 16.0,
+            pairs: 0,
+        };
+        let density = |z: f64| {
+            (-0.5 * z * z).exp() / (2.0 * std::f64::consts::PI).sqrt()
+                * (1.0 + kurtosis / 24.0 * (z.powi(4) - 6.0 * z * z + 3.0))
+        };
+        // Midpoint rule over ±12 spreads.
+        let integral = |f: &dyn Fn(f64) -> f64| {
+            let k = 240_000;
+            (0..k)
+                .map(|i| {
+                    let z = -12.0 + 24.0 * (i as f64 + 0.5) / k as f64;
+                    f(z) * density(z) * 24.0 / k as f64
+                })
+                .sum::<f64>()
+        };
+        for delta in [-4.0, 0.0, 2.5] {
+            let mu = |sign: f64| delta + sign * link.advantage;
+            let score = 0.5
+                * (integral(&|z| f64::from(mu(1.0) + 11.0 * z > 0.0))
+                    + integral(&|z| f64::from(mu(-1.0) + 11.0 * z > 0.0)));
+            assert!(
+                (link.score(delta) - score).abs() < 1e-4,
+                "κ {kurtosis} δ {delta}"
+            );
+            let sum = integral(&|z| (mu(1.0) + 11.0 * z).clamp(-16.0, 16.0))
+                + integral(&|z| (mu(-1.0) + 11.0 * z).clamp(-16.0, 16.0));
+            assert!(
+                (link.pair_sum(delta) - sum).abs() < 1e-4,
+                "κ {kurtosis} δ {delta}"
+            );
+            let h = 1e-5;
+            let numeric = (link.score(delta + h) - link.score(delta - h)) / (2.0 * h);
+            assert!(
+                (numeric - link.slope(delta)).abs() < 1e-7,
+                "κ {kurtosis} δ {delta}"
+            );
+        }
     }
 }
