@@ -19,7 +19,7 @@
 //!   only reading, and larger tables cut the search further.
 //! - **The bot** builds at most [`BOT_DB_ENTRIES`] entries (a second), but loads any larger
 //!   cached file up to the same limit as `arena solve`.
-//! - **TT**: 1 GiB for `arena solve` ([`SOLVE_TT_MIB`]: a larger table costs more CPU per node
+//! - **TT**: 256 MiB for `arena solve` ([`SOLVE_TT_MIB`]: a larger table costs more CPU per node
 //!   in page walks than it saves in nodes); for `arena analyse` the rest of the share, but 1 GiB
 //!   for games of at most 48 seeds.
 //! - **First guess**: the published value for a known start position ([`KNOWN`]): MTD(f)
@@ -100,13 +100,14 @@ pub const DB_SHARE_PERCENT: u64 = 45;
 /// is what gets a process killed on a shared machine).
 pub const COPY_SHARE_PERCENT: u64 = 25;
 
-/// Largest TT `arena solve` gets by default (1 GiB, a table of 768 MiB). Why not the rest of
+/// Largest TT `arena solve` gets by default (256 MiB, a table of 192 MiB). Why not the rest of
 /// the memory share: the search waits mostly on page walks, not on computing, and a larger
 /// table is more pages to translate. On the largest Kalah(6,5) positions of the fixed set each
 /// fourfold of table cost about a quarter more CPU per node for under 2 % fewer nodes; on the
-/// Kalah(6,5) start 3 GiB against 768 MiB saved 12 % of the nodes and cost 12 % more CPU
+/// Kalah(6,5) start, side by side, 768 MiB against 192 MiB saved 8 % of the nodes and cost
+/// 17 % more CPU, and 3 GiB against 768 MiB saved 12 % and cost 14 % more
 /// (docs/solved.md, "Where a node's time goes").
-pub const SOLVE_TT_MIB: usize = 1024;
+pub const SOLVE_TT_MIB: usize = 256;
 
 /// Largest database the bot builds at `newgame` (about a second on one core, well inside the
 /// ready timeout of 10 s).
@@ -412,9 +413,9 @@ mod tests {
         let s = pick("kalah:seeds=5", 24, &[], Purpose::Solve);
         assert_eq!(s.db_seeds, 30);
         assert_eq!(s.db_source, DbSource::Build { from: None });
-        // The TT: 1 GiB, not the rest of the 60 % share (14.4 GiB − 11,058,116,888 bytes, 3.8
-        // GiB): more of it costs more CPU per node than it saves nodes.
-        assert_eq!(s.tt_mib, 1024);
+        // The TT: 256 MiB, not the rest of the 60 % share (14.4 GiB − 11,058,116,888 bytes,
+        // 4.1 GiB): more of it costs more CPU per node than it saves nodes.
+        assert_eq!(s.tt_mib, 256);
         // Analysing games keeps the rest of the share.
         let share = 24 * GIB / 100 * 60;
         let a = pick("kalah:seeds=5", 24, &[], Purpose::Analyse);
@@ -480,7 +481,7 @@ mod tests {
     #[test]
     fn smaller_games_build_less_and_load_what_is_cached() {
         let s = pick("kalah", 24, &[], Purpose::Solve);
-        assert_eq!((s.db_seeds, s.tt_mib, s.guess), (22, 1024, 8));
+        assert_eq!((s.db_seeds, s.tt_mib, s.guess), (22, 256, 8));
         assert!(s.all_best);
         // Kalah(6,4) loads up to 28 seeds from the cache (48 − 20); Kalah(6,3) up to 16.
         let s = pick("kalah", 24, &[28], Purpose::Solve);
