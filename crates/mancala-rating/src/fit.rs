@@ -1092,19 +1092,7 @@ impl Layout {
     pub(crate) fn leverages(&self, table: &GameTable, q: &[f64]) -> Vec<f64> {
         let m = self.dim;
         let cells = table.cells();
-        let weights: Vec<f64> = cells
-            .iter()
-            .map(|c| {
-                let p = expected(self.x(q, c.first, c.second));
-                c.counts.iter().sum::<u64>() as f64 * p * (1.0 - p)
-            })
-            .collect();
-        let mut info = self.weighted_outer_sum(table, &weights);
-        // A tiny ridge for directions the real games leave free (the advantage of one-coloured
-        // encounters): their leverage is then near 0.
-        for k in 0..m {
-            info[k * m + k] += 1e-9;
-        }
+        let (weights, info) = self.information(table, q);
         let Some(l) = cholesky(&info, m) else {
             return vec![0.0; cells.len()];
         };
@@ -1147,6 +1135,15 @@ impl Layout {
         table: &GameTable,
         q: &[f64],
     ) -> (Vec<f64>, Option<Vec<f64>>) {
+        let (weights, info) = self.information(table, q);
+        let inverse = spd_inverse(&info, self.dim);
+        (weights, inverse)
+    }
+
+    /// The weights `n p (1 − p)` of `table`'s cells at `q` and the information `Σ_c w_c a_c a_cᵀ`
+    /// of the real games, with a tiny ridge for directions they leave free (the advantage of
+    /// one-coloured encounters: their leverage is then near 0).
+    fn information(&self, table: &GameTable, q: &[f64]) -> (Vec<f64>, Vec<f64>) {
         let m = self.dim;
         let weights: Vec<f64> = table
             .cells()
@@ -1160,8 +1157,7 @@ impl Layout {
         for k in 0..m {
             info[k * m + k] += 1e-9;
         }
-        let inverse = spd_inverse(&info, m);
-        (weights, inverse)
+        (weights, info)
     }
 
     /// `aᵀ V a` for the cell `first` against `second` (`a = ∂x/∂q`, `V` row-major `dim²`).
