@@ -342,7 +342,7 @@ fn solve_shard(args: &SolveArgs, dir: PathBuf, shard: &str) -> anyhow::Result<()
     let mut solved = 0;
     // Nodes and seconds of each subproblem's unfinished rounds, added to its result.
     let mut spent = std::collections::HashMap::<usize, (u64, f64)>::new();
-    let mut progress = Progress::new(&plan)?;
+    let mut progress = Progress::new(&plan);
     loop {
         let mut open = 0;
         progress.read(&plan, true)?;

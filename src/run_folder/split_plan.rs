@@ -373,20 +373,18 @@ impl Progress {
     /// The longest a shard works on without reading the other shards' results.
     pub const REREAD: Duration = Duration::from_secs(1);
 
-    /// The plan's results as stored now.
-    pub fn new(plan: &Plan) -> anyhow::Result<Progress> {
-        let mut progress = Progress {
+    /// No result known yet: the first [`Progress::read`] reads the folder.
+    pub fn new(plan: &Plan) -> Progress {
+        Progress {
             results: vec![None; plan.split.leaves.len()],
             needed: Vec::new(),
             stale: true,
             read_at: None,
-        };
-        progress.read(plan, true)?;
-        Ok(progress)
+        }
     }
 
-    /// Reads the results stored since the last read: always when `now`, else only once
-    /// [`Progress::REREAD`] has passed since it.
+    /// Reads the results stored since the last read: always when `now` or on the first read,
+    /// else only once [`Progress::REREAD`] has passed since the last.
     pub fn read(&mut self, plan: &Plan, now: bool) -> anyhow::Result<()> {
         if !now && self.read_at.is_some_and(|t| t.elapsed() < Self::REREAD) {
             return Ok(());
@@ -521,7 +519,7 @@ mod tests {
         };
         let n = plan.split.leaves.len();
         assert!(n > 10, "{n} leaves");
-        let mut progress = Progress::new(&plan).unwrap();
+        let mut progress = Progress::new(&plan);
         // Leaf 0 solved by another shard: seen on the next read asked for.
         let first = bounds(0);
         plan.write_leaf(&LeafResult {

@@ -1045,14 +1045,19 @@ mod tests {
         assert!(worst < 0.3, "largest gap {worst} SD");
         // Both hold the truth (the pool's mean is 1200) about 95 % of the time.
         for summary in [&dense, &diagonal] {
-            let held = (0..players)
-                .filter(|&i| {
-                    let t = 1200.0 + truth[i] - mean;
-                    summary.ratings[i].low <= t && t <= summary.ratings[i].high
-                })
-                .count();
+            let held = held(summary, &truth, mean);
             assert!(held >= 34, "{held} of {players} intervals hold the truth");
         }
+    }
+
+    /// How many of the players' intervals hold their true rating (the pool's mean at 1200).
+    fn held(summary: &BootstrapSummary, truth: &[f64], mean: f64) -> usize {
+        (0..truth.len())
+            .filter(|&i| {
+                let t = 1200.0 + truth[i] - mean;
+                summary.ratings[i].low <= t && t <= summary.ratings[i].high
+            })
+            .count()
     }
 
     #[test]
@@ -1070,12 +1075,7 @@ mod tests {
         assert!(d.r_hat < 1.05, "{d:?}");
         assert!((0.6..0.95).contains(&d.acceptance), "{d:?}");
         let mean = truth.iter().sum::<f64>() / players as f64;
-        let held = (0..players)
-            .filter(|&i| {
-                let t = 1200.0 + truth[i] - mean;
-                summary.ratings[i].low <= t && t <= summary.ratings[i].high
-            })
-            .count();
+        let held = held(&summary, &truth, mean);
         // 95 % intervals: 190 expected; the ratings share the pool's mean, so the count varies
         // more than a binomial's ±3, but not down to 180.
         assert!(held >= 180, "{held} of {players} intervals hold the truth");
