@@ -67,6 +67,10 @@ pub const HARD_SOLVE_SEEDS: u32 = 39;
 /// ... for at most this many solver nodes.
 pub const HARD_SOLVE_NODES: u64 = 150_000;
 
+/// The deep solver's budget a move (`Skill` above 20, [`SkillKnobs::exact`]), with any number of
+/// seeds in the pits: about a second of one core.
+pub const DEEP_SOLVE_NODES: u64 = 2_000_000;
+
 /// A named playing strength (the site's levels). See docs/bots.md for the table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Level {
@@ -131,7 +135,7 @@ impl std::str::FromStr for Level {
 /// `arena calibrate --curve` turns).
 pub const SKILL_MIN: f64 = 0.0;
 /// See [`SKILL_MIN`].
-pub const SKILL_MAX: f64 = 20.0;
+pub const SKILL_MAX: f64 = 25.0;
 
 /// What a skill plays with: a search of `depth` turns and a softmax of `noise` seeds over its root
 /// moves' scores, so a weaker skill makes more and larger small inaccuracies on every move rather
@@ -150,6 +154,10 @@ pub struct SkillKnobs {
     /// drawn per move: the strongest skills know what Hard knows, and the skills below them
     /// know it a little less often, so that the strength does not jump where they start.
     pub extras: f64,
+    /// The chance that a move (after the book) is first asked of the deep solver
+    /// ([`Exact::deep`], within [`DEEP_SOLVE_NODES`]), drawn per move: above Skill 20 the
+    /// strength grows toward perfect play, a move at a time.
+    pub exact: f64,
 }
 
 /// One row of the skill scale's shape: the knobs at `skill`.
@@ -160,6 +168,7 @@ struct ShapeRow {
     /// 0 = no node budget.
     nodes: f64,
     extras: f64,
+    exact: f64,
 }
 
 /// The skill scale's shape: the knobs at a few skills, linear in between (the node budget
@@ -167,13 +176,14 @@ struct ShapeRow {
 /// errs a little on many moves rather than a lot on few; at the top a node budget, the book and
 /// the solver, as Hard has. Chosen from rated trial settings of depth and noise (docs/bots.md,
 /// "Elo"); `arena analyse --profile` compares the mistakes' shape with people's.
-const SHAPE: [ShapeRow; 6] = [
+const SHAPE: [ShapeRow; 7] = [
     ShapeRow {
         skill: 0.0,
         depth: 1.0,
         noise: 4.0,
         nodes: 0.0,
         extras: 0.0,
+        exact: 0.0,
     },
     ShapeRow {
         skill: 5.0,
@@ -181,6 +191,7 @@ const SHAPE: [ShapeRow; 6] = [
         noise: 2.0,
         nodes: 0.0,
         extras: 0.0,
+        exact: 0.0,
     },
     ShapeRow {
         skill: 10.0,
@@ -188,6 +199,7 @@ const SHAPE: [ShapeRow; 6] = [
         noise: 1.0,
         nodes: 0.0,
         extras: 0.0,
+        exact: 0.0,
     },
     ShapeRow {
         skill: 14.0,
@@ -195,6 +207,7 @@ const SHAPE: [ShapeRow; 6] = [
         noise: 0.4,
         nodes: 0.0,
         extras: 0.0,
+        exact: 0.0,
     },
     ShapeRow {
         skill: 17.0,
@@ -202,6 +215,7 @@ const SHAPE: [ShapeRow; 6] = [
         noise: 0.0,
         nodes: 150_000.0,
         extras: 1.0,
+        exact: 0.0,
     },
     ShapeRow {
         skill: 20.0,
@@ -209,6 +223,15 @@ const SHAPE: [ShapeRow; 6] = [
         noise: 0.0,
         nodes: 600_000.0,
         extras: 1.0,
+        exact: 0.0,
+    },
+    ShapeRow {
+        skill: 25.0,
+        depth: 20.0,
+        noise: 0.0,
+        nodes: 600_000.0,
+        extras: 1.0,
+        exact: 1.0,
     },
 ];
 
@@ -233,6 +256,7 @@ pub fn skill_knobs(skill: f64) -> SkillKnobs {
         noise: lerp(a.noise, b.noise).max(0.0),
         nodes,
         extras: lerp(a.extras, b.extras).clamp(0.0, 1.0),
+        exact: lerp(a.exact, b.exact).clamp(0.0, 1.0),
     }
 }
 
@@ -879,6 +903,8 @@ pub struct AlphaBetaBot {
     rng: ChaCha8Rng,
     /// Hard's solver, built on first use (`exact.rs`).
     exact: Option<Exact>,
+    /// The strongest skills' solver ([`Exact::deep`]), built on first use.
+    deep: Option<Exact>,
     /// `Skill` option: a point of the skill scale, `None` = not set.
     skill: Option<f64>,
     /// `Elo` option, once set.
@@ -904,6 +930,7 @@ impl Default for AlphaBetaBot {
             tt: Tt::new(16),
             rng: ChaCha8Rng::seed_from_u64(0),
             exact: None,
+            deep: None,
             skill: None,
             elo: None,
             limit_strength: true,
@@ -982,11 +1009,20 @@ impl AlphaBetaBot {
             Some((_, k)) => k.extras > 0.0 && self.rng.gen::<f64>() < k.extras,
             None => self.hard_extras(&settings),
         };
-        if extras {
+        // Drawn only above Skill 20, so the skills below play the games they were rated on.
+        let deep =
+            matches!(knobs, Some((_, k)) if k.exact > 0.0 && self.rng.gen::<f64>() < k.exact);
+        if extras || deep {
             if let Some(mv) = book_move(pos, search) {
                 return mv;
             }
-            match self.solver_move(pos, search) {
+            let proven = if deep {
+                // Its nodes are not taken from the search's: it is the stage above the search.
+                self.deep_move(pos, search).map_err(|_| 0)
+            } else {
+                self.solver_move(pos, search)
+            };
+            match proven {
                 Ok(mv) => return mv,
                 Err(spent) => {
                     settings.nodes = settings.nodes.map(|n| n.saturating_sub(spent).max(1));
@@ -1030,6 +1066,9 @@ impl AlphaBetaBot {
         }
         if k.extras > 0.0 {
             knobs += &format!(", book and solver on {:.0}% of moves", 100.0 * k.extras);
+        }
+        if k.exact > 0.0 {
+            knobs += &format!(", deep solver on {:.0}% of moves", 100.0 * k.exact);
         }
         match self.elo {
             Some(elo) => {
@@ -1111,27 +1150,52 @@ impl AlphaBetaBot {
         let Some(exact) = self.exact_for(&pos.ruleset()) else {
             return Err(0);
         };
-        let cap = search
-            .limits
-            .nodes
-            .unwrap_or(u64::MAX)
-            .min(HARD_SOLVE_NODES);
-        let half = search.time_budget().map(|b| b / 2);
-        let proven = exact.try_move(pos.board(), cap, &|| {
-            search.stopped() || search.out_of_time(half)
-        })?;
-        let ms = search.started.elapsed().as_millis() as u64;
-        search.info(&Info {
-            score: Some(Score::Exact(proven.margin)),
-            nodes: Some(proven.nodes),
-            nps: Some(proven.nodes * 1000 / ms.max(1)),
-            time: Some(ms),
-            pv: vec![proven.mv],
-            string: Some("solver".into()),
-            ..Info::default()
-        });
-        Ok(proven.mv)
+        prove(exact, pos, HARD_SOLVE_NODES, "solver", search)
     }
+
+    /// The strongest skills' solver ([`Exact::deep`]), built when the board rules change.
+    fn deep_for(&mut self, ruleset: &Ruleset) -> Option<&mut Exact> {
+        if self.deep.as_ref().map(Exact::spec) != BoardSpec::from_ruleset(ruleset).ok() {
+            self.deep = Exact::deep(ruleset);
+        }
+        self.deep.as_mut()
+    }
+
+    /// The deep solver's stage (above Skill 20): a proven optimal move within
+    /// [`DEEP_SOLVE_NODES`], whatever the seeds in the pits, else the nodes spent.
+    fn deep_move(&mut self, pos: &Position, search: &mut Search<'_>) -> Result<Move, u64> {
+        let Some(exact) = self.deep_for(&pos.ruleset()) else {
+            return Err(0);
+        };
+        prove(exact, pos, DEEP_SOLVE_NODES, "deep solver", search)
+    }
+}
+
+/// `exact`'s proven optimal move on `pos` within `nodes` (and `go nodes`, and half the clock
+/// budget, if any), reported as an exact score with `label`; else the solver nodes spent.
+fn prove(
+    exact: &mut Exact,
+    pos: &Position,
+    nodes: u64,
+    label: &str,
+    search: &mut Search<'_>,
+) -> Result<Move, u64> {
+    let cap = search.limits.nodes.unwrap_or(u64::MAX).min(nodes);
+    let half = search.time_budget().map(|b| b / 2);
+    let proven = exact.try_move(pos.board(), cap, &|| {
+        search.stopped() || search.out_of_time(half)
+    })?;
+    let ms = search.started.elapsed().as_millis() as u64;
+    search.info(&Info {
+        score: Some(Score::Exact(proven.margin)),
+        nodes: Some(proven.nodes),
+        nps: Some(proven.nodes * 1000 / ms.max(1)),
+        time: Some(ms),
+        pv: vec![proven.mv],
+        string: Some(label.into()),
+        ..Info::default()
+    });
+    Ok(proven.mv)
 }
 
 /// Hard's book move (`book.rs`), reported as an exact score.
@@ -1352,6 +1416,11 @@ impl Bot for AlphaBetaBot {
             // Built here, before `readyok`, rather than on the first move's clock.
             if let Some(exact) = self.exact_for(&ruleset) {
                 exact.new_game();
+            }
+        }
+        if self.strength().is_some_and(|s| skill_knobs(s).exact > 0.0) {
+            if let Some(deep) = self.deep_for(&ruleset) {
+                deep.new_game();
             }
         }
     }
@@ -1599,6 +1668,46 @@ mod tests {
         }
     }
 
+    /// Above Skill 20 the deep solver answers a share of the moves, all of them at Skill 25
+    /// (where every move is then optimal by plain minimax, the won-ending rail's included);
+    /// Skill 20 never draws it, so the skills below play the games they were rated on.
+    #[test]
+    fn the_strongest_skills_play_the_deep_solvers_proven_moves() {
+        let ruleset: Ruleset = "kalah:pits=3,seeds=3".parse().unwrap();
+        let mut rng = ChaCha8Rng::seed_from_u64(31);
+        let mut deep = Vec::new();
+        for skill in ["25", "22.5", "20"] {
+            let mut bot = AlphaBetaBot::default();
+            bot.set_option("Skill", skill).unwrap();
+            let mut deep_moves = 0;
+            for game in 0..6 {
+                bot.new_game(ruleset, game);
+                let mut pos = Position::new(ruleset);
+                while !pos.is_over() {
+                    let mv = if pos.to_move() == Some(Side::South) {
+                        let (mv, info) = hard_move(&mut bot, &pos);
+                        if info.contains("string deep solver") {
+                            deep_moves += 1;
+                            assert!(info.contains(&format!("score exact {} ", minimax(&pos))));
+                        }
+                        if skill == "25" {
+                            assert_eq!(minimax_move(&pos, mv), minimax(&pos), "{pos}: {mv}");
+                        }
+                        mv
+                    } else {
+                        *pos.legal_moves().choose(&mut rng).unwrap()
+                    };
+                    pos.play(mv).unwrap();
+                }
+            }
+            if skill == "20" {
+                assert!(bot.deep.is_none());
+            }
+            deep.push(deep_moves);
+        }
+        assert!(deep[0] > deep[1] && deep[1] > 0 && deep[2] == 0, "{deep:?}");
+    }
+
     /// #47: Hard built its Kalah(6,4) database at the first `newgame` (about a second there).
     /// It is built at the handshake's `isready` instead, once per process: the `newgame` that
     /// follows keeps that very solver. The other levels load nothing.
@@ -1669,6 +1778,10 @@ mod tests {
                 k.extras >= last.extras && (0.0..=1.0).contains(&k.extras),
                 "{k:?}"
             );
+            assert!(
+                k.exact >= last.exact && (0.0..=1.0).contains(&k.exact),
+                "{k:?}"
+            );
             if let (Some(a), Some(b)) = (last.nodes, k.nodes) {
                 assert!(b >= a, "{k:?}");
             }
@@ -1676,6 +1789,8 @@ mod tests {
         }
         assert_eq!(last.noise, 0.0);
         assert_eq!(last.extras, 1.0);
+        assert_eq!(last.exact, 1.0);
+        assert_eq!(skill_knobs(20.0).exact, 0.0);
         // Outside the scale: its ends.
         assert_eq!(skill_knobs(-3.0), skill_knobs(SKILL_MIN));
         assert_eq!(skill_knobs(99.0), skill_knobs(SKILL_MAX));
@@ -1735,8 +1850,8 @@ mod tests {
         for (name, value, want) in [
             ("Elo", "499", "expected 500..=2000"),
             ("Elo", "high", "expected 500..=2000"),
-            ("Skill", "21", "expected a skill from 0 to 20"),
-            ("Skill", "-1", "expected a skill from 0 to 20"),
+            ("Skill", "25.5", "expected a skill from 0 to 25"),
+            ("Skill", "-1", "expected a skill from 0 to 25"),
             ("LimitStrength", "maybe", "expected true or false"),
             (
                 "EloCurve",

@@ -15,7 +15,7 @@
 use std::sync::{Arc, Mutex, OnceLock};
 
 use mancala_rules::{Board, Move, Ruleset};
-use mancala_solver::{auto, BoardSpec, Db, Solver};
+use mancala_solver::{auto, db, BoardSpec, Db, Solver};
 
 /// Hard's database: at most this many entries (K = 12 for 6 pits). Fixed, not the `solver`
 /// bot's size: Hard's moves depend on its solver's node counts, so on this table.
@@ -25,9 +25,22 @@ const HARD_DB_ENTRIES: usize = 4 << 20;
 /// and carries them to the next move of the game.
 const TT_MIB: usize = 16;
 
+/// The strongest skills' database (`Skill` above 20, docs/bots.md): at most this many entries
+/// (K = 24 for 6 pits: 1.25 G entries, 1.2 GiB). Fixed for the same reason as Hard's; larger
+/// because these skills solve from the middle game on, where Hard's table leaves positions of
+/// 10⁷ nodes and more.
+pub const DEEP_DB_ENTRIES: usize = 1_300_000_000;
+
+/// The strongest skills' solver TT (MiB).
+const DEEP_TT_MIB: usize = 64;
+
 /// The database of `k` seeds for `spec`, built on first use and then shared by every bot of the
-/// process (several bots live in one process in tests and tools).
-fn shared_db(spec: BoardSpec, k: usize) -> Arc<Db> {
+/// process (several bots live in one process in tests and tools). Hard's (`cached` false) is
+/// built in memory; the strongest skills' (`cached` true) is read from the solver's cache
+/// folder, or built there (both cores, about 20 s for K = 24) and kept for the next process,
+/// as `arena solve` does; in memory when there is no folder. The table's values are the same
+/// whichever way it comes, so the moves are too.
+fn shared_db(spec: BoardSpec, k: usize, cached: bool) -> Arc<Db> {
     static BUILT: OnceLock<Mutex<Vec<Arc<Db>>>> = OnceLock::new();
     let mut built = BUILT
         .get_or_init(Mutex::default)
@@ -39,7 +52,12 @@ fn shared_db(spec: BoardSpec, k: usize) -> Arc<Db> {
     {
         return Arc::clone(db);
     }
-    let db = Arc::new(Db::build_with_threads(spec, k, 1));
+    let db = Arc::new(if cached {
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        Db::load_or_build_with(spec, k, db::default_dir().as_deref(), threads, &|_, _| {})
+    } else {
+        Db::build_with_threads(spec, k, 1)
+    });
     built.push(Arc::clone(&db));
     db
 }
@@ -70,10 +88,21 @@ impl Exact {
         Some(Exact::with_db(spec, k))
     }
 
+    /// The strongest skills' solver for `ruleset`: the database of [`DEEP_DB_ENTRIES`] (see
+    /// [`shared_db`]), or `None` as [`Exact::new`].
+    pub fn deep(ruleset: &Ruleset) -> Option<Exact> {
+        let spec = BoardSpec::from_ruleset(ruleset).ok()?;
+        let total = 2 * spec.pits * ruleset.seeds() as usize;
+        let k = auto::fit_db_seeds(spec.pits, DEEP_DB_ENTRIES).min(total);
+        Some(Exact {
+            solver: Solver::new(spec, DEEP_TT_MIB, Some(shared_db(spec, k, true))),
+        })
+    }
+
     /// The solver for `spec` with a database of `k` seeds.
     fn with_db(spec: BoardSpec, k: usize) -> Exact {
         Exact {
-            solver: Solver::new(spec, TT_MIB, Some(shared_db(spec, k))),
+            solver: Solver::new(spec, TT_MIB, Some(shared_db(spec, k, false))),
         }
     }
 
