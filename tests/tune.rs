@@ -1,7 +1,8 @@
 //! `arena tune` end to end (issue #31), with the bundled alpha-beta at fixed depths so that every
 //! game, and so the whole trajectory, is deterministic: a tune cut by `kill -9` and resumed ends
 //! with the same trajectory, files and result as one that ran through; the verification SPRT
-//! reports its verdict; parameters can come from the bot's own declarations.
+//! reports its verdict; parameters can come from the bot's own declarations; the iterations
+//! play the whole opening suite.
 
 mod util;
 
@@ -431,4 +432,26 @@ fn a_tune_counts_its_forfeits_and_stops_when_they_dominate() {
         let tune: serde_json::Value = serde_json::from_str(&text).unwrap();
         assert_eq!(tune["steps"].as_array().map(Vec::len), Some(0), "{tune}");
     }
+}
+
+/// An iteration is a short run and an openings list is used in order: every iteration replayed
+/// the suite's first two openings, so the tune fitted the weights to those. Now each starts at a
+/// place drawn from its seed.
+#[test]
+fn the_iterations_play_the_whole_opening_suite_not_its_first_openings() {
+    let dir = Dir::new("tune-openings");
+    let params = dir.join("params.txt");
+    std::fs::write(&params, PARAMS).unwrap();
+    let out = dir.join("tune");
+    let args = tune_args(&out, &params, "8");
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    arena_ok(&args);
+    let mut used = std::collections::BTreeSet::new();
+    for it in 0..8 {
+        for game in games(&out.join(format!("iter-{it:04}"))) {
+            used.insert(game["opening"].clone());
+        }
+    }
+    // Two pairs an iteration: the suite's first two openings in every one before.
+    assert!(used.len() >= 8, "{} openings used: {used:?}", used.len());
 }

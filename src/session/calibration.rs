@@ -179,7 +179,7 @@ impl StepPlayer<'_> {
         let seed = self.seed.wrapping_add(1 + step as u64);
         let plan = self
             .game
-            .plan("calibrate", players, format, pairs, seed, out.clone())?;
+            .plan_batch("calibrate", players, format, pairs, seed, out.clone())?;
         let replayed = play(plan, RunKind::CalibrationStep, self.dir, self.sinks)?;
         let mut rows = read_games(&out)?;
         rows.sort_by_key(|r| r.game_id);

@@ -187,7 +187,7 @@ fn play_iteration(
         spec_at(setup, MINUS, &pert.minus)?,
     ];
     let seed = setup.seed.wrapping_add(1 + it);
-    let plan = game.plan(
+    let plan = game.plan_batch(
         "tune",
         players,
         Format::RoundRobin,
