@@ -15,7 +15,7 @@ use super::RunFile;
 use crate::calibrate::monotone::MonotoneCurve;
 use crate::calibrate::{Knob, Observation};
 use crate::rules::Ruleset;
-use crate::vocab::OpeningSource;
+use crate::vocab::{Opening, OpeningSource};
 
 /// The curve's file in the calibration folder.
 pub const ELO_CURVE_TXT: &str = "elo-curve.txt";
@@ -154,7 +154,7 @@ pub fn join(sets: &[CalibrationGames]) -> Result<JoinedGames> {
         let same_openings = match (&set.openings, &first.openings) {
             // The same lines, wherever the file was read from.
             (OpeningSource::List { openings: a, .. }, OpeningSource::List { openings: b, .. }) => {
-                a == b
+                same_lines(a, b)
             }
             (a, b) => a == b,
         };
@@ -224,4 +224,36 @@ pub fn curve_file(
 /// Writes `text` as the folder's `elo-curve.txt`.
 pub fn write_curve_file(dir: &Path, text: &str) -> Result<()> {
     Ok(super::files::write(&dir.join(ELO_CURVE_TXT), text)?)
+}
+
+/// Two openings lists hold the same lines, in any order: each calibration step starts the list
+/// at a place of its own (`GameSettings::plan_batch`), and its run records it from there.
+fn same_lines(a: &[Opening], b: &[Opening]) -> bool {
+    let sorted = |list: &[Opening]| {
+        let mut lines: Vec<String> = list.iter().map(|o| format!("{o:?}")).collect();
+        lines.sort();
+        lines
+    };
+    sorted(a) == sorted(b)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn calibrations_of_one_list_join_whichever_line_their_steps_began_at() {
+        let rules = crate::rules::Ruleset::kalah(4, 3);
+        let list: Vec<Opening> = ["1 1", "1 2", "3 1", "4 4"]
+            .iter()
+            .map(|l| Opening::parse(rules, l).unwrap())
+            .collect();
+        let mut rotated = list.clone();
+        rotated.rotate_left(3);
+        assert!(same_lines(&list, &rotated));
+        assert!(!same_lines(&list, &list[..3]));
+        let mut other = list.clone();
+        other[0] = Opening::parse(rules, "1 3").unwrap();
+        assert!(!same_lines(&list, &other));
+    }
 }
