@@ -239,6 +239,12 @@ pub struct Solver {
     busy: Option<Arc<Vec<AtomicU64>>>,
     /// Values proven before, here or by other programs ([`Solver::set_values`]).
     values: Option<Arc<ValueCache>>,
+    /// A helper thread of [`Solver::pass`]: it puts off a node's first child too when another
+    /// thread is on it. Why: the main thread never defers its first child (young brothers
+    /// wait), and a helper that did the same searched the main thread's first children beside
+    /// it, node for node (Kalah(6,5), K = 30: 134–136 M nodes on two threads against 125 M on
+    /// one; deferring them, 126–127 M; docs/solved.md).
+    helper: bool,
 }
 
 /// Slots of the table of positions being searched (a power of two).
@@ -285,13 +291,14 @@ impl Solver {
             threads: 1,
             busy: None,
             values: None,
+            helper: false,
         }
     }
 
     /// Search exact passes with `threads` threads sharing the TT (default 1). The helpers
     /// search the same null window; positions one thread is on are deferred by the others
-    /// (simplified ABDADA), so they split the tree; the pass ends when the first thread
-    /// finishes, and the value is the same exact one.
+    /// (simplified ABDADA; a helper defers a node's first child too), so they split the tree;
+    /// the pass ends when the first thread finishes, and the value is the same exact one.
     pub fn set_threads(&mut self, threads: usize) {
         self.threads = threads.max(1);
         self.busy = (self.threads > 1)
@@ -313,6 +320,7 @@ impl Solver {
             threads: 1,
             busy: self.busy.clone(),
             values: self.values.clone(),
+            helper: true,
         }
     }
 
@@ -484,6 +492,7 @@ impl Solver {
     pub fn sharing_tables(&self) -> Solver {
         Solver {
             trace: self.trace,
+            helper: false,
             ..self.helper()
         }
     }
@@ -884,7 +893,11 @@ impl Solver {
                 continue;
             }
             let s = sows[i];
-            if first_round && searched > 0 && mark.is_some() && self.is_busy(&s.next) {
+            if first_round
+                && (searched > 0 || self.helper)
+                && mark.is_some()
+                && self.is_busy(&s.next)
+            {
                 deferred[nd] = i as u8;
                 nd += 1;
                 continue;

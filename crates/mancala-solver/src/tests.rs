@@ -335,3 +335,43 @@ fn random_positions_match_the_whole_game_database() {
     }
     assert!(checked > 100, "{checked} positions");
 }
+
+/// Random positions of Kalah(4,4) on three search threads, where the helpers put off even a
+/// node's first child while another thread is on it (`Solver::helper`): with a small database
+/// (K = 8, so helpers run and defer at every position of more than 20 seeds) and a tiny TT,
+/// from random first guesses, every position gets the value of the whole-game database
+/// (K = 32 covers every position of the game).
+#[test]
+fn helper_threads_match_the_whole_game_database() {
+    let sp = spec("kalah:pits=4,seeds=4");
+    let full = Db::build(sp, 32);
+    let small = Some(Arc::new(Db::build(sp, 8)));
+    let mut rng = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = move || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng
+    };
+    let mut helped = 0;
+    for game in 0..8 {
+        let mut b = sp.start(4);
+        while b.mover_can_move() && b.seeds() > 20 {
+            let want = full
+                .get(&b, b.seeds())
+                .expect("the whole-game database covers it");
+            let mut s = Solver::new(sp, 1, small.clone());
+            s.set_threads(3);
+            let guess = (next() % 17) as i32 - 8;
+            assert_eq!(s.solve(&b, guess, &mut never), Some(want), "game {game}");
+            helped += 1;
+            let moves: Vec<usize> = (0..sp.pits).filter(|&i| b.c[i] != 0).collect();
+            let sow = b.sow(&sp, moves[next() as usize % moves.len()]);
+            if sow.over {
+                break;
+            }
+            b = sow.next;
+        }
+    }
+    assert!(helped >= 16, "{helped} positions");
+}
