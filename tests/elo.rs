@@ -80,6 +80,53 @@ fn an_elo_setting_plays_through_the_arena() {
     assert!(err.contains("Elo") && err.contains("500 to 2000"), "{err}");
 }
 
+/// The settings above Skill 20 use a 24-seed table the bot never builds (it took longer than a
+/// bot gets to be ready, and on a fresh machine `Elo=1850` forfeited both games by timeout):
+/// with an empty cache folder the games are played, and the first `info string` says the deep
+/// solver is off and how to build its table.
+#[test]
+fn the_strongest_settings_play_from_an_empty_cache() {
+    let dir = Dir::new("elo-empty-cache");
+    let cache = dir.join("cache");
+    std::fs::create_dir_all(&cache).unwrap();
+    let out = dir.join("run");
+    let alphabeta = bot("alphabeta");
+    let o = arena_env(
+        &[
+            "run",
+            "--quiet",
+            "--bot",
+            &format!("name=x cmd={alphabeta} option.Elo=1850"),
+            "--bot",
+            "random",
+            "--pairs",
+            "1",
+            "--nodes",
+            "3000",
+            "--out",
+            &out.display().to_string(),
+        ],
+        &[("MANCALA_SOLVER_DB", &cache)],
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let rows = games(&out);
+    assert_eq!(rows.len(), 2);
+    assert!(
+        rows.iter()
+            .all(|r| r["termination"] == "normal" && r["forfeit"].is_empty()),
+        "{rows:?}"
+    );
+    let jsonl = std::fs::read_to_string(out.join("games.jsonl")).unwrap();
+    let logs: String = std::fs::read_dir(out.join("logs"))
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap_or_default())
+        .collect();
+    assert!(
+        (jsonl + &logs).contains("deep solver off"),
+        "the missing table is not said"
+    );
+}
+
 /// `arena calibrate --curve`: the curve over the whole knob range, fitted to the step folders'
 /// games, in the file format the bot reads: monotone, over `Skill`, recording its pool and
 /// where the Elos came from; the bot then plays `Elo=` on it (`option.EloCurve`). A `--curve`

@@ -903,8 +903,10 @@ pub struct AlphaBetaBot {
     rng: ChaCha8Rng,
     /// Hard's solver, built on first use (`exact.rs`).
     exact: Option<Exact>,
-    /// The strongest skills' solver ([`Exact::deep`]), built on first use.
-    deep: Option<Exact>,
+    /// The strongest skills' solver ([`Exact::deep`]) for the board rules it was asked for
+    /// (kept for the process: a table cached later does not change its strength), or why
+    /// there is none.
+    deep: Option<(Option<BoardSpec>, Result<Exact, String>)>,
     /// `Skill` option: a point of the skill scale, `None` = not set.
     skill: Option<f64>,
     /// `Elo` option, once set.
@@ -987,8 +989,14 @@ impl AlphaBetaBot {
         if let Some((skill, k)) = knobs {
             if !self.announced {
                 self.announced = true;
+                let mut said = self.describe_strength(skill);
+                if k.exact > 0.0 && self.deep_for(&pos.ruleset()).is_none() {
+                    if let Some((_, Err(why))) = &self.deep {
+                        said += &format!("; deep solver off: {why}: those moves are Skill 20's");
+                    }
+                }
                 search.info(&Info {
-                    string: Some(self.describe_strength(skill)),
+                    string: Some(said),
                     ..Info::default()
                 });
             }
@@ -1009,9 +1017,10 @@ impl AlphaBetaBot {
             Some((_, k)) => k.extras > 0.0 && self.rng.gen::<f64>() < k.extras,
             None => self.hard_extras(&settings),
         };
-        // Drawn only above Skill 20, so the skills below play the games they were rated on.
-        let deep =
-            matches!(knobs, Some((_, k)) if k.exact > 0.0 && self.rng.gen::<f64>() < k.exact);
+        // Drawn only above Skill 20, so the skills below play the games they were rated on;
+        // without its table the move is Skill 20's (said at the game's start).
+        let deep = matches!(knobs, Some((_, k)) if k.exact > 0.0 && self.rng.gen::<f64>() < k.exact)
+            && self.deep_for(&pos.ruleset()).is_some();
         if extras || deep {
             if let Some(mv) = book_move(pos, search) {
                 return mv;
@@ -1153,12 +1162,20 @@ impl AlphaBetaBot {
         prove(exact, pos, HARD_SOLVE_NODES, "solver", search)
     }
 
-    /// The strongest skills' solver ([`Exact::deep`]), built when the board rules change.
+    /// The strongest skills' solver ([`Exact::deep`] with the default cache folder), opened
+    /// when the board rules change; `None` when there is none.
     fn deep_for(&mut self, ruleset: &Ruleset) -> Option<&mut Exact> {
-        if self.deep.as_ref().map(Exact::spec) != BoardSpec::from_ruleset(ruleset).ok() {
-            self.deep = Exact::deep(ruleset);
+        let spec = BoardSpec::from_ruleset(ruleset).ok();
+        if self.deep.as_ref().map(|(s, _)| *s) != Some(spec) {
+            let dir = mancala_solver::db::default_dir();
+            let deep = Exact::deep(ruleset, dir.as_deref());
+            if let Err(why) = &deep {
+                // Also on stderr, which the arena keeps in the player's log.
+                eprintln!("warning: deep solver off: {why}: those moves are Skill 20's");
+            }
+            self.deep = Some((spec, deep));
         }
-        self.deep.as_mut()
+        self.deep.as_mut().and_then(|(_, d)| d.as_mut().ok())
     }
 
     /// The deep solver's stage (above Skill 20): a proven optimal move within

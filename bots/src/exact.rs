@@ -34,13 +34,15 @@ pub const DEEP_DB_ENTRIES: usize = 1_300_000_000;
 /// The strongest skills' solver TT (MiB).
 const DEEP_TT_MIB: usize = 64;
 
+/// A deep table this small is built in memory when it is not cached (well under a second of
+/// CPU): the whole game of the small boards.
+const DEEP_BUILD_ENTRIES: usize = 32 << 20;
+
 /// The database of `k` seeds for `spec`, built on first use and then shared by every bot of the
-/// process (several bots live in one process in tests and tools). Hard's (`cached` false) is
-/// built in memory; the strongest skills' (`cached` true) is read from the solver's cache
-/// folder, or built there (both cores, about 20 s for K = 24) and kept for the next process,
-/// as `arena solve` does; in memory when there is no folder. The table's values are the same
-/// whichever way it comes, so the moves are too.
-fn shared_db(spec: BoardSpec, k: usize, cached: bool) -> Arc<Db> {
+/// process (several bots live in one process in tests and tools): built in memory, or mapped
+/// from the cache folder `from` that holds a file of `k` seeds or more ([`Exact::deep`]). The
+/// table's values are the same whichever way it comes, so the moves are too.
+fn shared_db(spec: BoardSpec, k: usize, from: Option<&std::path::Path>) -> Arc<Db> {
     static BUILT: OnceLock<Mutex<Vec<Arc<Db>>>> = OnceLock::new();
     let mut built = BUILT
         .get_or_init(Mutex::default)
@@ -52,12 +54,11 @@ fn shared_db(spec: BoardSpec, k: usize, cached: bool) -> Arc<Db> {
     {
         return Arc::clone(db);
     }
-    let db = Arc::new(if cached {
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-        Db::load_or_build_with(spec, k, db::default_dir().as_deref(), threads, &|_, _| {})
-    } else {
-        Db::build_with_threads(spec, k, 1)
+    let db = Arc::new(match from {
+        Some(dir) => Db::load_or_build_with(spec, k, Some(dir), 1, &|_, _| {}),
+        None => Db::build_with_threads(spec, k, 1),
     });
+
     built.push(Arc::clone(&db));
     db
 }
@@ -88,21 +89,40 @@ impl Exact {
         Some(Exact::with_db(spec, k))
     }
 
-    /// The strongest skills' solver for `ruleset`: the database of [`DEEP_DB_ENTRIES`] (see
-    /// [`shared_db`]), or `None` as [`Exact::new`].
-    pub fn deep(ruleset: &Ruleset) -> Option<Exact> {
-        let spec = BoardSpec::from_ruleset(ruleset).ok()?;
+    /// The strongest skills' solver for `ruleset`, with the database of [`DEEP_DB_ENTRIES`]
+    /// from the solver's cache folder `dir` (the default one in play), or built in memory when it
+    /// is small; `Err` says why there is none (as [`Exact::new`]'s `None`, or the table is
+    /// large and not cached).
+    ///
+    /// Why not build a large one here: the bot would build it at `newgame`, and the 24-seed
+    /// table of 6 pits takes about 24 s of CPU, more than the arena's default 10 s for a bot to
+    /// get ready, so every game of a fresh machine was forfeited. It is built once by `arena
+    /// solve --rules kalah --db-seeds 24` (or any larger table `arena solve` or `arena analyse`
+    /// caches), and the bot says at each game when it is missing.
+    pub fn deep(ruleset: &Ruleset, dir: Option<&std::path::Path>) -> Result<Exact, String> {
+        let spec = BoardSpec::from_ruleset(ruleset).map_err(|e| e.to_string())?;
         let total = 2 * spec.pits * ruleset.seeds() as usize;
         let k = auto::fit_db_seeds(spec.pits, DEEP_DB_ENTRIES).min(total);
-        Some(Exact {
-            solver: Solver::new(spec, DEEP_TT_MIB, Some(shared_db(spec, k, true))),
+        let cached = dir.filter(|d| db::cached_seeds(spec, d).iter().any(|&c| c >= k));
+        let db = if cached.is_some() {
+            shared_db(spec, k, cached)
+        } else if db::db_entries(spec.pits, k) <= DEEP_BUILD_ENTRIES {
+            shared_db(spec, k, None)
+        } else {
+            return Err(format!(
+                "no table of {k} seeds for this board in the solver's cache folder (`arena solve \
+                 --rules {ruleset} --db-seeds {k}` builds it once)"
+            ));
+        };
+        Ok(Exact {
+            solver: Solver::new(spec, DEEP_TT_MIB, Some(db)),
         })
     }
 
     /// The solver for `spec` with a database of `k` seeds.
     fn with_db(spec: BoardSpec, k: usize) -> Exact {
         Exact {
-            solver: Solver::new(spec, TT_MIB, Some(shared_db(spec, k, false))),
+            solver: Solver::new(spec, TT_MIB, Some(shared_db(spec, k, None))),
         }
     }
 
@@ -219,6 +239,31 @@ mod tests {
         let spent = exact.try_move(start.board(), 1, &|| false).unwrap_err();
         assert!(spent > 0);
         assert!(exact.try_move(start.board(), u64::MAX, &|| true).is_err());
+    }
+
+    /// The strongest skills' 24-seed table of 6 pits is never built by the bot (about 24 s of
+    /// CPU, more than a bot gets to be ready: a fresh machine forfeited every game): without it
+    /// in the cache folder there is no deep solver, and the reason says how to build it. A
+    /// small board's whole game is built at once.
+    #[test]
+    fn the_deep_table_is_read_from_the_cache_and_never_built_large() {
+        let empty = std::env::temp_dir().join(format!("deep-empty-{}", std::process::id()));
+        std::fs::create_dir_all(&empty).unwrap();
+        let why = Exact::deep(&Ruleset::kalah(6, 4), Some(&empty))
+            .err()
+            .unwrap();
+        assert!(
+            why.contains("arena solve --rules kalah --db-seeds 24"),
+            "{why}"
+        );
+        assert!(Exact::deep(&Ruleset::kalah(6, 4), None).is_err());
+        assert!(
+            std::fs::read_dir(&empty).unwrap().next().is_none(),
+            "nothing written"
+        );
+        let small = Exact::deep(&"kalah:pits=3,seeds=3".parse().unwrap(), Some(&empty));
+        assert_eq!(small.map(|e| e.db_seeds()), Ok(18));
+        std::fs::remove_dir_all(&empty).unwrap();
     }
 
     #[test]
