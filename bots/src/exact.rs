@@ -38,11 +38,15 @@ const DEEP_TT_MIB: usize = 64;
 /// CPU): the whole game of the small boards.
 const DEEP_BUILD_ENTRIES: usize = 32 << 20;
 
-/// The database of `k` seeds for `spec`, built on first use and then shared by every bot of the
-/// process (several bots live in one process in tests and tools): built in memory, or mapped
-/// from the cache folder `from` that holds a file of `k` seeds or more ([`Exact::deep`]). The
-/// table's values are the same whichever way it comes, so the moves are too.
-fn shared_db(spec: BoardSpec, k: usize, from: Option<&std::path::Path>) -> Arc<Db> {
+/// The database of `k` seeds for `spec`, made by `make` on first use (built in memory, or
+/// mapped from the cache: [`Exact::deep`]) and then shared by every bot of the process (several
+/// bots live in one process in tests and tools). The table's values are the same whichever way
+/// it comes, so the moves are too.
+fn shared_db(
+    spec: BoardSpec,
+    k: usize,
+    make: impl FnOnce() -> Result<Db, String>,
+) -> Result<Arc<Db>, String> {
     static BUILT: OnceLock<Mutex<Vec<Arc<Db>>>> = OnceLock::new();
     let mut built = BUILT
         .get_or_init(Mutex::default)
@@ -52,15 +56,11 @@ fn shared_db(spec: BoardSpec, k: usize, from: Option<&std::path::Path>) -> Arc<D
         .iter()
         .find(|d| d.spec() == spec && d.max_seeds() == k)
     {
-        return Arc::clone(db);
+        return Ok(Arc::clone(db));
     }
-    let db = Arc::new(match from {
-        Some(dir) => Db::load_or_build_with(spec, k, Some(dir), 1, &|_, _| {}),
-        None => Db::build_with_threads(spec, k, 1),
-    });
-
+    let db = Arc::new(make()?);
     built.push(Arc::clone(&db));
-    db
+    Ok(db)
 }
 
 /// A proven move: the sow and the final store margin it keeps (exact).
@@ -103,17 +103,20 @@ impl Exact {
         let spec = BoardSpec::from_ruleset(ruleset).map_err(|e| e.to_string())?;
         let total = 2 * spec.pits * ruleset.seeds() as usize;
         let k = auto::fit_db_seeds(spec.pits, DEEP_DB_ENTRIES).min(total);
-        let cached = dir.filter(|d| db::cached_seeds(spec, d).iter().any(|&c| c >= k));
-        let db = if cached.is_some() {
-            shared_db(spec, k, cached)
-        } else if db::db_entries(spec.pits, k) <= DEEP_BUILD_ENTRIES {
-            shared_db(spec, k, None)
-        } else {
-            return Err(format!(
-                "no table of {k} seeds for this board in the solver's cache folder (`arena solve \
-                 --rules {ruleset} --db-seeds {k}` builds it once)"
-            ));
-        };
+        let small = db::db_entries(spec.pits, k) <= DEEP_BUILD_ENTRIES;
+        let db = shared_db(spec, k, || {
+            let cached = match dir {
+                Some(dir) => Db::load_cached_only(dir, spec, k),
+                None => Err("no solver cache folder".into()),
+            };
+            match cached {
+                Ok(db) => Ok(db),
+                Err(_) if small => Ok(Db::build_with_threads(spec, k, 1)),
+                Err(why) => Err(format!(
+                    "{why} (`arena solve --rules {ruleset} --db-seeds {k}` builds it once)"
+                )),
+            }
+        })?;
         Ok(Exact {
             solver: Solver::new(spec, DEEP_TT_MIB, Some(db)),
         })
@@ -122,7 +125,14 @@ impl Exact {
     /// The solver for `spec` with a database of `k` seeds.
     fn with_db(spec: BoardSpec, k: usize) -> Exact {
         Exact {
-            solver: Solver::new(spec, TT_MIB, Some(shared_db(spec, k, None))),
+            solver: Solver::new(
+                spec,
+                TT_MIB,
+                Some(
+                    shared_db(spec, k, || Ok(Db::build_with_threads(spec, k, 1)))
+                        .expect("a build cannot fail"),
+                ),
+            ),
         }
     }
 
@@ -263,6 +273,22 @@ mod tests {
         );
         let small = Exact::deep(&"kalah:pits=3,seeds=3".parse().unwrap(), Some(&empty));
         assert_eq!(small.map(|e| e.db_seeds()), Ok(18));
+        // A damaged cached table is named, not rebuilt (the same 24 s at `newgame`).
+        let spec = BoardSpec::from_ruleset(&Ruleset::kalah(6, 4)).unwrap();
+        let file = empty.join(Db::file_name(&spec, 26));
+        std::fs::write(&file, "mancala-arena solver db v2 cut short\n").unwrap();
+        let why = Exact::deep(&Ruleset::kalah(6, 4), Some(&empty))
+            .err()
+            .unwrap();
+        assert!(
+            why.contains(&file.display().to_string()) && why.contains("refused"),
+            "{why}"
+        );
+        assert_eq!(
+            std::fs::read_dir(&empty).unwrap().count(),
+            1,
+            "nothing built"
+        );
         std::fs::remove_dir_all(&empty).unwrap();
     }
 

@@ -363,6 +363,22 @@ impl Db {
         Db::load_or_build_with(spec, max_seeds, dir, threads, &|_, _| {})
     }
 
+    /// The levels `0..=max_seeds` of a good cached file of `max_seeds` seeds or more in `dir`,
+    /// mapped, and never a build: for a program that must not spend a build's time where it
+    /// looks (a bot getting ready). `Err` says why there is none: no such file, or each one
+    /// refused and why (a damaged file is named, not rebuilt).
+    pub fn load_cached_only(dir: &Path, spec: BoardSpec, max_seeds: usize) -> Result<Db, String> {
+        let mut refused = Vec::new();
+        match Db::load_cached(dir, spec, max_seeds, &mut refused) {
+            Some(db) => Ok(db),
+            None if refused.is_empty() => Err(format!(
+                "no table of {max_seeds} seeds or more for these rules in {}",
+                dir.display()
+            )),
+            None => Err(refused.join("; ")),
+        }
+    }
+
     /// [`Db::load_or_build`] on `threads` threads with a build progress callback (see
     /// [`Db::extend`]). A cached file of a larger K serves too (its first levels are this
     /// database), and a build starts from the largest smaller one cached, or resumes an
