@@ -150,12 +150,9 @@ impl Design {
         let mut large = site.clone();
         large.name = "site: 3 levels, 160 humans, 1-4 + 0-3 pairs";
         large.players = 163;
-        large.site = Some(SiteShape {
-            levels: 3,
-            humans: 160,
-            level_pairs: (1, 4),
-            human_pairs: (0, 3),
-        });
+        if let Some(shape) = &mut large.site {
+            shape.humans = 160;
+        }
         vec![
             Design::new("round robin, 8 players, 60 pairs", 8, round_robin(8, 60)),
             draws,
@@ -179,20 +176,12 @@ impl Design {
         for &(a, b, pairs) in &encounters {
             for _ in 0..pairs {
                 for (first, second) in [(a, b), (b, a)] {
-                    let p = probabilities(truth[first] - truth[second] + self.advantage, self.nu);
-                    let u: f64 = rng.gen();
-                    let outcome = if u < p[0] {
-                        Outcome::Win
-                    } else if u < p[0] + p[1] {
-                        Outcome::Draw
-                    } else {
-                        Outcome::Loss
-                    };
+                    let d = truth[first] - truth[second] + self.advantage;
                     games.push(RatedGame {
                         pair,
                         first,
                         second,
-                        outcome,
+                        outcome: draw_outcome(d, self.nu, rng),
                     });
                 }
                 pair += 1;
@@ -345,6 +334,20 @@ impl Tally {
     /// Mean width (Elo; infinite ends counted as 4000).
     pub fn mean_width(&self) -> f64 {
         self.width / self.trials.max(1) as f64
+    }
+}
+
+/// One game drawn from the rating model: the first mover `d` Elo the stronger (its advantage
+/// included), draw parameter `nu` ([`probabilities`]); one uniform number from `rng`.
+pub fn draw_outcome(d: f64, nu: f64, rng: &mut impl Rng) -> Outcome {
+    let [win, draw, _] = probabilities(d, nu);
+    let u: f64 = rng.gen();
+    if u < win {
+        Outcome::Win
+    } else if u < win + draw {
+        Outcome::Draw
+    } else {
+        Outcome::Loss
     }
 }
 

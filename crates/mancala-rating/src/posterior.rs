@@ -917,20 +917,12 @@ mod tests {
                 };
                 let pair = games.len() as u64 / 2;
                 for (first, second) in [(a, b), (b, a)] {
-                    let p = crate::fit::probabilities(truth[first] - truth[second] + 30.0, 0.5);
-                    let u: f64 = rng.gen();
-                    let outcome = if u < p[0] {
-                        Outcome::Win
-                    } else if u < p[0] + p[1] {
-                        Outcome::Draw
-                    } else {
-                        Outcome::Loss
-                    };
+                    let d = truth[first] - truth[second] + 30.0;
                     games.push(RatedGame {
                         pair,
                         first,
                         second,
-                        outcome,
+                        outcome: crate::coverage::draw_outcome(d, 0.5, &mut rng),
                     });
                 }
             }
