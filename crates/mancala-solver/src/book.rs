@@ -150,6 +150,28 @@ impl Book {
         Ok(checked)
     }
 
+    /// Solves `lines` (some of this book's) again with `solver`: each must have the book's
+    /// value, and the book's pit must keep it. The first disagreement is the error.
+    pub fn solve_again(
+        &self,
+        solver: &mut crate::Solver,
+        lines: &[(SBoard, Entry)],
+    ) -> Result<(), String> {
+        for (b, e) in lines {
+            let v = solver
+                .solve(b, e.value, &mut |_| false)
+                .expect("never aborted");
+            if v != e.value {
+                return Err(format!("{b:?}: the solver says {v}, the book {}", e.value));
+            }
+            let pit = e.pit as usize - 1;
+            if solver.move_at_least(b, pit, v, &mut |_| false) != Some(true) {
+                return Err(format!("{b:?}: pit {} does not keep {v}", e.pit));
+            }
+        }
+        Ok(())
+    }
+
     /// The value of `b` for its mover by minimax through the book: the book's value at a book
     /// position, else the best sow found by expanding until book positions or game ends;
     /// `None` if some line leaves the book first (or goes deeper than `depth` sows).
@@ -371,14 +393,6 @@ mod tests {
         let mut solver = Solver::new(spec, 2048, Some(std::sync::Arc::new(db)));
         let mut all: Vec<(SBoard, Entry)> = book.entries().collect();
         all.sort_unstable_by_key(|(b, _)| (b.seeds(), b.c));
-        for (b, e) in all.iter().take(4) {
-            let v = solver.solve(b, e.value, &mut |_| false).unwrap();
-            assert_eq!(v, e.value, "{b:?}");
-            let pit = e.pit as usize - 1;
-            assert!(
-                solver.move_at_least(b, pit, v, &mut |_| false).unwrap(),
-                "{b:?}"
-            );
-        }
+        book.solve_again(&mut solver, &all[..4]).unwrap();
     }
 }
