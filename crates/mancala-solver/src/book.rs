@@ -353,6 +353,33 @@ mod tests {
         assert_eq!(book.lookup(&start).map(|e| e.value), Some(10));
     }
 
+    /// A game from the start (the site's games) meets the book at its first two sows: every
+    /// position after one or two sows is in it, so those sows are proven from it.
+    #[test]
+    fn every_position_of_the_first_two_sows_is_in_the_book() {
+        let spec = BoardSpec::from_ruleset(&Ruleset::kalah(6, 5)).unwrap();
+        let book = Book::openings(&spec).unwrap();
+        let mut layer = vec![spec.start(5)];
+        let mut seen = 0;
+        for _ in 0..=2 {
+            let mut next = Vec::new();
+            for b in &layer {
+                assert!(book.get(b).is_some(), "{b:?} is not in the book");
+                seen += 1;
+                for i in (0..spec.pits).filter(|&i| b.c[i] != 0) {
+                    let s = b.sow(&spec, i);
+                    if !s.over {
+                        next.push(s.next);
+                    }
+                }
+            }
+            next.sort_unstable_by_key(|b| b.key());
+            next.dedup();
+            layer = next;
+        }
+        assert_eq!(seen, 1 + 6 + 35);
+    }
+
     /// A broken line is caught by the check: one entry's value changed by 2 (parity kept).
     #[test]
     fn the_check_catches_a_changed_value() {
