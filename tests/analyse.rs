@@ -643,3 +643,54 @@ fn the_rating_table_recovers_a_known_error_model() {
     let rate = |i: usize| num(&rows[i], "mistake_rate");
     assert!(rate(0) > rate(2) && rate(2) > rate(1), "{rows:?}");
 }
+
+/// Kalah(6,5) (issue 44): the first sows the players chose in a game of the levels, with 50 or
+/// more seeds in the pits, are far beyond a small node budget; the committed openings book
+/// proves them through the value cache. Without the cache (`--no-value-cache`) they stay
+/// unproven, and with it each player gets more sows proven, the later ones the same.
+#[test]
+fn the_openings_book_proves_the_first_sows_of_a_kalah_6_5_game() {
+    let cache = Dir::new("analyse-book-cache");
+    let dir = Dir::new("analyse-book");
+    let set = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/analyse-levels-6x5.pgn"),
+    )
+    .unwrap();
+    let first_game = format!("[Event{}", set.split("[Event").nth(1).unwrap());
+    let pgn = dir.join("game0.pgn");
+    std::fs::write(&pgn, first_game).unwrap();
+    let pgn_s = pgn.display().to_string();
+    let run = |name: &str, extra: &[&str]| {
+        let out_s = dir.join(name).display().to_string();
+        let mut args = vec![
+            pgn_s.as_str(),
+            "--out",
+            &out_s,
+            "--nodes",
+            "100000",
+            "--db-seeds",
+            "0",
+            "--tt-mib",
+            "16",
+            "--threads",
+            "1",
+            "--no-report",
+        ];
+        args.extend_from_slice(extra);
+        let output = analyse(&cache, &args);
+        let err = text(&output.stderr);
+        assert!(output.status.success(), "{err}");
+        let rows = csv_rows(&dir.join(name).join("analysis-games.csv"));
+        let proven: BTreeMap<String, u64> = rows
+            .iter()
+            .map(|r| (r["player"].clone(), num(r, "proven") as u64))
+            .collect();
+        (proven, err)
+    };
+    let (bare, _) = run("bare", &["--no-value-cache"]);
+    let (booked, err) = run("booked", &[]);
+    assert!(err.contains("of the Kalah(6,5) openings book"), "{err}");
+    for (player, n) in &bare {
+        assert!(booked[player] > *n, "{player}: {booked:?} against {bare:?}");
+    }
+}

@@ -42,7 +42,6 @@ use mancala_protocol::{Info, OptionDecl, OptionKind, Score};
 use mancala_rules::{GameKind, Move, Position, Ruleset, Side, MAX_MOVES};
 use mancala_solver::BoardSpec;
 
-use crate::book::Book;
 use crate::elo::EloCurve;
 use crate::engine_loop::{Bot, Search};
 use crate::exact::Exact;
@@ -1228,7 +1227,7 @@ fn prove(
 
 /// Hard's book move (`book.rs`), reported as an exact score.
 fn book_move(pos: &Position, search: &mut Search<'_>) -> Option<Move> {
-    let entry = Book::for_ruleset(&pos.ruleset())?.lookup(pos.board())?;
+    let entry = crate::book::for_ruleset(&pos.ruleset())?.lookup(pos.board())?;
     let mover = pos.to_move()?;
     let diff = pos.store(mover) as i32 - pos.store(mover.other()) as i32;
     let mv = Move::Pit(entry.pit);
@@ -1427,7 +1426,7 @@ impl Bot for AlphaBetaBot {
     /// `newgame`).
     fn ready(&mut self) {
         if self.level == Level::Hard {
-            Book::kalah6();
+            crate::book::kalah6();
             self.exact_for(&Ruleset::kalah(6, 4));
         }
     }
@@ -1761,7 +1760,7 @@ mod tests {
     fn hard_plays_the_book_at_its_own_settings_only() {
         let ruleset = Ruleset::kalah(6, 4);
         let pos = Position::new(ruleset);
-        let entry = Book::kalah6().lookup(pos.board()).unwrap();
+        let entry = crate::book::kalah6().lookup(pos.board()).unwrap();
         let mut bot = AlphaBetaBot::default();
         bot.new_game(ruleset, 1);
         let (mv, info) = hard_move(&mut bot, &pos);

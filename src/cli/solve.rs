@@ -188,10 +188,15 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<()> {
         ""
     };
     let cached = solver.values().and_then(|v| v.get(&board)).is_some() && value_nodes == 0;
-    let from = if cached {
-        " from the value cache (proven before; --no-value-cache proves it again)"
+    let source = if solver.values().is_some_and(|v| v.from_book(&board)) {
+        "the Kalah(6,5) openings book: proven offline"
     } else {
-        ""
+        "the value cache: proven before"
+    };
+    let from = if cached {
+        format!(" from {source} (--no-value-cache proves it again)")
+    } else {
+        String::new()
     };
     outln!("solved    value {value:+} in {value_secs:.3}s, {value_nodes} nodes{from}{next}")?;
     if !mancala_arena::solver::board::plausible(&spec, board.seeds(), value) {
@@ -199,9 +204,9 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<()> {
             "the value {value:+} cannot be true of a position with {} seeds in play{}: not printed",
             board.seeds(),
             if cached {
-                " (it came from the value cache)"
+                format!(" (it came from {source})")
             } else {
-                ""
+                String::new()
             }
         );
     }
@@ -225,7 +230,7 @@ pub fn run(args: &SolveArgs) -> anyhow::Result<()> {
     if cached {
         writeln!(
             out,
-            "value     {value:+}  (from the value cache: proven before; --no-value-cache proves it again)"
+            "value     {value:+}  (from {source}; --no-value-cache proves it again)"
         )?;
     } else {
         writeln!(

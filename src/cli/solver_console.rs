@@ -96,8 +96,12 @@ impl SolverConsole {
                         values.impossible
                     );
                 }
+                let book = match values.book_len() {
+                    0 => String::new(),
+                    n => format!("; {n} of the Kalah(6,5) openings book"),
+                };
                 eprintln!(
-                    "values    {} proven positions from {}{damaged}",
+                    "values    {} proven positions from {}{damaged}{book}",
                     values.loaded,
                     values.path().display()
                 );

@@ -8,6 +8,8 @@
 //!   cutoffs.
 //! - `db.rs`: endgame databases for positions with few seeds in the pits, cached on disk.
 //! - `values.rs`: the value cache, positions proven before, kept on disk and shared.
+//! - `book.rs`: books of positions solved offline and committed (Hard's opening book, the
+//!   Kalah(6,5) openings book the value cache serves).
 //! - `auto.rs` (what to use on this machine), `open.rs` (a solver ready with all of it).
 //!
 //! A *value* is always the final store difference the side to move can force from here on
@@ -17,6 +19,7 @@
 
 pub mod auto;
 pub mod board;
+pub mod book;
 pub mod db;
 mod machine;
 pub use machine::{plan_games_here, setup_here};

@@ -26,6 +26,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 use super::board::{plausible, BoardSpec, SBoard};
+use super::book::Book;
 
 const RECORD: usize = 22;
 const NO_MOVE: u8 = u8::MAX;
@@ -211,8 +212,20 @@ impl ValueCache {
         Ok(cache)
     }
 
-    /// What is proven of `b`, if anything.
+    /// What is proven of `b`, if anything: proven here or read from the file, else in the
+    /// committed openings book of the rules ([`Book::openings`]).
     pub fn get(&self, b: &SBoard) -> Option<Known> {
+        self.proven(b).or_else(|| {
+            let e = Book::openings(&self.spec)?.get(b)?;
+            Some(Known {
+                value: e.value,
+                best: Some(usize::from(e.pit) - 1),
+            })
+        })
+    }
+
+    /// What is proven of `b` here or in the file.
+    fn proven(&self, b: &SBoard) -> Option<Known> {
         let inner = self.inner.lock().expect("value cache lock");
         if let Some(k) = inner.values.get(&b.key()) {
             return Some(*k);
@@ -223,6 +236,35 @@ impl ValueCache {
             value: i32::from(s.value),
             best: (s.best != NO_MOVE).then_some(usize::from(s.best)),
         })
+    }
+
+    /// Every position proven here or read from the file (not the book's), with what is known.
+    pub fn known(&self) -> Vec<(SBoard, Known)> {
+        let inner = self.inner.lock().expect("value cache lock");
+        let stored = inner.stored.iter().map(|s| {
+            let known = Known {
+                value: i32::from(s.value),
+                best: (s.best != NO_MOVE).then_some(usize::from(s.best)),
+            };
+            (SBoard { c: s.key }, known)
+        });
+        let fresh = inner
+            .values
+            .iter()
+            .map(|(&k, &known)| (SBoard::from_key(k), known));
+        stored.chain(fresh).collect()
+    }
+
+    /// Whether what is known of `b` comes from the openings book (not proven here or in the
+    /// file): so a command can say where its value came from.
+    pub fn from_book(&self, b: &SBoard) -> bool {
+        self.proven(b).is_none()
+            && Book::openings(&self.spec).is_some_and(|book| book.get(b).is_some())
+    }
+
+    /// Positions of the committed openings book this cache also serves.
+    pub fn book_len(&self) -> usize {
+        Book::openings(&self.spec).map_or(0, Book::len)
     }
 
     /// Remembers what is proven of `b` (kept for the next [`ValueCache::flush`]).
@@ -451,5 +493,32 @@ mod tests {
             "{err}"
         );
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// The openings book answers through the cache, with its pit, and is never written to the
+    /// file; under other board rules it answers nothing.
+    #[test]
+    fn the_openings_book_answers_through_the_cache_and_is_not_written() {
+        let dir = std::env::temp_dir().join(format!("values-book-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let spec = spec();
+        let book = Book::openings(&spec).unwrap();
+        let (b, e) = book.entries().next().unwrap();
+        let cache = ValueCache::open(&spec, &dir).unwrap();
+        assert_eq!(cache.book_len(), book.len());
+        assert_eq!(
+            cache.get(&b),
+            Some(known(e.value, Some(usize::from(e.pit) - 1)))
+        );
+        assert!(cache.from_book(&b));
+        cache.insert(&b, known(e.value, None));
+        assert_eq!(cache.flush().unwrap(), 0, "a book position is not written");
+        assert!(cache.known().is_empty());
+        let other =
+            BoardSpec::from_ruleset(&"kalah:empty_capture=true".parse::<Ruleset>().unwrap())
+                .unwrap();
+        let other_cache = ValueCache::open(&other, &dir).unwrap();
+        assert_eq!((other_cache.get(&b), other_cache.book_len()), (None, 0));
+        assert!(!dir.exists(), "nothing was written");
     }
 }
