@@ -132,7 +132,7 @@ impl std::str::FromStr for Level {
 /// The `Skill` scale, from the weakest setting to the strongest (docs/bots.md, "Elo"). The
 /// `Elo` option picks a skill through the Elo curve (`elo.rs`); `Skill` sets one directly (what
 /// `arena calibrate --curve` turns).
-pub const SKILL_MIN: f64 = 0.0;
+pub const SKILL_MIN: f64 = -5.0;
 /// See [`SKILL_MIN`].
 pub const SKILL_MAX: f64 = 25.0;
 
@@ -173,9 +173,20 @@ struct ShapeRow {
 /// The skill scale's shape: the knobs at a few skills, linear in between (the node budget
 /// geometric): noise that falls with the skill while the search deepens, so a weaker skill
 /// errs a little on many moves rather than a lot on few; at the top a node budget, the book and
-/// the solver, as Hard has. Chosen from rated trial settings of depth and noise (docs/bots.md,
-/// "Elo"); `arena analyse --profile` compares the mistakes' shape with people's.
-const SHAPE: [ShapeRow; 7] = [
+/// the solver, as Hard has. Below Skill 0 (issue 46: the site's weakest people, under 600) only
+/// the noise grows, to near-random sows, while the won-endings rail still finishes a won game;
+/// the rows from Skill 0 up are those the curve's first 4,674 games were played with. Chosen
+/// from rated trial settings of depth and noise (docs/bots.md, "Elo"); `arena analyse
+/// --profile` compares the mistakes' shape with people's.
+const SHAPE: [ShapeRow; 8] = [
+    ShapeRow {
+        skill: -5.0,
+        depth: 1.0,
+        noise: 10.0,
+        nodes: 0.0,
+        extras: 0.0,
+        exact: 0.0,
+    },
     ShapeRow {
         skill: 0.0,
         depth: 1.0,
@@ -1783,9 +1794,9 @@ mod tests {
     #[test]
     fn the_skill_scale_is_monotone_from_weakest_to_strongest() {
         let mut last = skill_knobs(SKILL_MIN);
-        assert_eq!((last.depth, last.noise, last.nodes), (1.0, 4.0, None));
-        for i in 1..=200 {
-            let k = skill_knobs(SKILL_MAX * i as f64 / 200.0);
+        assert_eq!((last.depth, last.noise, last.nodes), (1.0, 10.0, None));
+        for i in 1..=240 {
+            let k = skill_knobs(SKILL_MIN + (SKILL_MAX - SKILL_MIN) * i as f64 / 240.0);
             assert!(
                 k.depth >= last.depth && k.noise <= last.noise,
                 "{k:?} after {last:?}"
@@ -1807,9 +1818,55 @@ mod tests {
         assert_eq!(last.extras, 1.0);
         assert_eq!(last.exact, 1.0);
         assert_eq!(skill_knobs(20.0).exact, 0.0);
+        // Below Skill 0 only the noise grows: depth 1, no budget, no book or solver.
+        let below = skill_knobs(-2.5);
+        assert_eq!((below.depth, below.nodes, below.extras), (1.0, None, 0.0));
+        assert!(below.noise > 4.0 && below.noise < 10.0, "{below:?}");
         // Outside the scale: its ends.
-        assert_eq!(skill_knobs(-3.0), skill_knobs(SKILL_MIN));
+        assert_eq!(skill_knobs(-8.0), skill_knobs(SKILL_MIN));
         assert_eq!(skill_knobs(99.0), skill_knobs(SKILL_MAX));
+    }
+
+    /// The skills from 0 up play exactly the knobs they had before the scale reached below 0
+    /// (issue 46), so the games the curve was fitted to from there up stay valid: the old
+    /// scale's rows written out here, interpolated as they were, at many points.
+    #[test]
+    fn the_skills_from_zero_up_keep_their_knobs() {
+        // (skill, depth, noise, nodes (0 = none), extras, exact)
+        const OLD: [(f64, f64, f64, f64, f64, f64); 7] = [
+            (0.0, 1.0, 4.0, 0.0, 0.0, 0.0),
+            (5.0, 2.0, 2.0, 0.0, 0.0, 0.0),
+            (10.0, 3.0, 1.0, 0.0, 0.0, 0.0),
+            (14.0, 5.0, 0.4, 0.0, 0.0, 0.0),
+            (17.0, 8.0, 0.0, 150_000.0, 1.0, 0.0),
+            (20.0, 20.0, 0.0, 600_000.0, 1.0, 0.0),
+            (25.0, 20.0, 0.0, 600_000.0, 1.0, 1.0),
+        ];
+        let old = |s: f64| {
+            let i = OLD.iter().rposition(|r| r.0 < s).unwrap_or(0).min(5);
+            let (a, b) = (OLD[i], OLD[i + 1]);
+            let f = (s - a.0) / (b.0 - a.0);
+            let lerp = |x: f64, y: f64| x + f * (y - x);
+            SkillKnobs {
+                depth: lerp(a.1, b.1).max(1.0),
+                noise: lerp(a.2, b.2).max(0.0),
+                nodes: (a.3 > 0.0 && b.3 > 0.0)
+                    .then(|| (a.3.ln() + f * (b.3.ln() - a.3.ln())).exp().round() as u64),
+                extras: lerp(a.4, b.4).clamp(0.0, 1.0),
+                exact: lerp(a.5, b.5).clamp(0.0, 1.0),
+            }
+        };
+        // Every row, and 5,001 points: steps of 0.01, and the same shifted by a third of one.
+        let points = OLD
+            .iter()
+            .map(|r| r.0)
+            .chain((0..=2500).map(|i| i as f64 / 100.0))
+            .chain((0..2500).map(|i| i as f64 / 100.0 + 1.0 / 300.0));
+        for s in points {
+            assert_eq!(skill_knobs(s), old(s), "Skill {s}");
+        }
+        assert_eq!(SKILL_MAX, 25.0);
+        assert_eq!(skill_knobs(99.0), old(25.0));
     }
 
     #[test]
@@ -1845,8 +1902,11 @@ mod tests {
         // An Elo beyond the curve plays its nearer end.
         plain.set_option("Elo", "2000").unwrap();
         assert_eq!(plain.strength(), Some(SKILL_MAX));
+        // The spin's bottom, 500, is on the curve's part below Skill 0 (issue 46).
         plain.set_option("Elo", "500").unwrap();
-        assert_eq!(plain.strength(), Some(SKILL_MIN));
+        let (skill, inside) = EloCurve::bundled().knob_for(500.0);
+        assert!(inside && (SKILL_MIN..0.0).contains(&skill), "{skill}");
+        assert_eq!(plain.strength(), Some(skill));
     }
 
     #[test]
@@ -1866,8 +1926,8 @@ mod tests {
         for (name, value, want) in [
             ("Elo", "499", "expected 500..=2000"),
             ("Elo", "high", "expected 500..=2000"),
-            ("Skill", "25.5", "expected a skill from 0 to 25"),
-            ("Skill", "-1", "expected a skill from 0 to 25"),
+            ("Skill", "25.5", "expected a skill from -5 to 25"),
+            ("Skill", "-5.5", "expected a skill from -5 to 25"),
             ("LimitStrength", "maybe", "expected true or false"),
             (
                 "EloCurve",
@@ -1934,7 +1994,7 @@ mod tests {
             }
             tried += 1;
             let mut bot = AlphaBetaBot::default();
-            bot.set_option("Skill", "0").unwrap();
+            bot.set_option("Skill", &SKILL_MIN.to_string()).unwrap();
             bot.new_game(ruleset, game);
             while let Some(side) = pos.to_move() {
                 let mv = if side == me {
