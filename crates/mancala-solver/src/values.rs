@@ -57,6 +57,15 @@ struct Stored {
     best: u8,
 }
 
+impl Stored {
+    fn known(&self) -> Known {
+        Known {
+            value: i32::from(self.value),
+            best: (self.best != NO_MOVE).then_some(usize::from(self.best)),
+        }
+    }
+}
+
 #[derive(Default)]
 struct Inner {
     /// The file's records, sorted by key (binary search).
@@ -231,23 +240,16 @@ impl ValueCache {
             return Some(*k);
         }
         let at = inner.stored.binary_search_by_key(&b.c, |s| s.key).ok()?;
-        let s = inner.stored[at];
-        Some(Known {
-            value: i32::from(s.value),
-            best: (s.best != NO_MOVE).then_some(usize::from(s.best)),
-        })
+        Some(inner.stored[at].known())
     }
 
     /// Every position proven here or read from the file (not the book's), with what is known.
     pub fn known(&self) -> Vec<(SBoard, Known)> {
         let inner = self.inner.lock().expect("value cache lock");
-        let stored = inner.stored.iter().map(|s| {
-            let known = Known {
-                value: i32::from(s.value),
-                best: (s.best != NO_MOVE).then_some(usize::from(s.best)),
-            };
-            (SBoard { c: s.key }, known)
-        });
+        let stored = inner
+            .stored
+            .iter()
+            .map(|s| (SBoard { c: s.key }, s.known()));
         let fresh = inner
             .values
             .iter()
