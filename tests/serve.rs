@@ -269,8 +269,33 @@ struct Driver {
 
 const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
 
+/// Whether a WebDriver server answers `GET /status` at `addr` as ready (no panic when nothing
+/// listens: the caller is waiting for it).
+fn status_ready(addr: &str) -> bool {
+    use std::io::{Read, Write};
+    let Ok(mut stream) = std::net::TcpStream::connect(addr) else {
+        return false;
+    };
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
+    let req = format!("GET /status HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n");
+    if stream.write_all(req.as_bytes()).is_err() {
+        return false;
+    }
+    // Read until the answer says ready (the server may keep the connection open after it).
+    let (mut answer, mut chunk) = (Vec::new(), [0u8; 4096]);
+    while let Ok(n @ 1..) = stream.read(&mut chunk) {
+        answer.extend_from_slice(&chunk[..n]);
+        if String::from_utf8_lossy(&answer).contains("\"ready\":true") {
+            return true;
+        }
+    }
+    false
+}
+
 impl Driver {
-    fn start(profile: &Path) -> Driver {
+    /// chromedriver on a free port, once it answers `/status` as ready; `None` if it exited
+    /// first (its port was taken) or did not answer within 30 s.
+    fn spawn_chromedriver() -> Option<(Killed, String)> {
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .unwrap()
             .local_addr()
@@ -282,16 +307,28 @@ impl Driver {
             .stderr(Stdio::null())
             .spawn()
             .expect("start chromedriver");
-        let chromedriver = Killed(child);
+        let mut chromedriver = Killed(child);
         let addr = format!("127.0.0.1:{port}");
         let started = Instant::now();
-        while std::net::TcpStream::connect(&addr).is_err() {
-            assert!(
-                started.elapsed() < Duration::from_secs(30),
-                "chromedriver did not start"
-            );
+        while started.elapsed() < Duration::from_secs(30) {
+            if chromedriver.0.try_wait().ok().flatten().is_some() {
+                return None;
+            }
+            if status_ready(&addr) {
+                return Some((chromedriver, addr));
+            }
             std::thread::sleep(Duration::from_millis(100));
         }
+        None
+    }
+
+    fn start(profile: &Path) -> Driver {
+        // The port is chosen here and freed before chromedriver binds it, so another test can
+        // take it in between (then chromedriver exits, or the probe reaches the other process):
+        // a start counts only when this chromedriver answers its own `/status`, else a new port.
+        let (chromedriver, addr) = (0..5)
+            .find_map(|_| Driver::spawn_chromedriver())
+            .expect("chromedriver did not start on any of 5 ports");
         let caps = json!({"capabilities": {"alwaysMatch": {
             "goog:loggingPrefs": {"browser": "ALL"},
             "goog:chromeOptions": {
