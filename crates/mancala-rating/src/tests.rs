@@ -357,15 +357,7 @@ fn simulate(
     let n = truth.len();
     let mut g = Vec::with_capacity(2 * pairs);
     let play = |a: usize, b: usize, rng: &mut ChaCha8Rng| -> Outcome {
-        let [w, d, _] = probabilities(truth[a] - truth[b] + adv, nu);
-        let u: f64 = rng.gen();
-        if u < w {
-            Outcome::Win
-        } else if u < w + d {
-            Outcome::Draw
-        } else {
-            Outcome::Loss
-        }
+        crate::coverage::draw_outcome(truth[a] - truth[b] + adv, nu, rng)
     };
     for k in 0..pairs {
         let a = rng.gen_range(0..n);
